@@ -1,0 +1,40 @@
+package org.balanceroute.api;
+
+import org.osgi.annotation.versioning.ConsumerType;
+
+/**
+ * A decode routing policy. Two ways to route, chosen by {@link #usesPromptPool()}:
+ * <ul>
+ *   <li>pool policies (BR-0, BR-H) leave requests in the prompt pool and place them in
+ *       {@link #dispatch(DispatchStep)}, called once per decode step;</li>
+ *   <li>arrival policies (the baselines, BR-0's pool-bypass path) place each request as it
+ *       arrives with {@link #route(ClusterView, RequestView)}; a full worker queues it FCFS.</li>
+ * </ul>
+ * Called only from the dispatch loop, never concurrently. Implementations read their
+ * settings when constructed or reconfigured, never per pick.
+ */
+@ConsumerType
+public interface RoutingPolicy {
+
+    /** Service property carrying the policy name, e.g. {@code br0}, {@code jsq}. */
+    String NAME_PROPERTY = "balanceroute.policy";
+
+    /** Stable name used in configuration, the CLI and reports. */
+    String name();
+
+    /** Whether requests wait in the prompt pool for {@link #dispatch}. */
+    boolean usesPromptPool();
+
+    /**
+     * Picks the worker for one arriving request (arrival policies). The worker may be full:
+     * the request then waits in that worker's queue.
+     *
+     * @return a worker index in [0, G)
+     */
+    int route(ClusterView cluster, RequestView request);
+
+    /** Assigns waiting requests to workers with free slots, once per decode step (pool policies). */
+    default void dispatch(DispatchStep step) {
+        // arrival policies have nothing in the pool to place
+    }
+}

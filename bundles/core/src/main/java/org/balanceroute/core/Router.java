@@ -1,0 +1,141 @@
+package org.balanceroute.core;
+
+import java.util.List;
+import java.util.Objects;
+import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.CompletionListener;
+import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.PromptPoolView;
+import org.balanceroute.api.RoutingPolicy;
+
+/**
+ * The routing core both drivers run: it takes arrivals, keeps the prompt pool, lets the active
+ * policy place requests (at arrival, or once per decode step), counts tokens and releases
+ * finished requests. The simulator calls it directly; the live proxy calls it from its single
+ * dispatch thread. Not thread-safe by design.
+ */
+public final class Router {
+
+    private final ClusterState cluster;
+    private final PromptPool pool = new PromptPool();
+    private final List<? extends CompletionListener> completionListeners;
+    private final Step step = new Step();
+    private RoutingPolicy policy;
+
+    public Router(ClusterState cluster, RoutingPolicy policy, List<? extends CompletionListener> completionListeners) {
+        this.cluster = Objects.requireNonNull(cluster, "cluster");
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.completionListeners = List.copyOf(completionListeners);
+    }
+
+    public ClusterState cluster() {
+        return cluster;
+    }
+
+    public PromptPool pool() {
+        return pool;
+    }
+
+    public RoutingPolicy policy() {
+        return policy;
+    }
+
+    /**
+     * Switches the policy; it takes effect at the next arrival or dispatch step. Running and
+     * queued requests stay where they are (assignment is sticky). If the new policy routes at
+     * arrival, whatever waits in the pool is routed by it now, oldest first, so nothing is
+     * stranded.
+     */
+    public void setPolicy(RoutingPolicy next) {
+        policy = Objects.requireNonNull(next, "policy");
+        if (!next.usesPromptPool()) {
+            while (!pool.isEmpty()) {
+                routeNow(pool.removeAt(0));
+            }
+        }
+    }
+
+    /** A request that finished prefill: it waits in the pool or is routed now, as the policy wants. */
+    public void submit(TrackedRequest r) {
+        if (r.phase != TrackedRequest.Phase.NEW) {
+            throw new IllegalStateException("submitted twice: " + r);
+        }
+        if (policy.usesPromptPool()) {
+            pool.add(r);
+        } else {
+            routeNow(r);
+        }
+    }
+
+    private void routeNow(TrackedRequest r) {
+        int g = policy.route(cluster, r);
+        if (g < 0 || g >= cluster.workers()) {
+            throw new IllegalStateException("policy " + policy.name() + " routed to worker " + g
+                    + ", outside [0, " + cluster.workers() + ")");
+        }
+        cluster.place(r, g);
+    }
+
+    /**
+     * Runs the policy's dispatch over the prompt pool; call once per decode step, before the
+     * step's batch is formed.
+     *
+     * @return how many requests left the pool
+     */
+    public int dispatch() {
+        int before = pool.size();
+        if (before > 0 && policy.usesPromptPool()) {
+            policy.dispatch(step);
+        }
+        return before - pool.size();
+    }
+
+    /** n more tokens decoded for a running request (from the engine or its stream). */
+    public void onTokens(TrackedRequest r, int n) {
+        cluster.addTokens(r, n);
+    }
+
+    /** A request finished normally: its load is released and the predictors learn its length. */
+    public void complete(TrackedRequest r) {
+        cluster.release(r);
+        for (int i = 0, n = completionListeners.size(); i < n; i++) {
+            completionListeners.get(i).onCompleted(r, r.decoded);
+        }
+    }
+
+    /** A request ended abnormally (error, disconnect, timeout): released wherever it is, nothing learned. */
+    public void abort(TrackedRequest r) {
+        switch (r.phase) {
+            case POOLED -> {
+                pool.remove(r);
+                r.phase = TrackedRequest.Phase.DONE;
+            }
+            case QUEUED, RUNNING -> cluster.release(r);
+            default -> r.phase = TrackedRequest.Phase.DONE;
+        }
+    }
+
+    /** The dispatch view handed to pool policies: assignments apply at once. */
+    private final class Step implements DispatchStep {
+
+        @Override
+        public ClusterView cluster() {
+            return cluster;
+        }
+
+        @Override
+        public PromptPoolView pool() {
+            return pool;
+        }
+
+        @Override
+        public void assign(int poolIndex, int worker) {
+            cluster.checkWorker(worker);
+            if (cluster.freeSlots(worker) < 1) {
+                throw new IllegalArgumentException("policy " + policy.name() + " assigned to worker "
+                        + worker + ", which has no free slot");
+            }
+            cluster.place(pool.removeAt(poolIndex), worker);
+        }
+    }
+}

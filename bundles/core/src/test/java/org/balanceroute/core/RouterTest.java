@@ -1,0 +1,192 @@
+package org.balanceroute.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.RequestView;
+import org.balanceroute.api.RoutingPolicy;
+import org.junit.jupiter.api.Test;
+
+class RouterTest {
+
+    /** Routes every arrival to a fixed worker. */
+    record Fixed(int worker) implements RoutingPolicy {
+        public String name() { return "fixed-" + worker; }
+        public boolean usesPromptPool() { return false; }
+        public int route(ClusterView c, RequestView r) { return worker; }
+    }
+
+    /** Holds requests in the pool and places the oldest on worker 0 each step. */
+    static final class OldestToZero implements RoutingPolicy {
+        public String name() { return "oldest-to-0"; }
+        public boolean usesPromptPool() { return true; }
+        public int route(ClusterView c, RequestView r) { return 0; }
+        public void dispatch(DispatchStep step) {
+            if (step.cluster().freeSlots(0) > 0) {
+                step.assign(0, 0);
+            }
+        }
+    }
+
+    private static TrackedRequest request(long id, int prompt) {
+        return new TrackedRequest(id, prompt, 0, 100, 0);
+    }
+
+    @Test
+    void fullWorkerQueuesFcfsAndAdmitsOnRelease() {
+        ClusterState cluster = new ClusterState(2, 2);
+        Router router = new Router(cluster, new Fixed(1), List.of());
+        TrackedRequest a = request(1, 10), b = request(2, 20), c = request(3, 30), d = request(4, 40);
+        router.submit(a);
+        router.submit(b);
+        router.submit(c);
+        router.submit(d);
+        assertEquals(2, cluster.running(1));
+        assertEquals(2, cluster.queued(1));
+        assertEquals(70, cluster.queuedTokens(1));
+        assertEquals(30, cluster.load(1));
+        assertEquals(400, cluster.inFlightBytes(1));
+        assertEquals(0, cluster.freeSlots(1));
+
+        router.onTokens(a, 5);
+        assertEquals(35, cluster.load(1));
+        router.complete(a);
+        // c was queued first: it runs now, d still waits
+        assertEquals(TrackedRequest.Phase.RUNNING, c.phase());
+        assertEquals(TrackedRequest.Phase.QUEUED, d.phase());
+        assertEquals(50, cluster.load(1));
+        assertEquals(40, cluster.queuedTokens(1));
+        assertEquals(300, cluster.inFlightBytes(1));
+    }
+
+    @Test
+    void loadsReturnToZeroWhateverTheOrderOfEndings() {
+        ClusterState cluster = new ClusterState(3, 4);
+        Router router = new Router(cluster, new RoundRobin(), List.of());
+        List<TrackedRequest> all = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            TrackedRequest r = request(i, 100 + i);
+            all.add(r);
+            router.submit(r);
+        }
+        java.util.Random random = new java.util.Random(7);
+        while (!all.isEmpty()) {
+            TrackedRequest r = all.remove(random.nextInt(all.size()));
+            if (r.phase() == TrackedRequest.Phase.RUNNING) {
+                router.onTokens(r, 3);
+                router.complete(r);
+            } else {
+                router.abort(r);
+            }
+        }
+        for (int g = 0; g < 3; g++) {
+            assertEquals(0, cluster.load(g));
+            assertEquals(0, cluster.running(g));
+            assertEquals(0, cluster.queued(g));
+            assertEquals(0, cluster.queuedTokens(g));
+            assertEquals(0, cluster.inFlightBytes(g));
+        }
+    }
+
+    static final class RoundRobin implements RoutingPolicy {
+        private int next;
+        public String name() { return "rr"; }
+        public boolean usesPromptPool() { return false; }
+        public int route(ClusterView c, RequestView r) { return next++ % c.workers(); }
+    }
+
+    @Test
+    void poolPolicyPlacesOnlyAtDispatchAndAssignmentsApplyAtOnce() {
+        ClusterState cluster = new ClusterState(2, 1);
+        Router router = new Router(cluster, new OldestToZero(), List.of());
+        TrackedRequest a = request(1, 10), b = request(2, 20);
+        router.submit(a);
+        router.submit(b);
+        assertEquals(2, router.pool().size());
+        assertEquals(0, cluster.load(0));
+        assertEquals(1, router.dispatch());
+        assertEquals(10, cluster.load(0));
+        assertEquals(b, router.pool().get(0));
+        assertEquals(0, router.dispatch(), "worker 0 is full");
+    }
+
+    @Test
+    void assigningToAFullWorkerIsRefused() {
+        ClusterState cluster = new ClusterState(1, 1);
+        RoutingPolicy greedy = new RoutingPolicy() {
+            public String name() { return "overfill"; }
+            public boolean usesPromptPool() { return true; }
+            public int route(ClusterView c, RequestView r) { return 0; }
+            public void dispatch(DispatchStep step) {
+                while (!step.pool().isEmpty()) {
+                    step.assign(0, 0);
+                }
+            }
+        };
+        Router router = new Router(cluster, greedy, List.of());
+        router.submit(request(1, 5));
+        router.submit(request(2, 5));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, router::dispatch);
+        assertTrue(e.getMessage().contains("no free slot"), e.getMessage());
+    }
+
+    @Test
+    void switchingToAnArrivalPolicyRoutesThePoolAndKeepsRunningRequestsWhereTheyAre() {
+        ClusterState cluster = new ClusterState(2, 4);
+        Router router = new Router(cluster, new OldestToZero(), List.of());
+        TrackedRequest a = request(1, 10), b = request(2, 20), c = request(3, 30);
+        router.submit(a);
+        router.submit(b);
+        router.submit(c);
+        router.dispatch();
+        router.setPolicy(new Fixed(1));
+        assertEquals(0, router.pool().size());
+        assertEquals(0, a.worker(), "sticky");
+        assertEquals(1, b.worker());
+        assertEquals(1, c.worker());
+    }
+
+    @Test
+    void completionsTeachListenersButAbortsDoNot() {
+        ClusterState cluster = new ClusterState(1, 4);
+        List<Integer> learned = new ArrayList<>();
+        Router router = new Router(cluster, new Fixed(0), List.of((r, n) -> learned.add(n)));
+        TrackedRequest a = request(1, 10), b = request(2, 10);
+        router.submit(a);
+        router.submit(b);
+        router.onTokens(a, 7);
+        router.onTokens(b, 2);
+        router.complete(a);
+        router.abort(b);
+        assertEquals(List.of(7), learned);
+    }
+
+    @Test
+    void routingOutsideTheClusterIsAnError() {
+        Router router = new Router(new ClusterState(2, 1), new Fixed(5), List.of());
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> router.submit(request(1, 1)));
+        assertTrue(e.getMessage().contains("fixed-5"), e.getMessage());
+    }
+
+    @Test
+    void snapshotCopiesTheStateAndTheStoreKeepsTheLatestPerSource() {
+        ClusterState cluster = new ClusterState(2, 2);
+        Router router = new Router(cluster, new Fixed(0), List.of());
+        router.submit(request(1, 10));
+        ClusterSnapshot s1 = cluster.snapshot("proxy-a", 5, router.pool().size());
+        router.submit(request(2, 15));
+        assertEquals(10, s1.load(0), "a snapshot does not change with the state");
+        LocalSnapshotStore store = new LocalSnapshotStore();
+        store.publish(s1);
+        store.publish(cluster.snapshot("proxy-a", 6, 0));
+        store.publish(cluster.snapshot("proxy-b", 6, 0));
+        assertEquals(2, store.latest().size());
+        assertTrue(store.latest().stream().allMatch(s -> s.load(0) == 25));
+    }
+}

@@ -1,0 +1,45 @@
+package org.balanceroute.policy.balance;
+
+import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.RequestView;
+
+/**
+ * BR-0 without the pool: each request is routed on arrival to the worker with the highest
+ * F_g({i}), counting prompts queued at a worker as its load. Among workers that absorb the
+ * request without raising the barrier (F = s_i for all of them) it takes the one with the most
+ * free slots, then the largest margin; when every worker overflows, the lightest. Stage 2's
+ * subset choice is lost, which is the price of the lowest latency. O(G).
+ */
+final class ArrivalFScore {
+
+    private ArrivalFScore() {
+    }
+
+    static int route(ClusterView cluster, RequestView request) {
+        int workers = cluster.workers();
+        long max = 0;
+        for (int g = 0; g < workers; g++) {
+            max = Math.max(max, effectiveLoad(cluster, g));
+        }
+        int best = 0;
+        long bestF = Long.MIN_VALUE;
+        int bestFree = 0;
+        long bestMargin = 0;
+        for (int g = 0; g < workers; g++) {
+            long margin = max - effectiveLoad(cluster, g);
+            long f = FScore.br0(request.promptTokens(), margin, workers);
+            int free = cluster.freeSlots(g);
+            if (f > bestF || (f == bestF && (free > bestFree || (free == bestFree && margin > bestMargin)))) {
+                best = g;
+                bestF = f;
+                bestFree = free;
+                bestMargin = margin;
+            }
+        }
+        return best;
+    }
+
+    private static long effectiveLoad(ClusterView cluster, int g) {
+        return cluster.load(g) + cluster.queuedTokens(g);
+    }
+}

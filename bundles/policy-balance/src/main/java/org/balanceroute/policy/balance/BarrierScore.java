@@ -1,0 +1,24 @@
+package org.balanceroute.policy.balance;
+
+import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.RequestView;
+
+/**
+ * The score the {@link TwoStageDispatcher} maximises, with the per-step state it needs. The
+ * dispatcher calls {@link #prepare} once at the start of a step, then alternates scoring and
+ * {@link #assigned}, so every assignment sees the margins its predecessors left.
+ */
+public interface BarrierScore {
+
+    /** Reads the cluster at the start of a dispatch step. */
+    void prepare(ClusterView cluster);
+
+    /** F_g(Q) for a set of waiting requests whose prompts sum to {@code delta} tokens. */
+    double score(int worker, long delta);
+
+    /** The margin that orders workers: m_g for BR-0, min over the horizon of m_{g,h} for BR-H. */
+    long orderMargin(int worker);
+
+    /** Records that {@code request} was just given to {@code worker}. */
+    void assigned(int worker, RequestView request);
+}

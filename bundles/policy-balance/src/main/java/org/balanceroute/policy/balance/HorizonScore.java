@@ -1,0 +1,178 @@
+package org.balanceroute.policy.balance;
+
+import java.util.Arrays;
+import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.RequestView;
+import org.balanceroute.api.TerminationPredictor;
+
+/**
+ * BR-H: the F-score judged over the next H steps. A termination predictor says, for each
+ * running request, whether it ends within H steps and about when (c_i), which projects each
+ * worker's load ahead:
+ *
+ * <pre>
+ *   L_g(k+h) = sum over i in A_g(k) with c_i > h of (w_i + h),   M(k+h) = max_g L_g(k+h)
+ *   m_{g,h}  = M(k+h) - L_g(k+h)
+ *   F_g(Q)   = alpha * (sum_h gamma^h) * Delta - beta * sum_h gamma^h * max(0, Delta - m_{g,h})
+ * </pre>
+ *
+ * Each future step's overflow is judged against that step's own margin. H=0, alpha=1, beta=G
+ * is exactly BR-0.
+ *
+ * <p>Cost: {@link #prepare} is O(running requests + G*H log H) (one predictor call per running
+ * request, difference arrays for the projection). Scoring is O(log H): each worker's margins
+ * are kept sorted with prefix sums of gamma^h and gamma^h * m, so the hinge sum is
+ * {@code Delta * D(<Delta) - DM(<Delta)} after one binary search. Stage 2 scores up to
+ * 2^R_max subsets per worker, which is why scoring must not be O(H).
+ */
+public final class HorizonScore implements BarrierScore {
+
+    private static final int HORIZON_BITS = 10; // MAX_HORIZON = 1000 < 2^10
+
+    private final int horizon;
+    private final double alpha;
+    private final double beta;
+    private final double confidence;
+    private final double[] discount;
+    private final double discountSum;
+    private final TerminationPredictor predictor;
+
+    private int workers;
+    private long[][] projected;   // [g][h] = L_g(k+h)
+    private final long[] maxAhead;  // [h]    = M(k+h)
+    private long[][] sortedMargin; // [g][rank] ascending
+    private double[][] prefixD;    // [g][rank]: sum of gamma^h over the first rank margins
+    private double[][] prefixDm;   // [g][rank]: sum of gamma^h * m over the first rank margins
+    private final long[] sortKeys;
+    private final long[] endCount;  // [c]: running requests of one worker active for exactly c more steps
+    private final long[] endLoad;   // [c]: their KV loads
+
+    public HorizonScore(BalanceSettings settings, TerminationPredictor predictor) {
+        this.horizon = settings.horizon();
+        this.alpha = settings.alpha();
+        this.beta = settings.beta();
+        this.confidence = settings.confidence();
+        this.predictor = predictor;
+        this.discount = new double[horizon + 1];
+        double d = 1, sum = 0;
+        for (int h = 0; h <= horizon; h++) {
+            discount[h] = d;
+            sum += d;
+            d *= settings.gamma();
+        }
+        this.discountSum = sum;
+        this.maxAhead = new long[horizon + 1];
+        this.sortKeys = new long[horizon + 1];
+        this.endCount = new long[horizon + 2];
+        this.endLoad = new long[horizon + 2];
+    }
+
+    @Override
+    public void prepare(ClusterView cluster) {
+        int g = cluster.workers();
+        if (g != workers) {
+            workers = g;
+            projected = new long[g][horizon + 1];
+            sortedMargin = new long[g][horizon + 1];
+            prefixD = new double[g][horizon + 2];
+            prefixDm = new double[g][horizon + 2];
+        }
+        Arrays.fill(maxAhead, 0);
+        for (int w = 0; w < g; w++) {
+            Arrays.fill(endCount, 0);
+            Arrays.fill(endLoad, 0);
+            for (int i = 0, n = cluster.running(w); i < n; i++) {
+                RequestView r = cluster.active(w, i);
+                int c = stepsLeft(r);
+                endCount[c]++;
+                endLoad[c] += r.kvLoad();
+            }
+            // Suffix sums: at h, the requests still active are those with c > h.
+            long count = 0, load = 0;
+            long[] row = projected[w];
+            for (int h = horizon; h >= 0; h--) {
+                count += endCount[h + 1];
+                load += endLoad[h + 1];
+                row[h] = load + h * count;
+                maxAhead[h] = Math.max(maxAhead[h], row[h]);
+            }
+        }
+        rebuildAll();
+    }
+
+    /** c_i clipped to [1, H+1], H+1 meaning "still running after the horizon". */
+    private int stepsLeft(RequestView r) {
+        if (horizon == 0) {
+            return 1;
+        }
+        int c = predictor.predictEnd(r, horizon, confidence);
+        return c == TerminationPredictor.SURVIVES || c > horizon ? horizon + 1 : Math.max(1, c);
+    }
+
+    @Override
+    public double score(int worker, long delta) {
+        long[] margins = sortedMargin[worker];
+        // rank = number of margins strictly below delta: those steps overflow
+        int lo = 0, hi = horizon + 1;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (margins[mid] < delta) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        double overflow = delta * prefixD[worker][lo] - prefixDm[worker][lo];
+        return alpha * discountSum * delta - beta * overflow;
+    }
+
+    @Override
+    public long orderMargin(int worker) {
+        return sortedMargin[worker][0];
+    }
+
+    @Override
+    public void assigned(int worker, RequestView request) {
+        int c = stepsLeft(request);
+        long w = request.kvLoad();
+        long[] row = projected[worker];
+        boolean maxRose = false;
+        for (int h = 0; h < c && h <= horizon; h++) {
+            row[h] += w + h;
+            if (row[h] > maxAhead[h]) {
+                maxAhead[h] = row[h];
+                maxRose = true;
+            }
+        }
+        // A higher barrier changes every worker's margins; otherwise only this worker's.
+        if (maxRose) {
+            rebuildAll();
+        } else {
+            rebuild(worker);
+        }
+    }
+
+    private void rebuildAll() {
+        for (int w = 0; w < workers; w++) {
+            rebuild(w);
+        }
+    }
+
+    private void rebuild(int worker) {
+        long[] row = projected[worker];
+        for (int h = 0; h <= horizon; h++) {
+            sortKeys[h] = ((maxAhead[h] - row[h]) << HORIZON_BITS) | h;
+        }
+        Arrays.sort(sortKeys);
+        long[] margins = sortedMargin[worker];
+        double[] pd = prefixD[worker];
+        double[] pdm = prefixDm[worker];
+        for (int rank = 0; rank <= horizon; rank++) {
+            long m = sortKeys[rank] >>> HORIZON_BITS;
+            double d = discount[(int) (sortKeys[rank] & ((1 << HORIZON_BITS) - 1))];
+            margins[rank] = m;
+            pd[rank + 1] = pd[rank] + d;
+            pdm[rank + 1] = pdm[rank] + d * m;
+        }
+    }
+}

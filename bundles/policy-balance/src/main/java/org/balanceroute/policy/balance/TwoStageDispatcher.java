@@ -1,0 +1,158 @@
+package org.balanceroute.policy.balance;
+
+import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.PromptPoolView;
+
+/**
+ * Places waiting requests once per decode step, in two stages, maximising a {@link BarrierScore}.
+ *
+ * <p><b>Stage 1, abundant capacity</b> (total free slots S_tot > S_greedy): take the worker with
+ * the most free slots (ties: the larger margin, then the lower index) and give it the waiting
+ * request with the highest F_g({i}) (ties: the larger prompt, then the older). In the safe
+ * regime this is "largest request to lightest worker". O(|pool|) per assignment.
+ *
+ * <p><b>Stage 2, scarce capacity</b>: visit each worker with free slots once, in order of
+ * (free slots, margin) descending, re-evaluated after every assignment. For each, take the
+ * R_max oldest waiting requests (oldest first bounds waiting time) and search all their subsets
+ * Q with 1 <= |Q| <= cap_g for the one maximising F_g(Q) (ties: more requests, then older ones).
+ * If F_g(Q*) > 0 assign Q*; otherwise still assign the single candidate with the highest F, so
+ * the pool never grows without bound (the starvation guard). O(G * 2^R_max) per step.
+ *
+ * <p>Alternatives considered: a subset-sum DP over token counts (exact but its table is as wide
+ * as the margin, millions of tokens) and a greedy fill (misses combinations that hit the margin
+ * exactly). With R_max <= 16 exhaustive search is cheap and exact. Not thread-safe: one
+ * instance per dispatch loop.
+ */
+public final class TwoStageDispatcher {
+
+    private final BalanceSettings settings;
+    private final BarrierScore score;
+    private final long[] subsetSum;
+    private final int[] candidateTokens;
+    private int[] freeSlots = new int[0];
+    private boolean[] visited = new boolean[0];
+
+    public TwoStageDispatcher(BalanceSettings settings, BarrierScore score) {
+        this.settings = settings;
+        this.score = score;
+        this.subsetSum = new long[1 << settings.rMax()];
+        this.candidateTokens = new int[settings.rMax()];
+    }
+
+    public void dispatch(DispatchStep step) {
+        ClusterView cluster = step.cluster();
+        PromptPoolView pool = step.pool();
+        int workers = cluster.workers();
+        if (freeSlots.length != workers) {
+            freeSlots = new int[workers];
+            visited = new boolean[workers];
+        }
+        score.prepare(cluster);
+        int total = 0;
+        for (int g = 0; g < workers; g++) {
+            freeSlots[g] = cluster.freeSlots(g);
+            total += freeSlots[g];
+            visited[g] = false;
+        }
+        int sGreedy = settings.sGreedyFor(workers);
+        while (total > sGreedy && !pool.isEmpty()) {
+            int g = pickWorker(workers, false);
+            assign(step, bestSingle(pool, g, pool.size()), g);
+            total--;
+        }
+        while (!pool.isEmpty()) {
+            int g = pickWorker(workers, true);
+            if (g < 0) {
+                break;
+            }
+            visited[g] = true;
+            placeBestSubset(step, g);
+        }
+    }
+
+    /** The worker with most free slots, then largest margin, then lowest index; -1 if none is free. */
+    private int pickWorker(int workers, boolean skipVisited) {
+        int best = -1;
+        long bestMargin = 0;
+        for (int g = 0; g < workers; g++) {
+            if (freeSlots[g] == 0 || (skipVisited && visited[g])) {
+                continue;
+            }
+            long margin = score.orderMargin(g);
+            if (best < 0 || freeSlots[g] > freeSlots[best]
+                    || (freeSlots[g] == freeSlots[best] && margin > bestMargin)) {
+                best = g;
+                bestMargin = margin;
+            }
+        }
+        return best;
+    }
+
+    /** Among the first {@code n} pool entries, the one with the highest F_g({i}); ties: larger, then older. */
+    private int bestSingle(PromptPoolView pool, int g, int n) {
+        int best = 0;
+        int bestTokens = pool.get(0).promptTokens();
+        double bestF = score.score(g, bestTokens);
+        for (int i = 1; i < n; i++) {
+            int s = pool.get(i).promptTokens();
+            double f = score.score(g, s);
+            if (f > bestF || (f == bestF && s > bestTokens)) {
+                best = i;
+                bestF = f;
+                bestTokens = s;
+            }
+        }
+        return best;
+    }
+
+    private void placeBestSubset(DispatchStep step, int g) {
+        PromptPoolView pool = step.pool();
+        int n = Math.min(settings.rMax(), pool.size());
+        for (int i = 0; i < n; i++) {
+            candidateTokens[i] = pool.get(i).promptTokens();
+        }
+        int cap = freeSlots[g];
+        int bestMask = 0;
+        int bestCount = 0;
+        double bestF = Double.NEGATIVE_INFINITY;
+        subsetSum[0] = 0;
+        for (int mask = 1, end = 1 << n; mask < end; mask++) {
+            subsetSum[mask] = subsetSum[mask & (mask - 1)] + candidateTokens[Integer.numberOfTrailingZeros(mask)];
+            int count = Integer.bitCount(mask);
+            if (count > cap) {
+                continue;
+            }
+            double f = score.score(g, subsetSum[mask]);
+            if (f > bestF || (f == bestF && (count > bestCount
+                    || (count == bestCount && hasOlder(mask, bestMask))))) {
+                bestF = f;
+                bestMask = mask;
+                bestCount = count;
+            }
+        }
+        if (bestF > 0) {
+            // Highest index first, so the lower candidates keep their pool positions.
+            for (int i = n - 1; i >= 0; i--) {
+                if ((bestMask & (1 << i)) != 0) {
+                    assign(step, i, g);
+                }
+            }
+        } else {
+            assign(step, bestSingle(pool, g, n), g);
+        }
+    }
+
+    /** Whether set a holds the oldest request where a and b differ (lower index = older). */
+    private static boolean hasOlder(int a, int b) {
+        int diff = a ^ b;
+        return (a & diff & -diff) != 0;
+    }
+
+    private void assign(DispatchStep step, int poolIndex, int g) {
+        var request = step.pool().get(poolIndex);
+        step.assign(poolIndex, g);
+        score.assigned(g, request);
+        freeSlots[g]--;
+    }
+}

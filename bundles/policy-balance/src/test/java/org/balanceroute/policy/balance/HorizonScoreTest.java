@@ -1,0 +1,108 @@
+package org.balanceroute.policy.balance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Random;
+import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.RequestView;
+import org.balanceroute.api.TerminationPredictor;
+import org.balanceroute.core.Router;
+import org.junit.jupiter.api.Test;
+
+class HorizonScoreTest {
+
+    /** The O(log H) score against the formula of spec section 5 evaluated term by term. */
+    @Test
+    void fastScoreEqualsTheFormulaOnRandomStates() {
+        Random random = new Random(3);
+        long[] ids = {1};
+        for (int trial = 0; trial < 300; trial++) {
+            int workers = 1 + random.nextInt(8);
+            int horizon = random.nextInt(30);
+            BalanceSettings s = BalanceSettings.defaults().withHorizon(horizon, 0.5 + random.nextDouble(),
+                    random.nextDouble() * 50, 0.3 + 0.7 * random.nextDouble());
+            TerminationPredictor predictor = new Fixtures.ConstantPredictor(1 + random.nextInt(horizon + 2));
+            Router router = Fixtures.randomState(random, workers, 6, 0, ids);
+            HorizonScore score = new HorizonScore(s, predictor);
+            score.prepare(router.cluster());
+            long[][] projected = project(router.cluster(), horizon, predictor, s.confidence());
+            for (int g = 0; g < workers; g++) {
+                for (int k = 0; k < 5; k++) {
+                    long delta = random.nextInt(200_000);
+                    double expected = formula(projected, g, delta, s);
+                    assertEquals(expected, score.score(g, delta), 1e-6 * Math.max(1, Math.abs(expected)));
+                }
+            }
+        }
+    }
+
+    @Test
+    void horizonZeroWithAlphaOneAndBetaGIsBr0() {
+        Random random = new Random(11);
+        long[] ids = {1};
+        for (int trial = 0; trial < 200; trial++) {
+            int workers = 1 + random.nextInt(16);
+            Router router = Fixtures.randomState(random, workers, 5, 0, ids);
+            HorizonScore horizon = new HorizonScore(BalanceSettings.defaults().withHorizon(0, 1, workers, 0.64),
+                    new Fixtures.ConstantPredictor(1));
+            Br0Score br0 = new Br0Score();
+            horizon.prepare(router.cluster());
+            br0.prepare(router.cluster());
+            for (int g = 0; g < workers; g++) {
+                assertEquals(br0.orderMargin(g), horizon.orderMargin(g));
+                long delta = random.nextInt(100_000);
+                assertEquals(br0.score(g, delta), horizon.score(g, delta));
+            }
+        }
+    }
+
+    @Test
+    void requestsPredictedToEndFreeFutureMargin() {
+        Random random = new Random(5);
+        Router router = Fixtures.randomState(random, 2, 4, 0, new long[] {1});
+        BalanceSettings s = BalanceSettings.defaults().withHorizon(4, 1, 8, 1.0);
+        // Everything ends after 1 step: from h=1 on, both workers are empty, so margins there are 0
+        // but nothing is ever above them; a delta counts as overflow at every future step.
+        HorizonScore ending = new HorizonScore(s, new Fixtures.ConstantPredictor(1));
+        HorizonScore surviving = new HorizonScore(s, new Fixtures.ConstantPredictor(99));
+        ending.prepare(router.cluster());
+        surviving.prepare(router.cluster());
+        assertEquals(0, ending.orderMargin(0));
+        assertEquals(0, ending.orderMargin(1));
+    }
+
+    /** L_g(k+h) by the definition: sum over running i with c_i > h of (w_i + h). */
+    static long[][] project(ClusterView cluster, int horizon, TerminationPredictor p, double confidence) {
+        long[][] l = new long[cluster.workers()][horizon + 1];
+        for (int g = 0; g < cluster.workers(); g++) {
+            for (int i = 0; i < cluster.running(g); i++) {
+                RequestView r = cluster.active(g, i);
+                int c = horizon == 0 ? 1 : p.predictEnd(r, horizon, confidence);
+                if (c == TerminationPredictor.SURVIVES) {
+                    c = horizon + 1;
+                }
+                for (int h = 0; h <= horizon; h++) {
+                    if (c > h) {
+                        l[g][h] += r.kvLoad() + h;
+                    }
+                }
+            }
+        }
+        return l;
+    }
+
+    static double formula(long[][] projected, int g, long delta, BalanceSettings s) {
+        double gain = 0, penalty = 0, d = 1;
+        for (int h = 0; h <= s.horizon(); h++) {
+            long max = 0;
+            for (long[] row : projected) {
+                max = Math.max(max, row[h]);
+            }
+            long margin = max - projected[g][h];
+            gain += d * delta;
+            penalty += d * Math.max(0, delta - margin);
+            d *= s.gamma();
+        }
+        return s.alpha() * gain - s.beta() * penalty;
+    }
+}

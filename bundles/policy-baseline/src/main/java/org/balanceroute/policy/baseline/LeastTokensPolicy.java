@@ -1,0 +1,23 @@
+package org.balanceroute.policy.baseline;
+
+import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.RequestView;
+
+/**
+ * Fewest outstanding KV tokens: the running requests' current KV load (fed token by token)
+ * plus the prompts queued at the worker. The strongest classic baseline. Cost O(G).
+ */
+public final class LeastTokensPolicy extends ArrivalPolicy {
+
+    public static final String NAME = "least-tokens";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int route(ClusterView cluster, RequestView request) {
+        return argMin(cluster.workers(), g -> cluster.load(g) + cluster.queuedTokens(g));
+    }
+}

@@ -1,0 +1,39 @@
+package org.balanceroute.policy.baseline;
+
+import java.util.random.RandomGenerator;
+import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.RequestView;
+
+/**
+ * Power of two choices (Mitzenmacher 2001): sample two distinct workers, take the one with fewer
+ * outstanding requests (ties: the first sampled). Cost O(1).
+ */
+public final class PowerOfTwoChoicesPolicy extends ArrivalPolicy {
+
+    public static final String NAME = "p2c";
+
+    private final RandomGenerator random;
+
+    public PowerOfTwoChoicesPolicy(RandomGenerator random) {
+        this.random = random;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int route(ClusterView cluster, RequestView request) {
+        int n = cluster.workers();
+        if (n == 1) {
+            return 0;
+        }
+        int a = random.nextInt(n);
+        int b = random.nextInt(n - 1);
+        if (b >= a) {
+            b++; // distinct from a, uniformly
+        }
+        return cluster.outstanding(b) < cluster.outstanding(a) ? b : a;
+    }
+}

@@ -1,0 +1,28 @@
+package org.balanceroute.policy.baseline;
+
+import java.util.random.RandomGenerator;
+import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.RequestView;
+
+/** Uniformly random worker. Cost O(1). */
+public final class RandomPolicy extends ArrivalPolicy {
+
+    public static final String NAME = "random";
+
+    private final RandomGenerator random;
+
+    /** @param random seeded by the caller, so runs are reproducible */
+    public RandomPolicy(RandomGenerator random) {
+        this.random = random;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int route(ClusterView cluster, RequestView request) {
+        return random.nextInt(cluster.workers());
+    }
+}

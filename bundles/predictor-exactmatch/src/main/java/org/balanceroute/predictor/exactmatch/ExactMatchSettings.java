@@ -1,0 +1,44 @@
+package org.balanceroute.predictor.exactmatch;
+
+/**
+ * Settings of {@link ExactMatchPredictor}.
+ *
+ * @param minCount lengths a prompt must have recorded before its own history is used instead
+ *     of the survival fallback; in [1, maxLengthsPerPrompt] (a larger value could never be met)
+ * @param maxPrompts prompts whose history is kept; once reached, new prompts are not added.
+ *     In [1, {@link #MAX_PROMPTS}]
+ * @param maxLengthsPerPrompt latest lengths kept per prompt (older ones are overwritten). In
+ *     [1, {@link #MAX_LENGTHS_PER_PROMPT}]; every prediction scans them, O(K log H)
+ */
+public record ExactMatchSettings(int minCount, int maxPrompts, int maxLengthsPerPrompt) {
+
+    public static final int DEFAULT_MIN_COUNT = 3;
+    public static final int DEFAULT_MAX_PROMPTS = 1_000_000;
+    public static final int DEFAULT_MAX_LENGTHS_PER_PROMPT = 64;
+
+    /** Keeps the open-addressing table (2 slots per prompt, a power of two) within an array. */
+    public static final int MAX_PROMPTS = 1 << 29;
+
+    /** Keeps the per-request scan on the dispatch loop's sub-millisecond budget. */
+    public static final int MAX_LENGTHS_PER_PROMPT = 4096;
+
+    public ExactMatchSettings {
+        if (maxLengthsPerPrompt < 1 || maxLengthsPerPrompt > MAX_LENGTHS_PER_PROMPT) {
+            throw new IllegalArgumentException("maxLengthsPerPrompt must be in [1, "
+                    + MAX_LENGTHS_PER_PROMPT + "], got " + maxLengthsPerPrompt);
+        }
+        if (minCount < 1 || minCount > maxLengthsPerPrompt) {
+            throw new IllegalArgumentException("minCount must be in [1, maxLengthsPerPrompt = "
+                    + maxLengthsPerPrompt + "], got " + minCount);
+        }
+        if (maxPrompts < 1 || maxPrompts > MAX_PROMPTS) {
+            throw new IllegalArgumentException(
+                    "maxPrompts must be in [1, " + MAX_PROMPTS + "], got " + maxPrompts);
+        }
+    }
+
+    public static ExactMatchSettings defaults() {
+        return new ExactMatchSettings(
+                DEFAULT_MIN_COUNT, DEFAULT_MAX_PROMPTS, DEFAULT_MAX_LENGTHS_PER_PROMPT);
+    }
+}

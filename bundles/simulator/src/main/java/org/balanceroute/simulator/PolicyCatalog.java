@@ -1,0 +1,70 @@
+package org.balanceroute.simulator;
+
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.LongToIntFunction;
+import org.balanceroute.api.CompletionListener;
+import org.balanceroute.api.RoutingPolicy;
+import org.balanceroute.api.TerminationPredictor;
+import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.policy.balance.Br0BypassPolicy;
+import org.balanceroute.policy.balance.Br0Policy;
+import org.balanceroute.policy.balance.BrhPolicy;
+import org.balanceroute.policy.baseline.JoinShortestQueuePolicy;
+import org.balanceroute.policy.baseline.LeastTokensPolicy;
+import org.balanceroute.policy.baseline.PowerOfTwoChoicesPolicy;
+import org.balanceroute.policy.baseline.RandomPolicy;
+import org.balanceroute.policy.baseline.RoundRobinPolicy;
+import org.balanceroute.policy.baseline.VllmAscendPolicy;
+import org.balanceroute.predictor.exactmatch.ExactMatchPredictor;
+import org.balanceroute.predictor.exactmatch.ExactMatchSettings;
+import org.balanceroute.predictor.survival.SurvivalPredictor;
+import org.balanceroute.predictor.survival.SurvivalSettings;
+
+/** Every policy the simulator can run, by the name operators use, each built fresh for one run. */
+public final class PolicyCatalog {
+
+    /** All names, baselines first, in report order. */
+    public static final List<String> NAMES = List.of(
+            RandomPolicy.NAME, RoundRobinPolicy.NAME, PowerOfTwoChoicesPolicy.NAME, JoinShortestQueuePolicy.NAME,
+            LeastTokensPolicy.NAME, VllmAscendPolicy.NAME, Br0Policy.NAME, Br0BypassPolicy.NAME,
+            "brh-survival", "brh-exact", "brh-oracle");
+
+    /** A policy and the predictors that must learn from completions while it runs. */
+    public record Setup(RoutingPolicy policy, List<CompletionListener> learners) {
+    }
+
+    private PolicyCatalog() {
+    }
+
+    /**
+     * @param outputLengthById the true output length of a request id, for the oracle only
+     * @throws IllegalArgumentException for an unknown name, listing the known ones
+     */
+    public static Setup create(String name, long seed, BalanceSettings balance, LongToIntFunction outputLengthById) {
+        return switch (name) {
+            case RandomPolicy.NAME -> plain(new RandomPolicy(new SplittableRandom(seed)));
+            case RoundRobinPolicy.NAME -> plain(new RoundRobinPolicy());
+            case PowerOfTwoChoicesPolicy.NAME -> plain(new PowerOfTwoChoicesPolicy(new SplittableRandom(seed)));
+            case JoinShortestQueuePolicy.NAME -> plain(new JoinShortestQueuePolicy());
+            case LeastTokensPolicy.NAME -> plain(new LeastTokensPolicy());
+            case VllmAscendPolicy.NAME -> plain(new VllmAscendPolicy());
+            case Br0Policy.NAME -> plain(new Br0Policy(balance));
+            case Br0BypassPolicy.NAME -> plain(new Br0BypassPolicy());
+            case "brh-survival" -> horizon("survival", balance, new SurvivalPredictor(SurvivalSettings.defaults()));
+            case "brh-exact" -> horizon("exact", balance,
+                    new ExactMatchPredictor(ExactMatchSettings.defaults(), SurvivalSettings.defaults()));
+            case "brh-oracle" -> horizon("oracle", balance, new OraclePredictor(outputLengthById));
+            default -> throw new IllegalArgumentException("unknown policy '" + name + "'; known: "
+                    + String.join(", ", NAMES));
+        };
+    }
+
+    private static Setup plain(RoutingPolicy policy) {
+        return new Setup(policy, List.of());
+    }
+
+    private static Setup horizon(String label, BalanceSettings balance, TerminationPredictor predictor) {
+        return new Setup(new BrhPolicy(label, balance, predictor), List.of(predictor));
+    }
+}

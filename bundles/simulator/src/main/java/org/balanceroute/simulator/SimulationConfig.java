@@ -1,0 +1,63 @@
+package org.balanceroute.simulator;
+
+/**
+ * The simulated cluster. Validated on construction; a bad value throws
+ * {@link IllegalArgumentException} naming the command-line option.
+ *
+ * @param workers G, DP decode workers ({@code --workers})
+ * @param capacity B, running requests per worker ({@code --capacity})
+ * @param stepA seconds per KV token of the heaviest worker ({@code --step-a})
+ * @param stepB fixed seconds per decode step ({@code --step-b})
+ * @param stepC seconds per request in the largest batch ({@code --step-c})
+ * @param prefillPerToken prefill seconds per prompt token ({@code --prefill-per-token})
+ * @param prefillFixed fixed prefill seconds ({@code --prefill-fixed})
+ * @param seed seed of every random choice ({@code --seed})
+ */
+public record SimulationConfig(int workers, int capacity, double stepA, double stepB, double stepC,
+        double prefillPerToken, double prefillFixed, long seed) {
+
+    public static final int DEFAULT_WORKERS = 8;
+    public static final int DEFAULT_CAPACITY = 64;
+    public static final double DEFAULT_STEP_A = 2e-7;
+    public static final double DEFAULT_STEP_B = 0.020;
+
+    public SimulationConfig {
+        require(workers >= 1 && workers <= 4096, "--workers", workers, "1..4096");
+        require(capacity >= 1 && capacity <= 1_000_000, "--capacity", capacity, "1..1000000");
+        requireNonNegative(stepA, "--step-a");
+        requireNonNegative(stepB, "--step-b");
+        requireNonNegative(stepC, "--step-c");
+        requireNonNegative(prefillPerToken, "--prefill-per-token");
+        requireNonNegative(prefillFixed, "--prefill-fixed");
+        require(stepA > 0 || stepB > 0 || stepC > 0, "--step-b", stepB,
+                "> 0 when --step-a and --step-c are 0 (a decode step must take time)");
+    }
+
+    public static SimulationConfig defaults() {
+        return new SimulationConfig(DEFAULT_WORKERS, DEFAULT_CAPACITY, DEFAULT_STEP_A, DEFAULT_STEP_B, 0, 0, 0, 1);
+    }
+
+    public SimulationConfig withWorkers(int g) {
+        return new SimulationConfig(g, capacity, stepA, stepB, stepC, prefillPerToken, prefillFixed, seed);
+    }
+
+    /** Seconds one decode step takes when the heaviest worker holds maxLoad tokens. */
+    public double stepSeconds(long maxLoad, int maxBatch) {
+        return stepA * maxLoad + stepB + stepC * maxBatch;
+    }
+
+    /** Seconds the prefill tier takes for a prompt. */
+    public double prefillSeconds(int promptTokens) {
+        return prefillFixed + prefillPerToken * promptTokens;
+    }
+
+    private static void requireNonNegative(double v, String option) {
+        require(v >= 0 && Double.isFinite(v), option, v, ">= 0");
+    }
+
+    private static void require(boolean ok, String option, Object value, String range) {
+        if (!ok) {
+            throw new IllegalArgumentException(option + " must be " + range + ", got " + value);
+        }
+    }
+}

@@ -1,0 +1,336 @@
+package org.balanceroute.simulator.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.simulator.DecodeSimulator;
+import org.balanceroute.simulator.LoadChart;
+import org.balanceroute.simulator.PolicyCatalog;
+import org.balanceroute.simulator.SeriesRecorder;
+import org.balanceroute.simulator.SimulationConfig;
+import org.balanceroute.simulator.SimulationResult;
+import org.balanceroute.simulator.StepObserver;
+import org.balanceroute.trace.Trace;
+import org.balanceroute.trace.TraceFormatException;
+import org.balanceroute.trace.TraceLoader;
+import org.balanceroute.trace.TraceOptions;
+import org.balanceroute.trace.TraceRequest;
+
+/** {@code balanceroute simulate}: every chosen policy over one trace, side by side. */
+final class SimulateCommand {
+
+    static final String USAGE = """
+            Usage: balanceroute simulate --trace FILE [options]
+
+            Replays a request trace through a simulated DP decode tier (G workers meeting at a
+            barrier every step; step time = a * max_g L_g + b + c * max batch) once per policy,
+            and reports the paper's metrics side by side, with ratios to jsq.
+
+            Workload
+              --trace FILE              Azure CSV (TIMESTAMP,ContextTokens,GeneratedTokens), Mooncake
+                                        JSON lines, or CSV arrival_s,input_tokens,output_tokens[,prompt_key]
+              --limit N                 first N requests (after --min-output)          default: all
+              --min-output N            keep requests with more than N output tokens  default: keep all
+              --rate-scale X            divide every arrival time by X (X > 1: heavier) default: 1
+              --prompt-prefix-blocks N  Mooncake prompt identity: first N hash blocks  default: 0 (all)
+            Cluster
+              --workers G               DP decode workers                              default: 8
+              --capacity B              running requests per worker (max_num_seqs)     default: 64
+              --step-a SECONDS          seconds per KV token of the heaviest worker    default: 2e-7
+              --step-b SECONDS          fixed seconds per step                         default: 0.020
+              --step-c SECONDS          seconds per request of the largest batch       default: 0
+              --prefill-per-token S     prefill seconds per prompt token               default: 0
+              --prefill-fixed S         fixed prefill seconds                          default: 0
+            Policies
+              --policies LIST           comma-separated; default: all of
+                                        random,round-robin,p2c,jsq,least-tokens,vllm-ascend,
+                                        br0,br0-bypass,brh-survival,brh-exact,brh-oracle
+              --s-greedy N              Stage 1 while free slots > N; 0 means G        default: 0 (G)
+              --r-max N                 Stage 2 candidates per worker (1..16)          default: 8
+              --horizon H               BR-H look-ahead in steps                       default: 80
+              --alpha A                 BR-H fill weight                               default: 1
+              --beta B                  BR-H overflow weight                           default: 14.67
+              --gamma G                 BR-H discount per step                         default: 0.64
+              --confidence P            predictor gate                                 default: 0.5
+            Run and output
+              --seed N                  seed of every random choice                    default: 1
+              --json                    one JSON object on stdout instead of a table
+              --series DIR              per-step per-worker loads (CSV) and a PNG chart per policy
+            """;
+
+    private static final Set<String> VALUE_OPTIONS = Set.of("--trace", "--workers", "--capacity", "--policies",
+            "--limit", "--min-output", "--rate-scale", "--prompt-prefix-blocks", "--step-a", "--step-b", "--step-c",
+            "--prefill-per-token", "--prefill-fixed", "--seed", "--s-greedy", "--r-max", "--horizon", "--alpha",
+            "--beta", "--gamma", "--confidence", "--series");
+    private static final Set<String> FLAGS = Set.of("--json");
+    private static final long PROGRESS_INTERVAL_MS = 2000;
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    SimulateCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    int run(List<String> args) throws UsageException {
+        CommandLine cl = new CommandLine(args, VALUE_OPTIONS, FLAGS);
+        String traceFile = cl.string("--trace", null);
+        if (traceFile == null) {
+            throw new UsageException("--trace FILE is required");
+        }
+        SimulationConfig config = new SimulationConfig(
+                cl.integer("--workers", SimulationConfig.DEFAULT_WORKERS),
+                cl.integer("--capacity", SimulationConfig.DEFAULT_CAPACITY),
+                cl.number("--step-a", SimulationConfig.DEFAULT_STEP_A),
+                cl.number("--step-b", SimulationConfig.DEFAULT_STEP_B),
+                cl.number("--step-c", 0),
+                cl.number("--prefill-per-token", 0),
+                cl.number("--prefill-fixed", 0),
+                cl.longValue("--seed", 1));
+        BalanceSettings balance = namedFields(() -> new BalanceSettings(
+                cl.integer("--s-greedy", BalanceSettings.DEFAULT_S_GREEDY),
+                cl.integer("--r-max", BalanceSettings.DEFAULT_R_MAX),
+                cl.integer("--horizon", BalanceSettings.DEFAULT_HORIZON),
+                cl.number("--alpha", BalanceSettings.DEFAULT_ALPHA),
+                cl.number("--beta", BalanceSettings.DEFAULT_BETA),
+                cl.number("--gamma", BalanceSettings.DEFAULT_GAMMA),
+                cl.number("--confidence", BalanceSettings.DEFAULT_CONFIDENCE)));
+        TraceOptions traceOptions = new TraceOptions(cl.integer("--limit", 0), cl.integer("--min-output", -1),
+                cl.number("--rate-scale", 1), cl.integer("--prompt-prefix-blocks", 0));
+        List<String> policies = policies(cl.string("--policies", String.join(",", PolicyCatalog.NAMES)));
+        String seriesDir = cl.string("--series", null);
+        boolean json = cl.flag("--json");
+
+        Trace trace;
+        try {
+            trace = TraceLoader.load(Path.of(traceFile), traceOptions);
+        } catch (TraceFormatException e) {
+            err.println("balanceroute simulate: " + e.getMessage());
+            return 1;
+        }
+        if (trace.size() == 0) {
+            err.println("balanceroute simulate: no request of " + traceFile + " is left after --min-output/--limit");
+            return 1;
+        }
+        if (seriesDir != null) {
+            try {
+                Files.createDirectories(Path.of(seriesDir));
+            } catch (IOException e) {
+                err.println("balanceroute simulate: --series: cannot create directory " + seriesDir + ": " + e);
+                return 1;
+            }
+        }
+        err.printf(Locale.ROOT, "simulate: %s, %d requests (input mean %.0f, output mean %.0f tokens), "
+                + "G=%d, B=%d, %d policies%n", trace.source(), trace.size(), trace.meanInputTokens(),
+                trace.meanOutputTokens(), config.workers(), config.capacity(), policies.size());
+
+        List<SimulationResult> results;
+        try {
+            results = simulateAll(trace, config, balance, policies, seriesDir);
+        } catch (IOException e) {
+            err.println("balanceroute simulate: --series: " + e.getMessage());
+            return 1;
+        }
+        if (json) {
+            printJson(traceFile, trace, traceOptions, config, balance, results);
+        } else {
+            ResultTable.print(out, results);
+        }
+        return 0;
+    }
+
+    private List<SimulationResult> simulateAll(Trace trace, SimulationConfig config, BalanceSettings balance,
+            List<String> policies, String seriesDir) throws IOException {
+        List<TraceRequest> requests = trace.requests();
+        AtomicIntegerArray done = new AtomicIntegerArray(policies.size());
+        int threads = Math.max(1, Math.min(policies.size(), Runtime.getRuntime().availableProcessors()));
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "simulate");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<SimulationResult>> futures = new ArrayList<>();
+            for (int p = 0; p < policies.size(); p++) {
+                int index = p;
+                String name = policies.get(p);
+                futures.add(pool.submit(() -> simulateOne(requests, config, balance, name, seriesDir,
+                        n -> done.set(index, n))));
+            }
+            List<SimulationResult> results = new ArrayList<>();
+            long started = System.currentTimeMillis();
+            long lastReport = started;
+            for (Future<SimulationResult> f : futures) {
+                while (true) {
+                    try {
+                        results.add(f.get(PROGRESS_INTERVAL_MS, java.util.concurrent.TimeUnit.MILLISECONDS));
+                        break;
+                    } catch (java.util.concurrent.TimeoutException e) {
+                        long now = System.currentTimeMillis();
+                        if (now - lastReport >= PROGRESS_INTERVAL_MS) {
+                            reportProgress(policies, done, requests.size(), now - started);
+                            lastReport = now;
+                        }
+                    }
+                }
+            }
+            return results;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted");
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException(cause);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private void reportProgress(List<String> policies, AtomicIntegerArray done, int total, long elapsedMs) {
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "simulate: %4.0fs", elapsedMs / 1000.0));
+        for (int p = 0; p < policies.size(); p++) {
+            int d = done.get(p);
+            if (d > 0 && d < total) {
+                line.append(String.format(Locale.ROOT, "  %s %d%%", policies.get(p), 100L * d / total));
+            }
+        }
+        int finished = 0;
+        for (int p = 0; p < policies.size(); p++) {
+            finished += done.get(p) == total ? 1 : 0;
+        }
+        err.println(line.append("  (").append(finished).append('/').append(policies.size()).append(" done)"));
+    }
+
+    private static SimulationResult simulateOne(List<TraceRequest> requests, SimulationConfig config,
+            BalanceSettings balance, String name, String seriesDir, java.util.function.IntConsumer progress)
+            throws IOException {
+        PolicyCatalog.Setup setup = PolicyCatalog.create(name, config.seed(), balance,
+                id -> requests.get((int) id).outputTokens());
+        DecodeSimulator simulator = new DecodeSimulator(config);
+        if (seriesDir == null) {
+            return simulator.run(requests, setup.policy(), setup.learners(), StepObserver.NONE, progress);
+        }
+        Path dir = Path.of(seriesDir);
+        try (SeriesRecorder series = new SeriesRecorder(dir.resolve(name + ".csv"), config.workers())) {
+            SimulationResult result = simulator.run(requests, setup.policy(), setup.learners(), series, progress);
+            LoadChart.write(dir.resolve(name + ".png"), String.format(Locale.ROOT,
+                    "%s: per-worker KV load (G=%d, avg imbalance %.0f tokens)", name, config.workers(),
+                    result.avgImbalance()), series);
+            return result;
+        }
+    }
+
+    private static List<String> policies(String list) throws UsageException {
+        List<String> names = new ArrayList<>();
+        for (String raw : list.split(",")) {
+            String name = raw.trim();
+            if (name.isEmpty()) {
+                continue;
+            }
+            if (!PolicyCatalog.NAMES.contains(name)) {
+                throw new UsageException("--policies: unknown policy '" + name + "'; known: "
+                        + String.join(", ", PolicyCatalog.NAMES));
+            }
+            if (names.contains(name)) {
+                throw new UsageException("--policies: '" + name + "' listed twice");
+            }
+            names.add(name);
+        }
+        if (names.isEmpty()) {
+            throw new UsageException("--policies: no policy given");
+        }
+        return names;
+    }
+
+    /** BalanceSettings names its fields as Java does; the CLI user knows them as options. */
+    private static BalanceSettings namedFields(SettingsSupplier supplier) throws UsageException {
+        try {
+            return supplier.get();
+        } catch (IllegalArgumentException e) {
+            String msg = e.getMessage();
+            for (String[] pair : new String[][] {{"sGreedy", "--s-greedy"}, {"rMax", "--r-max"},
+                    {"horizon", "--horizon"}, {"alpha", "--alpha"}, {"beta", "--beta"}, {"gamma", "--gamma"},
+                    {"confidence", "--confidence"}}) {
+                if (msg.startsWith(pair[0] + " ")) {
+                    msg = pair[1] + msg.substring(pair[0].length());
+                }
+            }
+            throw new UsageException(msg);
+        }
+    }
+
+    @FunctionalInterface
+    private interface SettingsSupplier {
+        BalanceSettings get() throws UsageException;
+    }
+
+    private void printJson(String traceFile, Trace trace, TraceOptions traceOptions, SimulationConfig config,
+            BalanceSettings balance, List<SimulationResult> results) {
+        Map<String, Object> cfg = new LinkedHashMap<>();
+        cfg.put("trace", traceFile);
+        cfg.put("requests", trace.size());
+        cfg.put("limit", traceOptions.limit());
+        cfg.put("minOutput", traceOptions.minOutput());
+        cfg.put("rateScale", traceOptions.rateScale());
+        cfg.put("promptPrefixBlocks", traceOptions.promptPrefixBlocks());
+        cfg.put("workers", config.workers());
+        cfg.put("capacity", config.capacity());
+        cfg.put("stepA", config.stepA());
+        cfg.put("stepB", config.stepB());
+        cfg.put("stepC", config.stepC());
+        cfg.put("prefillPerToken", config.prefillPerToken());
+        cfg.put("prefillFixed", config.prefillFixed());
+        cfg.put("seed", config.seed());
+        cfg.put("sGreedy", balance.sGreedyFor(config.workers()));
+        cfg.put("rMax", balance.rMax());
+        cfg.put("horizon", balance.horizon());
+        cfg.put("alpha", balance.alpha());
+        cfg.put("beta", balance.beta());
+        cfg.put("gamma", balance.gamma());
+        cfg.put("confidence", balance.confidence());
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (SimulationResult r : results) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("policy", r.policy());
+            row.put("avgImbalance", r.avgImbalance());
+            row.put("meanI", r.meanI());
+            row.put("tpotP95Ms", r.tpotP95Ms());
+            row.put("throughputTokPerS", r.throughputTokPerS());
+            row.put("ttftP50S", r.ttftP50S());
+            row.put("ttftP95S", r.ttftP95S());
+            row.put("steps", r.steps());
+            row.put("makespanS", r.makespanS());
+            rows.add(row);
+        }
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("config", cfg);
+        doc.put("results", rows);
+        try {
+            out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write JSON", e);
+        }
+    }
+}
