@@ -65,6 +65,8 @@ public final class DecodeSimulator {
         long steps = 0;
         double imbalanceSum = 0;
         double totalImbalanceSum = 0;
+        double backloggedImbalanceSum = 0;
+        long backloggedSteps = 0;
         int next = 0;
         int completed = 0;
         while (completed < n) {
@@ -78,12 +80,14 @@ public final class DecodeSimulator {
 
             long max = 0, min = Long.MAX_VALUE, sum = 0;
             int maxBatch = 0;
+            boolean backlogged = !router.pool().isEmpty();
             for (int g = 0; g < workers; g++) {
                 long l = cluster.load(g);
                 max = Math.max(max, l);
                 min = Math.min(min, l);
                 sum += l;
                 maxBatch = Math.max(maxBatch, cluster.running(g));
+                backlogged |= cluster.queued(g) > 0;
             }
             if (maxBatch == 0) {
                 if (next == n) {
@@ -95,6 +99,10 @@ public final class DecodeSimulator {
             }
             imbalanceSum += max - min;
             totalImbalanceSum += (double) workers * max - sum;
+            if (backlogged) {
+                backloggedImbalanceSum += max - min;
+                backloggedSteps++;
+            }
             observer.onStep(steps, time, cluster);
             time += config.stepSeconds(max, maxBatch);
             steps++;
@@ -122,7 +130,7 @@ public final class DecodeSimulator {
         }
         progress.accept(completed);
         return summarize(policy.name(), trace, firstToken, finish, steps, imbalanceSum, totalImbalanceSum,
-                totalTokens);
+                backloggedSteps == 0 ? 0 : backloggedImbalanceSum / backloggedSteps, totalTokens);
     }
 
     /** Request indices by ready time; stable, so equal times keep trace order. Runs once per simulation. */
@@ -133,7 +141,8 @@ public final class DecodeSimulator {
     }
 
     private static SimulationResult summarize(String policy, List<TraceRequest> trace, double[] firstToken,
-            double[] finish, long steps, double imbalanceSum, double totalImbalanceSum, long totalTokens) {
+            double[] finish, long steps, double imbalanceSum, double totalImbalanceSum,
+            double backloggedImbalance, long totalTokens) {
         int n = trace.size();
         double[] ttft = new double[n];
         double[] tpot = new double[n];
@@ -156,6 +165,6 @@ public final class DecodeSimulator {
                 makespan > 0 ? totalTokens / makespan : 0,
                 Percentiles.of(ttft, 0.50),
                 Percentiles.of(ttft, 0.95),
-                steps, makespan, totalTokens, n);
+                steps, makespan, backloggedImbalance, totalTokens, n);
     }
 }

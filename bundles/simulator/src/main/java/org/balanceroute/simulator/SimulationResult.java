@@ -12,10 +12,13 @@ package org.balanceroute.simulator;
  * @param ttftP95S 95th percentile of the same
  * @param steps decode steps simulated
  * @param makespanS seconds from the first arrival to the last completion
+ * @param avgImbalanceBacklogged the average imbalance over the steps where requests were waiting
+ *     (in the prompt pool or a worker's queue): where routing decisions are made, without the
+ *     drain at the end of a replay, when nothing is left to place
  * @param outputTokens output tokens produced
  * @param requests requests completed
  */
 public record SimulationResult(String policy, double avgImbalance, double meanI, double tpotP95Ms,
         double throughputTokPerS, double ttftP50S, double ttftP95S, long steps, double makespanS,
-        long outputTokens, int requests) {
+        double avgImbalanceBacklogged, long outputTokens, int requests) {
 }

@@ -15,18 +15,25 @@ final class ResultTable {
 
     static void print(PrintStream out, List<SimulationResult> results) {
         SimulationResult ref = results.stream().filter(r -> r.policy().equals(REFERENCE)).findFirst().orElse(null);
-        out.printf(Locale.ROOT, "%-14s %13s %9s %13s %10s %10s %9s %9s %9s %8s %10s%n", "policy", "avg imbalance",
-                "jsq/this", "mean I", "TPOT p95", "tok/s", "vs jsq", "TTFT p50", "TTFT p95", "steps", "makespan");
-        out.printf(Locale.ROOT, "%-14s %13s %9s %13s %10s %10s %9s %9s %9s %8s %10s%n", "", "tokens", "",
-                "tokens", "ms", "", "", "s", "s", "", "s");
+        out.printf(Locale.ROOT, "%-14s %13s %9s %13s %9s %13s %10s %10s %9s %9s %9s %8s %10s%n", "policy",
+                "avg imbalance", "jsq/this", "backlogged", "jsq/this", "mean I", "TPOT p95", "tok/s", "vs jsq",
+                "TTFT p50", "TTFT p95", "steps", "makespan");
+        out.printf(Locale.ROOT, "%-14s %13s %9s %13s %9s %13s %10s %10s %9s %9s %9s %8s %10s%n", "", "tokens", "",
+                "imbalance", "", "tokens", "ms", "", "", "s", "s", "", "s");
         for (SimulationResult r : results) {
-            String imbalanceRatio = ref == null || r.avgImbalance() == 0 ? "-"
-                    : String.format(Locale.ROOT, "%.2fx", ref.avgImbalance() / r.avgImbalance());
+            String imbalanceRatio = ratio(ref == null ? 0 : ref.avgImbalance(), r.avgImbalance());
+            String backloggedRatio = ratio(ref == null ? 0 : ref.avgImbalanceBacklogged(), r.avgImbalanceBacklogged());
             String throughputRatio = ref == null || ref.throughputTokPerS() == 0 ? "-"
                     : String.format(Locale.ROOT, "%+.1f%%", 100 * (r.throughputTokPerS() / ref.throughputTokPerS() - 1));
-            out.printf(Locale.ROOT, "%-14s %13.0f %9s %13.0f %10.1f %10.1f %9s %9.2f %9.2f %8d %10.1f%n",
-                    r.policy(), r.avgImbalance(), imbalanceRatio, r.meanI(), r.tpotP95Ms(), r.throughputTokPerS(),
-                    throughputRatio, r.ttftP50S(), r.ttftP95S(), r.steps(), r.makespanS());
+            out.printf(Locale.ROOT, "%-14s %13.0f %9s %13.0f %9s %13.0f %10.1f %10.1f %9s %9.2f %9.2f %8d %10.1f%n",
+                    r.policy(), r.avgImbalance(), imbalanceRatio, r.avgImbalanceBacklogged(), backloggedRatio,
+                    r.meanI(), r.tpotP95Ms(), r.throughputTokPerS(), throughputRatio, r.ttftP50S(), r.ttftP95S(),
+                    r.steps(), r.makespanS());
         }
+    }
+
+    /** How many times lower than the reference; "-" without a reference. */
+    private static String ratio(double reference, double value) {
+        return reference == 0 || value == 0 ? "-" : String.format(Locale.ROOT, "%.2fx", reference / value);
     }
 }

@@ -1,0 +1,118 @@
+package org.balanceroute.simulator.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MainTest {
+
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return Main.run(Arrays.asList(args), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private String stderr() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    private Path plainTrace(int n) throws Exception {
+        List<String> lines = new ArrayList<>();
+        lines.add("arrival_s,input_tokens,output_tokens");
+        for (int i = 0; i < n; i++) {
+            lines.add((i * 0.01) + "," + (500 + (i * 7919) % 4000) + "," + (5 + (i * 31) % 60));
+        }
+        Path f = dir.resolve("small.csv");
+        Files.write(f, lines);
+        return f;
+    }
+
+    @Test
+    void jsonHasTheDocumentedShape() throws Exception {
+        Path trace = plainTrace(200);
+        assertEquals(0, run("simulate", "--trace", trace.toString(), "--workers", "4", "--capacity", "8",
+                "--policies", "jsq,br0,brh-oracle", "--json"), stderr());
+        JsonNode doc = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
+        assertEquals(4, doc.get("config").get("workers").asInt());
+        assertEquals(3, doc.get("results").size());
+        JsonNode row = doc.get("results").get(1);
+        List<String> keys = new ArrayList<>();
+        row.fieldNames().forEachRemaining(keys::add);
+        assertEquals(List.of("policy", "avgImbalance", "meanI", "tpotP95Ms", "throughputTokPerS", "ttftP50S",
+                "ttftP95S", "steps", "makespanS", "avgImbalanceBacklogged"), keys);
+        assertEquals("br0", row.get("policy").asText());
+        assertTrue(row.get("throughputTokPerS").asDouble() > 0);
+    }
+
+    @Test
+    void tableHasARowPerPolicyWithRatiosToJsq() throws Exception {
+        Path trace = plainTrace(100);
+        assertEquals(0, run("simulate", "--trace", trace.toString(), "--policies", "jsq,round-robin"), stderr());
+        String table = out.toString(StandardCharsets.UTF_8);
+        assertTrue(table.lines().anyMatch(l -> l.startsWith("jsq ") && l.contains("1.00x") && l.contains("+0.0%")),
+                table);
+        assertTrue(table.lines().anyMatch(l -> l.startsWith("round-robin ")), table);
+    }
+
+    @Test
+    void seriesWritesCsvAndChartPerPolicy() throws Exception {
+        Path trace = plainTrace(100);
+        Path series = dir.resolve("series");
+        assertEquals(0, run("simulate", "--trace", trace.toString(), "--workers", "3", "--policies", "br0",
+                "--series", series.toString()), stderr());
+        List<String> csv = Files.readAllLines(series.resolve("br0.csv"));
+        assertEquals("step,time_s,worker_0,worker_1,worker_2", csv.get(0));
+        assertTrue(csv.size() > 10);
+        byte[] png = Files.readAllBytes(series.resolve("br0.png"));
+        assertEquals((byte) 0x89, png[0]);
+        assertEquals('P', png[1]);
+    }
+
+    @Test
+    void badOptionsNameTheOption() throws Exception {
+        Path trace = plainTrace(10);
+        assertEquals(2, run("simulate", "--trace", trace.toString(), "--workers", "many"));
+        assertTrue(stderr().contains("--workers must be an integer, got 'many'"), stderr());
+        err.reset();
+        assertEquals(2, run("simulate", "--trace", trace.toString(), "--gamma", "1.5"));
+        assertTrue(stderr().contains("--gamma must be (0, 1]"), stderr());
+        err.reset();
+        assertEquals(2, run("simulate", "--trace", trace.toString(), "--policies", "jsq,best"));
+        assertTrue(stderr().contains("unknown policy 'best'"), stderr());
+        err.reset();
+        assertEquals(2, run("simulate", "--trace", trace.toString(), "--rate-scale", "0"));
+        assertTrue(stderr().contains("--rate-scale"), stderr());
+        err.reset();
+        assertEquals(2, run("simulate", "--trace", trace.toString(), "--frobnicate", "1"));
+        assertTrue(stderr().contains("unknown option '--frobnicate'"), stderr());
+        err.reset();
+        assertEquals(2, run("simulate"));
+        assertTrue(stderr().contains("--trace FILE is required"), stderr());
+    }
+
+    @Test
+    void aMalformedTraceNamesFileLineAndFieldAndRunsNothing() throws Exception {
+        Path bad = dir.resolve("bad.csv");
+        Files.write(bad, List.of("arrival_s,input_tokens,output_tokens", "0,10,5", "0.1,ten,5"));
+        assertEquals(1, run("simulate", "--trace", bad.toString()));
+        assertTrue(stderr().contains("bad.csv:3: field 'input_tokens'"), stderr());
+        assertEquals("", out.toString(StandardCharsets.UTF_8));
+    }
+}
