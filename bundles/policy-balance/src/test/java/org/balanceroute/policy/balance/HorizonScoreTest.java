@@ -57,18 +57,35 @@ class HorizonScoreTest {
     }
 
     @Test
-    void requestsPredictedToEndFreeFutureMargin() {
-        Random random = new Random(5);
-        Router router = Fixtures.randomState(random, 2, 4, 0, new long[] {1});
-        BalanceSettings s = BalanceSettings.defaults().withHorizon(4, 1, 8, 1.0);
-        // Everything ends after 1 step: from h=1 on, both workers are empty, so margins there are 0
-        // but nothing is ever above them; a delta counts as overflow at every future step.
-        HorizonScore ending = new HorizonScore(s, new Fixtures.ConstantPredictor(1));
-        HorizonScore surviving = new HorizonScore(s, new Fixtures.ConstantPredictor(99));
-        ending.prepare(router.cluster());
-        surviving.prepare(router.cluster());
-        assertEquals(0, ending.orderMargin(0));
-        assertEquals(0, ending.orderMargin(1));
+    void aWorkerWhoseRequestsEndSoonHasRoomAhead() {
+        org.balanceroute.core.ClusterState cluster = new org.balanceroute.core.ClusterState(2, 4);
+        Fixtures.Placer placer = new Fixtures.Placer();
+        Router router = new Router(cluster, placer, java.util.List.of());
+        placer.target = 0;
+        router.submit(new org.balanceroute.core.TrackedRequest(1, 10_000, 0, 0, 0)); // ends after 1 step
+        placer.target = 1;
+        router.submit(new org.balanceroute.core.TrackedRequest(2, 9_000, 0, 0, 0)); // survives
+        TerminationPredictor byId = new TerminationPredictor() {
+            public String name() { return "by-id"; }
+            public int predictEnd(RequestView r, int horizon, double confidence) {
+                return r.id() == 1 ? 1 : SURVIVES;
+            }
+            public void onCompleted(RequestView r, int n) { }
+        };
+        BalanceSettings s = BalanceSettings.defaults().withHorizon(4, 1, 2, 1.0);
+        HorizonScore score = new HorizonScore(s, byId);
+        score.prepare(cluster);
+        // now: worker 0 is the max (margin 0); from h=1 on it is empty and worker 1 is the max
+        assertEquals(0, score.orderMargin(0));
+        assertEquals(0, score.orderMargin(1));
+        // 5,000 tokens on worker 0 overflow now (by 5,000) but fit for h = 1..4 (margin 9,000 + h)
+        assertEquals(5 * 5_000 - 2 * 5_000, score.score(0, 5_000), 1e-9);
+        // on worker 1 they fit now (margin 1,000 -> overflow 4,000) and overflow by 5,000 later
+        assertEquals(5 * 5_000 - 2 * (4_000 + 4 * 5_000), score.score(1, 5_000), 1e-9);
+        // BR-0 sees only the present and prefers worker 1
+        Br0Score now = new Br0Score();
+        now.prepare(cluster);
+        assertEquals(true, now.score(1, 5_000) > now.score(0, 5_000));
     }
 
     /** L_g(k+h) by the definition: sum over running i with c_i > h of (w_i + h). */
