@@ -50,15 +50,11 @@ final class CommandLine {
     }
 
     int integer(String name, int fallback) throws UsageException {
-        String v = values.get(name);
-        if (v == null) {
-            return fallback;
+        long v = longValue(name, fallback);
+        if (v != (int) v) {
+            throw new UsageException(name + " is out of range, got '" + values.get(name) + "'");
         }
-        try {
-            return Integer.parseInt(v.trim());
-        } catch (NumberFormatException e) {
-            throw new UsageException(name + " must be an integer, got '" + v + "'");
-        }
+        return (int) v;
     }
 
     long longValue(String name, long fallback) throws UsageException {
