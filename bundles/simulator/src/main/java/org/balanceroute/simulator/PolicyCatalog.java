@@ -20,6 +20,7 @@ import org.balanceroute.predictor.exactmatch.ExactMatchPredictor;
 import org.balanceroute.predictor.exactmatch.ExactMatchSettings;
 import org.balanceroute.predictor.survival.SurvivalPredictor;
 import org.balanceroute.predictor.survival.SurvivalSettings;
+import org.balanceroute.trace.TraceRequest;
 
 /** Every policy the simulator can run, by the name operators use, each built fresh for one run. */
 public final class PolicyCatalog {
@@ -37,11 +38,20 @@ public final class PolicyCatalog {
     private PolicyCatalog() {
     }
 
+    /** A policy whose predictors start cold. */
+    public static Setup create(String name, long seed, BalanceSettings balance, LongToIntFunction outputLengthById) {
+        return create(name, seed, balance, outputLengthById, List.of());
+    }
+
     /**
      * @param outputLengthById the true output length of a request id, for the oracle only
+     * @param warmStart finished requests the survival and exact-match predictors learn from
+     *     before the run (e.g. yesterday's trace); empty for a cold start
      * @throws IllegalArgumentException for an unknown name, listing the known ones
      */
-    public static Setup create(String name, long seed, BalanceSettings balance, LongToIntFunction outputLengthById) {
+    public static Setup create(String name, long seed, BalanceSettings balance, LongToIntFunction outputLengthById,
+            List<TraceRequest> warmStart) {
+        int[] lengths = warmStart.stream().mapToInt(TraceRequest::outputTokens).toArray();
         return switch (name) {
             case RandomPolicy.NAME -> plain(new RandomPolicy(new SplittableRandom(seed)));
             case RoundRobinPolicy.NAME -> plain(new RoundRobinPolicy());
@@ -51,9 +61,17 @@ public final class PolicyCatalog {
             case VllmAscendPolicy.NAME -> plain(new VllmAscendPolicy());
             case Br0Policy.NAME -> plain(new Br0Policy(balance));
             case Br0BypassPolicy.NAME -> plain(new Br0BypassPolicy());
-            case "brh-survival" -> horizon("survival", balance, new SurvivalPredictor(SurvivalSettings.defaults()));
-            case "brh-exact" -> horizon("exact", balance,
-                    new ExactMatchPredictor(ExactMatchSettings.defaults(), SurvivalSettings.defaults()));
+            case "brh-survival" -> {
+                SurvivalPredictor survival = new SurvivalPredictor(SurvivalSettings.defaults());
+                survival.warmStart(lengths);
+                yield horizon("survival", balance, survival);
+            }
+            case "brh-exact" -> {
+                ExactMatchPredictor exact = new ExactMatchPredictor(ExactMatchSettings.defaults(),
+                        SurvivalSettings.defaults());
+                exact.warmStart(warmStart.stream().mapToLong(TraceRequest::promptKey).toArray(), lengths);
+                yield horizon("exact", balance, exact);
+            }
             case "brh-oracle" -> horizon("oracle", balance, new OraclePredictor(outputLengthById));
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'; known: "
                     + String.join(", ", NAMES));

@@ -68,6 +68,9 @@ final class SimulateCommand {
               --beta B                  BR-H overflow weight                           default: 14.67
               --gamma G                 BR-H discount per step                         default: 0.64
               --confidence P            predictor gate                                 default: 0.5
+              --warm-start FILE         a trace whose output lengths (and prompt identities)
+                                        the survival and exact-match predictors learn first
+                                                                                       default: cold start
             Run and output
               --seed N                  seed of every random choice                    default: 1
               --json                    one JSON object on stdout instead of a table
@@ -77,7 +80,7 @@ final class SimulateCommand {
     private static final Set<String> VALUE_OPTIONS = Set.of("--trace", "--workers", "--capacity", "--policies",
             "--limit", "--min-output", "--rate-scale", "--prompt-prefix-blocks", "--step-a", "--step-b", "--step-c",
             "--prefill-per-token", "--prefill-fixed", "--seed", "--s-greedy", "--r-max", "--horizon", "--alpha",
-            "--beta", "--gamma", "--confidence", "--series");
+            "--beta", "--gamma", "--confidence", "--series", "--warm-start");
     private static final Set<String> FLAGS = Set.of("--json");
     private static final long PROGRESS_INTERVAL_MS = 2000;
     /**
@@ -122,11 +125,17 @@ final class SimulateCommand {
                 cl.number("--rate-scale", 1), cl.integer("--prompt-prefix-blocks", DEFAULT_PROMPT_PREFIX_BLOCKS));
         List<String> policies = policies(cl.string("--policies", String.join(",", PolicyCatalog.NAMES)));
         String seriesDir = cl.string("--series", null);
+        String warmStartFile = cl.string("--warm-start", null);
         boolean json = cl.flag("--json");
 
         Trace trace;
+        List<TraceRequest> warmStart = List.of();
         try {
             trace = TraceLoader.load(Path.of(traceFile), traceOptions);
+            if (warmStartFile != null) {
+                warmStart = TraceLoader.load(Path.of(warmStartFile),
+                        new TraceOptions(0, -1, 1, traceOptions.promptPrefixBlocks())).requests();
+            }
         } catch (TraceFormatException e) {
             err.println("balanceroute simulate: " + e.getMessage());
             return 1;
@@ -149,7 +158,7 @@ final class SimulateCommand {
 
         List<SimulationResult> results;
         try {
-            results = simulateAll(trace, config, balance, policies, seriesDir);
+            results = simulateAll(trace, warmStart, config, balance, policies, seriesDir);
         } catch (IOException e) {
             err.println("balanceroute simulate: --series: " + e.getMessage());
             return 1;
@@ -162,8 +171,8 @@ final class SimulateCommand {
         return 0;
     }
 
-    private List<SimulationResult> simulateAll(Trace trace, SimulationConfig config, BalanceSettings balance,
-            List<String> policies, String seriesDir) throws IOException {
+    private List<SimulationResult> simulateAll(Trace trace, List<TraceRequest> warmStart, SimulationConfig config,
+            BalanceSettings balance, List<String> policies, String seriesDir) throws IOException {
         List<TraceRequest> requests = trace.requests();
         AtomicIntegerArray done = new AtomicIntegerArray(policies.size());
         int threads = Math.max(1, Math.min(policies.size(), Runtime.getRuntime().availableProcessors()));
@@ -177,7 +186,7 @@ final class SimulateCommand {
             for (int p = 0; p < policies.size(); p++) {
                 int index = p;
                 String name = policies.get(p);
-                futures.add(pool.submit(() -> simulateOne(requests, config, balance, name, seriesDir,
+                futures.add(pool.submit(() -> simulateOne(requests, warmStart, config, balance, name, seriesDir,
                         n -> done.set(index, n))));
             }
             List<SimulationResult> results = new ArrayList<>();
@@ -230,11 +239,11 @@ final class SimulateCommand {
         err.println(line.append("  (").append(finished).append('/').append(policies.size()).append(" done)"));
     }
 
-    private static SimulationResult simulateOne(List<TraceRequest> requests, SimulationConfig config,
-            BalanceSettings balance, String name, String seriesDir, java.util.function.IntConsumer progress)
-            throws IOException {
+    private static SimulationResult simulateOne(List<TraceRequest> requests, List<TraceRequest> warmStart,
+            SimulationConfig config, BalanceSettings balance, String name, String seriesDir,
+            java.util.function.IntConsumer progress) throws IOException {
         PolicyCatalog.Setup setup = PolicyCatalog.create(name, config.seed(), balance,
-                id -> requests.get((int) id).outputTokens());
+                id -> requests.get((int) id).outputTokens(), warmStart);
         DecodeSimulator simulator = new DecodeSimulator(config);
         if (seriesDir == null) {
             return simulator.run(requests, setup.policy(), setup.learners(), StepObserver.NONE, progress);

@@ -72,6 +72,23 @@ class MainTest {
     }
 
     @Test
+    void warmStartChangesWhatTheSurvivalPredictorKnows() throws Exception {
+        Path trace = plainTrace(300);
+        List<String> common = List.of("simulate", "--trace", trace.toString(), "--workers", "4", "--capacity", "4",
+                "--policies", "brh-survival", "--horizon", "40", "--json");
+        assertEquals(0, run(common.toArray(String[]::new)), stderr());
+        String cold = out.toString(StandardCharsets.UTF_8);
+        out.reset();
+        List<String> warm = new ArrayList<>(common);
+        warm.addAll(List.of("--warm-start", trace.toString()));
+        assertEquals(0, run(warm.toArray(String[]::new)), stderr());
+        String warmed = out.toString(StandardCharsets.UTF_8);
+        JsonNode a = new ObjectMapper().readTree(cold).get("results").get(0);
+        JsonNode b = new ObjectMapper().readTree(warmed).get("results").get(0);
+        assertTrue(a.get("avgImbalance").asDouble() != b.get("avgImbalance").asDouble(), cold + "\n" + warmed);
+    }
+
+    @Test
     void seriesWritesCsvAndChartPerPolicy() throws Exception {
         Path trace = plainTrace(100);
         Path series = dir.resolve("series");
