@@ -8,8 +8,7 @@ import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.TerminationPredictor;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.policy.balance.Br0BypassPolicy;
-import org.balanceroute.policy.balance.Br0Policy;
-import org.balanceroute.policy.balance.BrhPolicy;
+import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.baseline.JoinShortestQueuePolicy;
 import org.balanceroute.policy.baseline.LeastTokensPolicy;
 import org.balanceroute.policy.baseline.PowerOfTwoChoicesPolicy;
@@ -28,7 +27,7 @@ public final class PolicyCatalog {
     /** All names, baselines first, in report order. */
     public static final List<String> NAMES = List.of(
             RandomPolicy.NAME, RoundRobinPolicy.NAME, PowerOfTwoChoicesPolicy.NAME, JoinShortestQueuePolicy.NAME,
-            LeastTokensPolicy.NAME, VllmAscendPolicy.NAME, Br0Policy.NAME, Br0BypassPolicy.NAME,
+            LeastTokensPolicy.NAME, VllmAscendPolicy.NAME, BalancePolicy.BR0, Br0BypassPolicy.NAME,
             "brh-survival", "brh-exact", "brh-oracle");
 
     /** A policy and the predictors that must learn from completions while it runs. */
@@ -59,7 +58,7 @@ public final class PolicyCatalog {
             case JoinShortestQueuePolicy.NAME -> plain(new JoinShortestQueuePolicy());
             case LeastTokensPolicy.NAME -> plain(new LeastTokensPolicy());
             case VllmAscendPolicy.NAME -> plain(new VllmAscendPolicy());
-            case Br0Policy.NAME -> plain(new Br0Policy(balance));
+            case BalancePolicy.BR0 -> plain(BalancePolicy.br0(balance));
             case Br0BypassPolicy.NAME -> plain(new Br0BypassPolicy());
             case "brh-survival" -> {
                 SurvivalPredictor survival = new SurvivalPredictor(SurvivalSettings.defaults());
@@ -83,6 +82,6 @@ public final class PolicyCatalog {
     }
 
     private static Setup horizon(String label, BalanceSettings balance, TerminationPredictor predictor) {
-        return new Setup(new BrhPolicy(label, balance, predictor), List.of(predictor));
+        return new Setup(BalancePolicy.brh(label, balance, predictor), List.of(predictor));
     }
 }

@@ -16,6 +16,12 @@ public interface BarrierScore {
     /** F_g(Q) for a set of waiting requests whose prompts sum to {@code delta} tokens. */
     double score(int worker, long delta);
 
+    /**
+     * F_g(delta + 1) - F_g(delta), computed without cancelling large terms. F is concave in
+     * delta, so the slope never increases: the dispatcher binary-searches sizes with it.
+     */
+    double slope(int worker, long delta);
+
     /** The margin that orders workers: m_g for BR-0, min over the horizon of m_{g,h} for BR-H. */
     long orderMargin(int worker);
 

@@ -28,6 +28,12 @@ public final class Br0Score implements BarrierScore {
     }
 
     @Override
+    public double slope(int worker, long delta) {
+        // +1 below the margin, 1 - G from it on
+        return delta < max - load[worker] ? 1 : 1 - load.length;
+    }
+
+    @Override
     public long orderMargin(int worker) {
         return max - load[worker];
     }

@@ -19,11 +19,14 @@ import org.balanceroute.api.TerminationPredictor;
  * Each future step's overflow is judged against that step's own margin. H=0, alpha=1, beta=G
  * is exactly BR-0.
  *
- * <p>Cost: {@link #prepare} is O(running requests + G*H log H) (one predictor call per running
- * request, difference arrays for the projection). Scoring is O(log H): each worker's margins
- * are kept sorted with prefix sums of gamma^h and gamma^h * m, so the hinge sum is
+ * <p>Cost: {@link #prepare} is O(running requests + G*H) (one predictor call per running
+ * request, difference arrays for the projection). Scoring is O(log H): a worker's margins are
+ * kept sorted with prefix sums of gamma^h and gamma^h * m, so the hinge sum is
  * {@code Delta * D(<Delta) - DM(<Delta)} after one binary search. Stage 2 scores up to
- * 2^R_max subsets per worker, which is why scoring must not be O(H).
+ * 2^R_max subsets per worker, which is why scoring must not be O(H). The sorted margins and the
+ * minimum margin are rebuilt lazily, per worker, when first asked for after a change: an
+ * assignment that raises a future maximum changes every worker's margins, but the dispatcher
+ * only scores the one worker it picked.
  */
 public final class HorizonScore implements BarrierScore {
 
@@ -44,6 +47,9 @@ public final class HorizonScore implements BarrierScore {
     private double[][] prefixD;    // [g][rank]: sum of gamma^h over the first rank margins
     private double[][] prefixDm;   // [g][rank]: sum of gamma^h * m over the first rank margins
     private final long[] sortKeys;
+    private boolean[] sortedStale;  // [g]: sortedMargin and prefixes need a rebuild
+    private boolean[] minStale;     // [g]: minMargin needs a rescan
+    private long[] minMargin;       // [g]
     private final long[] endCount;  // [c]: running requests of one worker active for exactly c more steps
     private final long[] endLoad;   // [c]: their KV loads
 
@@ -76,6 +82,9 @@ public final class HorizonScore implements BarrierScore {
             sortedMargin = new long[g][horizon + 1];
             prefixD = new double[g][horizon + 2];
             prefixDm = new double[g][horizon + 2];
+            sortedStale = new boolean[g];
+            minStale = new boolean[g];
+            minMargin = new long[g];
         }
         Arrays.fill(maxAhead, 0);
         for (int w = 0; w < g; w++) {
@@ -97,7 +106,7 @@ public final class HorizonScore implements BarrierScore {
                 maxAhead[h] = Math.max(maxAhead[h], row[h]);
             }
         }
-        rebuildAll();
+        markAllStale();
     }
 
     /** c_i clipped to [1, H+1], H+1 meaning "still running after the horizon". */
@@ -111,8 +120,23 @@ public final class HorizonScore implements BarrierScore {
 
     @Override
     public double score(int worker, long delta) {
+        int rank = marginsBelow(worker, delta);
+        double overflow = delta * prefixD[worker][rank] - prefixDm[worker][rank];
+        return alpha * discountSum * delta - beta * overflow;
+    }
+
+    /** Margins are integers, so one more token overflows exactly the steps whose margin is <= delta. */
+    @Override
+    public double slope(int worker, long delta) {
+        return alpha * discountSum - beta * prefixD[worker][marginsBelow(worker, delta + 1)];
+    }
+
+    /** How many of the worker's H+1 future margins are strictly below delta (those steps overflow). */
+    private int marginsBelow(int worker, long delta) {
+        if (sortedStale[worker]) {
+            rebuild(worker);
+        }
         long[] margins = sortedMargin[worker];
-        // rank = number of margins strictly below delta: those steps overflow
         int lo = 0, hi = horizon + 1;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
@@ -122,13 +146,21 @@ public final class HorizonScore implements BarrierScore {
                 hi = mid;
             }
         }
-        double overflow = delta * prefixD[worker][lo] - prefixDm[worker][lo];
-        return alpha * discountSum * delta - beta * overflow;
+        return lo;
     }
 
     @Override
     public long orderMargin(int worker) {
-        return sortedMargin[worker][0];
+        if (minStale[worker]) {
+            long[] row = projected[worker];
+            long min = Long.MAX_VALUE;
+            for (int h = 0; h <= horizon; h++) {
+                min = Math.min(min, maxAhead[h] - row[h]);
+            }
+            minMargin[worker] = min;
+            minStale[worker] = false;
+        }
+        return minMargin[worker];
     }
 
     @Override
@@ -146,16 +178,16 @@ public final class HorizonScore implements BarrierScore {
         }
         // A higher barrier changes every worker's margins; otherwise only this worker's.
         if (maxRose) {
-            rebuildAll();
+            markAllStale();
         } else {
-            rebuild(worker);
+            sortedStale[worker] = true;
+            minStale[worker] = true;
         }
     }
 
-    private void rebuildAll() {
-        for (int w = 0; w < workers; w++) {
-            rebuild(w);
-        }
+    private void markAllStale() {
+        Arrays.fill(sortedStale, true);
+        Arrays.fill(minStale, true);
     }
 
     private void rebuild(int worker) {
@@ -174,5 +206,6 @@ public final class HorizonScore implements BarrierScore {
             pd[rank + 1] = pd[rank] + d;
             pdm[rank + 1] = pdm[rank] + d * m;
         }
+        sortedStale[worker] = false;
     }
 }

@@ -10,7 +10,10 @@ import org.balanceroute.api.PromptPoolView;
  * <p><b>Stage 1, abundant capacity</b> (total free slots S_tot > S_greedy): take the worker with
  * the most free slots (ties: the larger margin, then the lower index) and give it the waiting
  * request with the highest F_g({i}) (ties: the larger prompt, then the older). In the safe
- * regime this is "largest request to lightest worker". O(|pool|) per assignment.
+ * regime this is "largest request to lightest worker". A scan of the pool per assignment, or,
+ * when a step makes more than log2 |pool| of them (start-up, a burst of completions), one sort
+ * of the pool and a binary search per assignment ({@link PoolBySize}: F is concave in the
+ * request's size); both make the same picks.
  *
  * <p><b>Stage 2, scarce capacity</b>: visit each worker with free slots once, in order of
  * (free slots, margin) descending, re-evaluated after every assignment. For each, take the
@@ -30,6 +33,7 @@ public final class TwoStageDispatcher {
     private final BarrierScore score;
     private final long[] subsetSum;
     private final int[] candidateTokens;
+    private final PoolBySize bySize = new PoolBySize();
     private int[] freeSlots = new int[0];
     private boolean[] visited = new boolean[0];
 
@@ -49,17 +53,30 @@ public final class TwoStageDispatcher {
             visited = new boolean[workers];
         }
         score.prepare(cluster);
-        int total = 0;
+        int total = 0; // S_tot
         for (int g = 0; g < workers; g++) {
             freeSlots[g] = cluster.freeSlots(g);
             total += freeSlots[g];
             visited[g] = false;
         }
         int sGreedy = settings.sGreedyFor(workers);
-        while (total > sGreedy && !pool.isEmpty()) {
-            int g = pickWorker(workers, false);
-            assign(step, bestSingle(pool, g, pool.size()), g);
-            total--;
+        int greedyPicks = Math.min(total - sGreedy, pool.size());
+        if (greedyPicks > Integer.SIZE - Integer.numberOfLeadingZeros(pool.size())) {
+            // Many picks: sorting the pool once beats scanning it for each (same picks).
+            bySize.build(pool);
+            for (; greedyPicks > 0; greedyPicks--) {
+                int g = pickWorker(workers, false);
+                int best = bySize.best(score, g);
+                var request = bySize.request(best);
+                step.assign(bySize.remove(best), g);
+                score.assigned(g, request);
+                freeSlots[g]--;
+            }
+        } else {
+            for (; greedyPicks > 0; greedyPicks--) {
+                int g = pickWorker(workers, false);
+                assign(step, bestSingle(pool, g, pool.size()), g);
+            }
         }
         while (!pool.isEmpty()) {
             int g = pickWorker(workers, true);
@@ -71,25 +88,42 @@ public final class TwoStageDispatcher {
         }
     }
 
-    /** The worker with most free slots, then largest margin, then lowest index; -1 if none is free. */
+    /**
+     * The worker with most free slots, then largest margin, then lowest index; -1 if none is
+     * free. Margins are asked for only to break a tie: with BR-H each costs O(H) after a change.
+     */
     private int pickWorker(int workers, boolean skipVisited) {
-        int best = -1;
-        long bestMargin = 0;
+        int mostSlots = 0, tied = 0, first = -1;
         for (int g = 0; g < workers; g++) {
-            if (freeSlots[g] == 0 || (skipVisited && visited[g])) {
+            if (skipVisited && visited[g]) {
                 continue;
             }
-            long margin = score.orderMargin(g);
-            if (best < 0 || freeSlots[g] > freeSlots[best]
-                    || (freeSlots[g] == freeSlots[best] && margin > bestMargin)) {
-                best = g;
-                bestMargin = margin;
+            if (freeSlots[g] > mostSlots) {
+                mostSlots = freeSlots[g];
+                tied = 1;
+                first = g;
+            } else if (freeSlots[g] == mostSlots && mostSlots > 0) {
+                tied++;
+            }
+        }
+        if (tied <= 1) {
+            return first;
+        }
+        int best = first;
+        long bestMargin = score.orderMargin(first);
+        for (int g = first + 1; g < workers; g++) {
+            if (freeSlots[g] == mostSlots && !(skipVisited && visited[g])) {
+                long margin = score.orderMargin(g);
+                if (margin > bestMargin) {
+                    best = g;
+                    bestMargin = margin;
+                }
             }
         }
         return best;
     }
 
-    /** Among the first {@code n} pool entries, the one with the highest F_g({i}); ties: larger, then older. */
+    /** Among the first {@code n} pool entries, the highest F_g({i}); ties: larger, then older. */
     private int bestSingle(PromptPoolView pool, int g, int n) {
         int best = 0;
         int bestTokens = pool.get(0).promptTokens();

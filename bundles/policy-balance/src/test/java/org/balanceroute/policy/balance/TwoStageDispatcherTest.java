@@ -68,7 +68,7 @@ class TwoStageDispatcherTest {
                 }
                 bestF = Math.max(bestF, FScore.br0(delta, margin, workers));
             }
-            router.setPolicy(new Br0Policy(DEFAULTS));
+            router.setPolicy(BalancePolicy.br0(DEFAULTS));
             router.dispatch();
             Set<TrackedRequest> placed = new HashSet<>();
             long delta = 0;
@@ -111,7 +111,7 @@ class TwoStageDispatcherTest {
         router.submit(small);
         router.submit(fits);
         router.submit(tooBig);
-        router.setPolicy(new Br0Policy(DEFAULTS));
+        router.setPolicy(BalancePolicy.br0(DEFAULTS));
         router.dispatch();
         // Worker 1 has most free slots and margin 10,000: the 9,000 request fills it best.
         assertEquals(1, fits.worker());
@@ -125,8 +125,8 @@ class TwoStageDispatcherTest {
         for (int trial = 0; trial < 300; trial++) {
             int workers = 1 + random.nextInt(12);
             long seed = random.nextLong();
-            List<String> br0 = decisions(seed, workers, new Br0Policy(DEFAULTS));
-            List<String> brh = decisions(seed, workers, new BrhPolicy("h0",
+            List<String> br0 = decisions(seed, workers, BalancePolicy.br0(DEFAULTS));
+            List<String> brh = decisions(seed, workers, BalancePolicy.brh("h0",
                     DEFAULTS.withHorizon(0, 1, workers, 0.64), new Fixtures.ConstantPredictor(1)));
             assertEquals(br0, brh);
         }
