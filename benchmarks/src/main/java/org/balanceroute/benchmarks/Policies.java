@@ -2,8 +2,7 @@ package org.balanceroute.benchmarks;
 
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.policy.balance.BalanceSettings;
-import org.balanceroute.policy.balance.Br0Policy;
-import org.balanceroute.policy.balance.BrhPolicy;
+import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.predictor.survival.SurvivalPredictor;
 import org.balanceroute.predictor.survival.SurvivalSettings;
 
@@ -22,11 +21,11 @@ final class Policies {
 
     static RoutingPolicy create(String name, BalanceSettings settings) {
         return switch (name) {
-            case BR0 -> new Br0Policy(settings);
+            case BR0 -> BalancePolicy.br0(settings);
             case BRH_SURVIVAL -> {
                 SurvivalPredictor predictor = new SurvivalPredictor(SurvivalSettings.defaults());
                 predictor.warmStart(MooncakeLike.outputLengths(WARM_START_SEED, WARM_START_SAMPLES));
-                yield new BrhPolicy("survival", settings, predictor);
+                yield BalancePolicy.brh("survival", settings, predictor);
             }
             default -> throw new IllegalArgumentException("unknown policy " + name
                     + " (expected " + BR0 + " or " + BRH_SURVIVAL + ")");
