@@ -1,5 +1,6 @@
 package org.balanceroute.api;
 
+import java.util.Map;
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -36,5 +37,15 @@ public interface RoutingPolicy {
     /** Assigns waiting requests to workers with free slots, once per decode step (pool policies). */
     default void dispatch(DispatchStep step) {
         // arrival policies have nothing in the pool to place
+    }
+
+    /**
+     * The tunables in force, by configuration property name (e.g. {@code rMax}, {@code seed}),
+     * for operators and the admin API; empty when the policy has none. Unlike the routing
+     * methods this may be called from any thread: implementations return an immutable map
+     * built when their settings last changed.
+     */
+    default Map<String, Object> parameters() {
+        return Map.of();
     }
 }

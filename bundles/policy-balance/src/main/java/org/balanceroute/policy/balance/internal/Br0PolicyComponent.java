@@ -1,0 +1,30 @@
+package org.balanceroute.policy.balance.internal;
+
+import org.balanceroute.api.RoutingPolicy;
+import org.balanceroute.policy.balance.BalancePolicy;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.metatype.annotations.Designate;
+
+/**
+ * Registers BR-0 ({@link BalancePolicy#br0}) as a {@link RoutingPolicy} service with
+ * {@code balanceroute.policy=br0}, configured by the shared PID {@value BalanceConfig#PID}
+ * (it uses sGreedy and rMax). Called only from the router's single dispatch thread. This
+ * component also carries the metatype description of that shared PID.
+ */
+@Component(name = "org.balanceroute.policy.balance.br0", configurationPid = BalanceConfig.PID,
+        service = RoutingPolicy.class, property = RoutingPolicy.NAME_PROPERTY + "=" + BalancePolicy.BR0)
+@Designate(ocd = BalanceConfig.class)
+public final class Br0PolicyComponent extends BalancePolicyAdapter {
+
+    @Activate
+    public Br0PolicyComponent(BalanceConfig config) {
+        super(BalancePolicy.BR0, config, BalancePolicy::br0);
+    }
+
+    @Modified
+    void modified(BalanceConfig config) {
+        reconfigure(config);
+    }
+}

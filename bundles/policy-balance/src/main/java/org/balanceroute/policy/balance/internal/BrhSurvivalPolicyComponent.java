@@ -1,0 +1,39 @@
+package org.balanceroute.policy.balance.internal;
+
+import org.balanceroute.api.RoutingPolicy;
+import org.balanceroute.api.TerminationPredictor;
+import org.balanceroute.policy.balance.BalancePolicy;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+
+/**
+ * Registers BR-H with the survival predictor ({@link BalancePolicy#brh}) as a
+ * {@link RoutingPolicy} service with {@code balanceroute.policy=brh-survival}, configured by the
+ * shared PID {@value BalanceConfig#PID}. Its predictor is the {@link TerminationPredictor}
+ * service with {@code balanceroute.predictor=survival} (a static, mandatory reference: without that
+ * predictor the policy is not registered). The predictor is shared with the router, which teaches
+ * it every completion whatever policy is active. Called only from the router's single dispatch
+ * thread.
+ */
+@Component(name = "org.balanceroute.policy.balance.brh.survival", configurationPid = BalanceConfig.PID,
+        service = RoutingPolicy.class,
+        property = RoutingPolicy.NAME_PROPERTY + "=" + BalancePolicy.BRH_PREFIX + BrhSurvivalPolicyComponent.LABEL)
+public final class BrhSurvivalPolicyComponent extends BalancePolicyAdapter {
+
+    static final String LABEL = "survival";
+    static final String PREDICTOR_FILTER = "(" + TerminationPredictor.NAME_PROPERTY + "=survival)";
+
+    @Activate
+    public BrhSurvivalPolicyComponent(BalanceConfig config,
+            @Reference(name = "survivalPredictor", target = PREDICTOR_FILTER) TerminationPredictor predictor) {
+        super(BalancePolicy.BRH_PREFIX + LABEL, config,
+                settings -> BalancePolicy.brh(LABEL, settings, predictor));
+    }
+
+    @Modified
+    void modified(BalanceConfig config) {
+        reconfigure(config);
+    }
+}

@@ -1,0 +1,47 @@
+package org.balanceroute.policy.baseline.internal;
+
+import java.util.SplittableRandom;
+import org.balanceroute.api.RoutingPolicy;
+import org.balanceroute.policy.baseline.PowerOfTwoChoicesPolicy;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+/**
+ * Registers {@link PowerOfTwoChoicesPolicy} ({@value PowerOfTwoChoicesPolicy#NAME}: two random workers, the one with fewer outstanding requests) as a {@link RoutingPolicy}
+ * service with {@code balanceroute.policy=p2c}, seeded by configuration PID
+ * {@value #PID}. Called only from the router's single dispatch thread; a new seed takes effect
+ * at the next call and restarts the random sequence.
+ */
+@Component(name = PowerOfTwoChoicesPolicyComponent.PID, service = RoutingPolicy.class,
+        property = RoutingPolicy.NAME_PROPERTY + "=" + PowerOfTwoChoicesPolicy.NAME)
+@Designate(ocd = PowerOfTwoChoicesPolicyComponent.Config.class)
+public final class PowerOfTwoChoicesPolicyComponent extends SeededPolicy {
+
+    static final String PID = "org.balanceroute.policy.baseline.p2c";
+
+    @ObjectClassDefinition(name = "BalanceRoute policy: p2c",
+            description = "The p2c baseline: two random workers, the one with fewer outstanding requests.")
+    @interface Config {
+
+        long DEFAULT_SEED = 1L;
+
+        @AttributeDefinition(name = "Seed",
+                description = "Seed of the policy's random generator (any 64-bit integer; default 1). "
+                        + "The same seed gives the same sequence of choices.")
+        long seed() default DEFAULT_SEED;
+    }
+
+    @Activate
+    public PowerOfTwoChoicesPolicyComponent(Config config) {
+        super(seed -> new PowerOfTwoChoicesPolicy(new SplittableRandom(seed)), config.seed());
+    }
+
+    @Modified
+    void modified(Config config) {
+        reseed(config.seed());
+    }
+}

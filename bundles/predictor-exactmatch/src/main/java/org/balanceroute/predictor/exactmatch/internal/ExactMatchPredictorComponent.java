@@ -1,0 +1,143 @@
+package org.balanceroute.predictor.exactmatch.internal;
+
+import org.balanceroute.api.RequestView;
+import org.balanceroute.api.TerminationPredictor;
+import org.balanceroute.predictor.exactmatch.ExactMatchPredictor;
+import org.balanceroute.predictor.exactmatch.ExactMatchSettings;
+import org.balanceroute.predictor.survival.SurvivalSettings;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Registers the {@link ExactMatchPredictor} as a {@link TerminationPredictor} service with
+ * {@code balanceroute.predictor=exact-match}, configured by PID {@value #PID}. The router teaches
+ * it every completion whatever policy is active; {@code brh-exact} asks it.
+ *
+ * <p>Config-or-error: an invalid configuration is logged (field and range) and the settings in
+ * force are kept. A valid change builds a new predictor, so what it has learned (per-prompt
+ * histories and the survival fallback) restarts from nothing.
+ *
+ * <p>Threading: {@link #predictEnd} and {@link #onCompleted} are called only from the router's
+ * single dispatch thread (the predictor is not thread-safe); a reconfiguration publishes the new
+ * predictor through a volatile field.
+ */
+@Component(name = ExactMatchPredictorComponent.PID, service = TerminationPredictor.class,
+        property = TerminationPredictor.NAME_PROPERTY + "=" + ExactMatchPredictor.NAME)
+@Designate(ocd = ExactMatchPredictorComponent.Config.class)
+public final class ExactMatchPredictorComponent implements TerminationPredictor {
+
+    static final String PID = "org.balanceroute.predictor.exactmatch";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ExactMatchPredictorComponent.class);
+
+    @ObjectClassDefinition(name = "BalanceRoute predictor: exact-match",
+            description = "Termination predictor over the output lengths seen for the same prompt, "
+                    + "falling back to the survival predictor (used by brh-exact). Changing a value "
+                    + "restarts its learning.")
+    @interface Config {
+
+        int DEFAULT_MIN_COUNT = ExactMatchSettings.DEFAULT_MIN_COUNT;
+        int DEFAULT_MAX_PROMPTS = ExactMatchSettings.DEFAULT_MAX_PROMPTS;
+        int DEFAULT_MAX_LENGTHS_PER_PROMPT = ExactMatchSettings.DEFAULT_MAX_LENGTHS_PER_PROMPT;
+        long DEFAULT_MIN_SAMPLES = SurvivalSettings.DEFAULT_MIN_SAMPLES;
+
+        @AttributeDefinition(name = "Minimum count", min = "1", max = "4096",
+                description = "Lengths a prompt must have recorded before its own history is used "
+                        + "instead of the survival fallback. Integer in [1, maxLengthsPerPrompt]; default 3.")
+        int minCount() default DEFAULT_MIN_COUNT;
+
+        @AttributeDefinition(name = "Maximum prompts", min = "1", max = "536870912",
+                description = "Prompts whose history is kept; once reached, new prompts are not added. "
+                        + "Integer in [1, 536870912]; default 1000000.")
+        int maxPrompts() default DEFAULT_MAX_PROMPTS;
+
+        @AttributeDefinition(name = "Maximum lengths per prompt", min = "1", max = "4096",
+                description = "Latest output lengths kept per prompt (older ones are overwritten). "
+                        + "Integer in [1, 4096]; default 64.")
+        int maxLengthsPerPrompt() default DEFAULT_MAX_LENGTHS_PER_PROMPT;
+
+        @AttributeDefinition(name = "Fallback minimum samples", min = "1",
+                description = "minSamples of the embedded survival fallback: finished requests it must "
+                        + "hold before it answers anything but 'survives'. Integer >= 1; default 32.")
+        long minSamples() default DEFAULT_MIN_SAMPLES;
+    }
+
+    private record Settings(ExactMatchSettings exact, SurvivalSettings survival) {
+    }
+
+    private record Current(Settings settings, ExactMatchPredictor predictor) {
+    }
+
+    private volatile Current current;
+
+    @Activate
+    public ExactMatchPredictorComponent(Config config) {
+        Settings settings = read(config);
+        if (settings == null) {
+            settings = new Settings(ExactMatchSettings.defaults(), SurvivalSettings.defaults());
+        }
+        current = build(settings);
+    }
+
+    private static Current build(Settings s) {
+        return new Current(s, new ExactMatchPredictor(s.exact(), s.survival()));
+    }
+
+    @Modified
+    void modified(Config config) {
+        Settings settings = read(config);
+        if (settings != null && !settings.equals(current.settings())) {
+            current = build(settings);
+            LOG.info("predictor {}: settings now {}; learning restarts", ExactMatchPredictor.NAME, settings);
+        }
+    }
+
+    /** The settings, or null after logging why the configuration is rejected. */
+    private Settings read(Config config) {
+        try {
+            return new Settings(
+                    new ExactMatchSettings(config.minCount(), config.maxPrompts(), config.maxLengthsPerPrompt()),
+                    new SurvivalSettings(config.minSamples()));
+        } catch (RuntimeException e) {
+            LOG.error("predictor {}: configuration {} rejected: {}; {}", ExactMatchPredictor.NAME, PID,
+                    e.getMessage(), current == null ? "using the defaults" : "keeping " + current.settings());
+            return null;
+        }
+    }
+
+    /** The exact-match settings in force. */
+    ExactMatchSettings exactSettings() {
+        return current.settings().exact();
+    }
+
+    /** The fallback's settings in force. */
+    SurvivalSettings survivalSettings() {
+        return current.settings().survival();
+    }
+
+    @Override
+    public String name() {
+        return ExactMatchPredictor.NAME;
+    }
+
+    @Override
+    public int predictEnd(RequestView request, int horizon, double confidence) {
+        return current.predictor().predictEnd(request, horizon, confidence);
+    }
+
+    @Override
+    public void onCompleted(RequestView request, int outputTokens) {
+        current.predictor().onCompleted(request, outputTokens);
+    }
+
+    @Override
+    public String toString() {
+        return ExactMatchPredictor.NAME;
+    }
+}

@@ -1,0 +1,109 @@
+package org.balanceroute.predictor.survival.internal;
+
+import org.balanceroute.api.RequestView;
+import org.balanceroute.api.TerminationPredictor;
+import org.balanceroute.predictor.survival.SurvivalPredictor;
+import org.balanceroute.predictor.survival.SurvivalSettings;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Registers the {@link SurvivalPredictor} as a {@link TerminationPredictor} service with
+ * {@code balanceroute.predictor=survival}, configured by PID {@value #PID}. The router teaches it
+ * every completion whatever policy is active; {@code brh-survival} asks it.
+ *
+ * <p>Config-or-error: an invalid configuration is logged (field and range) and the settings in
+ * force are kept. A valid change of {@code minSamples} builds a new predictor, so what it has
+ * learned restarts from nothing.
+ *
+ * <p>Threading: {@link #predictEnd} and {@link #onCompleted} are called only from the router's
+ * single dispatch thread (the predictor is not thread-safe); a reconfiguration publishes the new
+ * predictor through a volatile field.
+ */
+@Component(name = SurvivalPredictorComponent.PID, service = TerminationPredictor.class,
+        property = TerminationPredictor.NAME_PROPERTY + "=" + SurvivalPredictor.NAME)
+@Designate(ocd = SurvivalPredictorComponent.Config.class)
+public final class SurvivalPredictorComponent implements TerminationPredictor {
+
+    static final String PID = "org.balanceroute.predictor.survival";
+
+    private static final Logger LOG = LoggerFactory.getLogger(SurvivalPredictorComponent.class);
+
+    @ObjectClassDefinition(name = "BalanceRoute predictor: survival",
+            description = "Termination predictor from the online empirical distribution of output "
+                    + "lengths (used by brh-survival). Changing a value restarts its learning.")
+    @interface Config {
+
+        long DEFAULT_MIN_SAMPLES = SurvivalSettings.DEFAULT_MIN_SAMPLES;
+
+        @AttributeDefinition(name = "Minimum samples", min = "1",
+                description = "Finished requests the distribution must hold before the predictor "
+                        + "answers anything but 'survives past the horizon'. Integer >= 1; default 32.")
+        long minSamples() default DEFAULT_MIN_SAMPLES;
+    }
+
+    private record Current(SurvivalSettings settings, SurvivalPredictor predictor) {
+    }
+
+    private volatile Current current;
+
+    @Activate
+    public SurvivalPredictorComponent(Config config) {
+        SurvivalSettings settings = read(config);
+        if (settings == null) {
+            settings = SurvivalSettings.defaults();
+        }
+        current = new Current(settings, new SurvivalPredictor(settings));
+    }
+
+    @Modified
+    void modified(Config config) {
+        SurvivalSettings settings = read(config);
+        if (settings != null && !settings.equals(current.settings())) {
+            current = new Current(settings, new SurvivalPredictor(settings));
+            LOG.info("predictor {}: minSamples now {}; learning restarts", SurvivalPredictor.NAME, settings.minSamples());
+        }
+    }
+
+    /** The settings, or null after logging why the configuration is rejected. */
+    private SurvivalSettings read(Config config) {
+        try {
+            return new SurvivalSettings(config.minSamples());
+        } catch (RuntimeException e) {
+            LOG.error("predictor {}: configuration {} rejected: {}; {}", SurvivalPredictor.NAME, PID, e.getMessage(),
+                    current == null ? "using the defaults" : "keeping minSamples=" + current.settings().minSamples());
+            return null;
+        }
+    }
+
+    /** The settings in force. */
+    SurvivalSettings settings() {
+        return current.settings();
+    }
+
+    @Override
+    public String name() {
+        return SurvivalPredictor.NAME;
+    }
+
+    @Override
+    public int predictEnd(RequestView request, int horizon, double confidence) {
+        return current.predictor().predictEnd(request, horizon, confidence);
+    }
+
+    @Override
+    public void onCompleted(RequestView request, int outputTokens) {
+        current.predictor().onCompleted(request, outputTokens);
+    }
+
+    @Override
+    public String toString() {
+        return SurvivalPredictor.NAME;
+    }
+}
