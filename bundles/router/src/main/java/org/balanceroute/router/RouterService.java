@@ -1,0 +1,130 @@
+package org.balanceroute.router;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.balanceroute.api.ClusterSnapshot;
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * The router: one dispatch thread that owns the routing core (a
+ * {@code org.balanceroute.core.Router} over a {@code ClusterState} of G workers with B slots
+ * each) and applies everything through a queue: request submissions, decoded tokens,
+ * completions, aborts, dispatch steps, policy switches and reconfigurations. Nothing on that
+ * path takes a lock.
+ *
+ * <p><b>Threading.</b> Every method may be called from any thread. State changes are applied by
+ * the dispatch thread in the order they were called (from one calling thread; calls from
+ * different threads interleave in some order), so, e.g., a {@link #dispatchStep()} called after
+ * {@link #submit} sees that request. Futures complete on the dispatch thread: a dependent stage
+ * attached with a non-async method runs there and must not block (use the {@code *Async}
+ * variants for real work).
+ *
+ * <p><b>Policy selection.</b> The configuration (PID {@value #PID}) names the policy
+ * ({@code policy}, default {@code br0}) and a fallback ({@code fallbackPolicy}, default
+ * {@code jsq}); policies are the {@code RoutingPolicy} services registered with
+ * {@code balanceroute.policy=NAME}. The router uses the configured policy while it is
+ * registered, else the fallback (logged once per transition), else none: requests then wait in
+ * the prompt pool until a policy appears. A switch is applied by the dispatch thread at the
+ * next command, so it is in force for the next dispatch step (and the next arrival): requests on
+ * a worker stay there, requests in the pool are placed by the new policy (at once, if the new
+ * policy routes at arrival), nothing is dropped.
+ *
+ * <p><b>Stepping.</b> A dispatch step places waiting requests once per decode step. With
+ * {@code stepIntervalMillis = 0} (the default, manual mode) steps happen only when
+ * {@link #dispatchStep()} is called: the proxy will call it from the decode steps it observes,
+ * tests call it directly. With {@code stepIntervalMillis > 0} the dispatch thread also runs a
+ * step by itself at that interval.
+ *
+ * <p><b>Learning.</b> Every registered {@code TerminationPredictor} is told each completion,
+ * whatever policy is active, so a BR-H policy switched to later starts warm.
+ */
+@ProviderType
+public interface RouterService {
+
+    /** Configuration PID and component name of the router. */
+    String PID = "org.balanceroute.router";
+
+    /** Name reported as the active policy while neither the configured nor the fallback one is available. */
+    String NO_POLICY = "none";
+
+    /** The policy the dispatch thread uses now: the configured one, the fallback, or {@link #NO_POLICY}. */
+    String activePolicy();
+
+    /** The configuration's {@code policy}, whether or not it is available. */
+    String configuredPolicy();
+
+    /** The configuration's {@code fallbackPolicy}. */
+    String fallbackPolicy();
+
+    /** Names of the registered policies, sorted. */
+    List<String> availablePolicies();
+
+    /**
+     * The tunables in force of a registered policy (e.g. the BR-0 / BR-H settings, a seed), by
+     * configuration property name; empty if it has none or is not registered.
+     */
+    Map<String, Object> policyParameters(String policy);
+
+    /**
+     * A consistent copy of the cluster as the dispatch thread sees it, taken between two
+     * commands: per-worker KV loads, running and queued requests, the step index (the number of
+     * dispatch steps run so far) and the prompt pool depth. Blocks until the dispatch thread
+     * answers.
+     *
+     * @throws IllegalStateException if the router is stopped or does not answer within seconds
+     */
+    ClusterSnapshot snapshot();
+
+    /**
+     * A request that finished prefill. Pool policies keep it in the prompt pool until a dispatch
+     * step places it; arrival policies place it at once.
+     *
+     * @param requestId unique among the requests in flight
+     * @param promptTokens s_i, at least 1
+     * @param promptKey prompt identity for the exact-match predictor, 0 if unknown
+     * @param bodyBytes size of the client's request body (what the vllm-ascend rule balances), at least 0
+     * @return completes with the worker once the request is placed; completes exceptionally with
+     *     {@link IllegalArgumentException} if the id is already in flight,
+     *     is cancelled ({@link java.util.concurrent.CancellationException}) if it is aborted before it
+     *     is placed,
+     *     {@link IllegalStateException} if the router stops first
+     * @throws IllegalArgumentException if promptTokens &lt; 1 or bodyBytes &lt; 0
+     */
+    CompletableFuture<Placement> submit(long requestId, int promptTokens, long promptKey, int bodyBytes);
+
+    /**
+     * {@code count} more tokens decoded for a running request: its KV load and its worker's grow
+     * by that much. Fire and forget; tokens for an unknown request are ignored.
+     *
+     * @throws IllegalArgumentException if count &lt; 1
+     */
+    void tokens(long requestId, int count);
+
+    /**
+     * The request finished normally: its slot and load are released, queued work on its worker
+     * is admitted, and every predictor learns its output length (the tokens reported for it).
+     *
+     * @return true, or false if no such request is in flight
+     */
+    CompletableFuture<Boolean> complete(long requestId);
+
+    /**
+     * The request ended abnormally (error, disconnect, timeout): released wherever it is (pool,
+     * worker queue, running), nothing learned. A pending {@link #submit} future is cancelled.
+     *
+     * @return true, or false if no such request is in flight
+     */
+    CompletableFuture<Boolean> abort(long requestId);
+
+    /**
+     * Runs one dispatch step: the active policy places waiting requests from the prompt pool on
+     * workers with free slots; then the step index advances.
+     *
+     * @return what the step placed where
+     */
+    CompletableFuture<StepResult> dispatchStep();
+
+    /** Whether the dispatch thread runs steps by itself ({@code stepIntervalMillis > 0}). */
+    boolean automaticStepping();
+}

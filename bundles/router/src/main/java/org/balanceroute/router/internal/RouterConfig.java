@@ -1,0 +1,48 @@
+package org.balanceroute.router.internal;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+/** Configuration of the router component, PID {@value org.balanceroute.router.RouterService#PID}. */
+@ObjectClassDefinition(name = "BalanceRoute router",
+        description = "The dispatch loop: which routing policy is active, the fallback, the decode "
+                + "cluster's shape and the stepping mode. An invalid value is rejected with an error "
+                + "in the log, and the previous configuration stays in force.")
+@interface RouterConfig {
+
+    String DEFAULT_POLICY = "br0";
+    String DEFAULT_FALLBACK_POLICY = "jsq";
+    int DEFAULT_WORKERS = 8;
+    int MAX_WORKERS = 1024;
+    int DEFAULT_CAPACITY = 64;
+    int MAX_CAPACITY = 4096;
+    long DEFAULT_STEP_INTERVAL_MILLIS = 0;
+    long MAX_STEP_INTERVAL_MILLIS = 60_000;
+
+    @AttributeDefinition(name = "Policy",
+            description = "Name of the active routing policy (the balanceroute.policy property of a "
+                    + "RoutingPolicy service): random, round-robin, p2c, jsq, least-tokens, vllm-ascend, "
+                    + "br0, br0-bypass, brh-survival, brh-exact, or a policy bundle's own. Non-empty; default br0.")
+    String policy() default DEFAULT_POLICY;
+
+    @AttributeDefinition(name = "Fallback policy",
+            description = "Policy used while the configured one is not registered (its bundle removed "
+                    + "or not installed). Non-empty; default jsq.")
+    String fallbackPolicy() default DEFAULT_FALLBACK_POLICY;
+
+    @AttributeDefinition(name = "Workers (G)", min = "1", max = "1024",
+            description = "Data-parallel decode workers. Integer in [1, 1024]; default 8. A change "
+                    + "takes effect once no request is in flight.")
+    int workers() default DEFAULT_WORKERS;
+
+    @AttributeDefinition(name = "Capacity (B)", min = "1", max = "4096",
+            description = "Running requests per worker (vLLM max_num_seqs). Integer in [1, 4096]; "
+                    + "default 64. A change takes effect once no request is in flight.")
+    int capacity() default DEFAULT_CAPACITY;
+
+    @AttributeDefinition(name = "Step interval (ms)", min = "0", max = "60000",
+            description = "0: manual stepping, a dispatch step runs only when asked (the proxy asks "
+                    + "once per observed decode step). > 0: the router also runs a dispatch step by "
+                    + "itself every that many milliseconds. Integer in [0, 60000]; default 0.")
+    long stepIntervalMillis() default DEFAULT_STEP_INTERVAL_MILLIS;
+}

@@ -1,0 +1,331 @@
+package org.balanceroute.router.internal;
+
+import org.balanceroute.testkit.ComponentConfigs;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.RequestView;
+import org.balanceroute.api.RoutingPolicy;
+import org.balanceroute.api.TerminationPredictor;
+import org.balanceroute.policy.balance.BalancePolicy;
+import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.policy.baseline.JoinShortestQueuePolicy;
+import org.balanceroute.router.Placement;
+import org.balanceroute.router.RouterService;
+import org.balanceroute.router.StepResult;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class RouterComponentTest {
+
+    private static final long TIMEOUT_S = 10;
+
+    /** A pool policy that puts every waiting request it can on the last worker. */
+    static class ToLastWorker implements RoutingPolicy {
+        public String name() { return "to-last"; }
+        public boolean usesPromptPool() { return true; }
+        public int route(ClusterView c, RequestView r) { return c.workers() - 1; }
+        public void dispatch(DispatchStep step) {
+            int last = step.cluster().workers() - 1;
+            while (!step.pool().isEmpty() && step.cluster().freeSlots(last) > 0) {
+                step.assign(0, last);
+            }
+        }
+    }
+
+    /** Records what it learns. */
+    static final class RecordingPredictor implements TerminationPredictor {
+        final List<long[]> learned = new ArrayList<>();
+        public String name() { return "recording"; }
+        public int predictEnd(RequestView r, int h, double c) { return SURVIVES; }
+        public void onCompleted(RequestView r, int out) { learned.add(new long[] {r.id(), out}); }
+    }
+
+    private final AtomicLong serviceIds = new AtomicLong();
+    private RouterComponent router;
+
+    private RouterComponent start(Map<String, ?> config, RoutingPolicy... policies) {
+        router = new RouterComponent(ComponentConfigs.of(RouterConfig.class, config), () -> 0L);
+        for (RoutingPolicy p : policies) {
+            bind(p);
+        }
+        router.start();
+        return router;
+    }
+
+    private void bind(RoutingPolicy p) {
+        router.bindPolicy(p, props(p.name()));
+    }
+
+    private Map<String, Object> props(String name) {
+        Map<String, Object> m = new HashMap<>();
+        m.put(RoutingPolicy.NAME_PROPERTY, name);
+        m.put("service.id", serviceIds.incrementAndGet());
+        return m;
+    }
+
+    @AfterEach
+    void stop() {
+        if (router != null) {
+            router.stop();
+        }
+    }
+
+    private static <T> T get(CompletableFuture<T> f) throws Exception {
+        return f.get(TIMEOUT_S, TimeUnit.SECONDS);
+    }
+
+    /** A round trip through the dispatch thread: everything enqueued before is applied. */
+    private void sync() throws Exception {
+        get(router.complete(Long.MIN_VALUE));
+    }
+
+    private static BalancePolicy br0() {
+        return BalancePolicy.br0(BalanceSettings.defaults());
+    }
+
+    @Test
+    void switchingPolicyChangesTheNextStepsDecisions() throws Exception {
+        start(Map.of("policy", "to-last", "workers", 4, "capacity", 4), new ToLastWorker(), br0());
+        assertEquals("to-last", router.activePolicy());
+        List<CompletableFuture<Placement>> first = List.of(router.submit(1, 1000, 0, 10), router.submit(2, 500, 0, 10));
+        StepResult step0 = get(router.dispatchStep());
+        assertEquals(List.of(new Placement(1, 3), new Placement(2, 3)), step0.placements());
+        assertEquals(0, step0.step());
+        assertEquals("to-last", step0.policy());
+        assertEquals(new Placement(1, 3), get(first.get(0)));
+
+        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "br0", "workers", 4, "capacity", 4)));
+        router.submit(3, 800, 0, 10);
+        router.submit(4, 700, 0, 10);
+        StepResult step1 = get(router.dispatchStep());
+        assertEquals("br0", step1.policy());
+        assertEquals("br0", router.activePolicy());
+        assertEquals(2, step1.placements().size());
+        for (Placement p : step1.placements()) {
+            assertTrue(p.worker() != 3, "br0 fills the lighter workers, not the loaded one: " + step1);
+        }
+        ClusterSnapshot s = router.snapshot();
+        assertEquals(1500, s.load(3), "requests already running stay where they are");
+        assertEquals(2, s.running()[3]);
+        assertEquals(1500, s.loads()[0] + s.loads()[1] + s.loads()[2]);
+        assertEquals(2, s.step());
+        assertEquals(0, s.poolDepth());
+    }
+
+    @Test
+    void switchToAnArrivalPolicyPlacesThePoolAtOnce() throws Exception {
+        start(Map.of("policy", "br0", "workers", 2, "capacity", 4), br0(), new JoinShortestQueuePolicy());
+        CompletableFuture<Placement> a = router.submit(1, 100, 0, 10);
+        CompletableFuture<Placement> b = router.submit(2, 100, 0, 10);
+        sync();
+        assertFalse(a.isDone(), "br0 holds requests in the pool until a dispatch step");
+        assertEquals(2, router.snapshot().poolDepth());
+
+        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq", "workers", 2, "capacity", 4)));
+        assertEquals(0, get(a).worker());
+        assertEquals(1, get(b).worker());
+        assertEquals("jsq", router.activePolicy());
+        assertEquals(0, router.snapshot().poolDepth());
+        // arrival policy: placed at submission
+        assertEquals(0, get(router.submit(3, 100, 0, 10)).worker());
+    }
+
+    @Test
+    void removingTheActivePolicyFallsBackAndComesBack() throws Exception {
+        BalancePolicy br0 = br0();
+        start(Map.of("policy", "br0", "fallbackPolicy", "jsq", "workers", 2, "capacity", 4),
+                br0, new JoinShortestQueuePolicy());
+        assertEquals("br0", router.activePolicy());
+        CompletableFuture<Placement> pooled = router.submit(1, 100, 0, 10);
+        sync();
+        assertFalse(pooled.isDone());
+
+        router.unbindPolicy(br0);
+        assertEquals(0, get(pooled).worker(), "the fallback takes the pool over, nothing is dropped");
+        assertEquals("jsq", router.activePolicy());
+        assertEquals("br0", router.configuredPolicy());
+        assertEquals(List.of("jsq"), router.availablePolicies());
+        assertEquals(1, get(router.submit(2, 100, 0, 10)).worker(), "jsq routes at arrival");
+
+        BalancePolicy again = br0();
+        bind(again);
+        sync();
+        assertEquals("br0", router.activePolicy());
+        CompletableFuture<Placement> later = router.submit(3, 100, 0, 10);
+        sync();
+        assertFalse(later.isDone(), "br0 is back: requests wait for the next dispatch step");
+        assertEquals(1, get(router.dispatchStep()).placements().size());
+        assertTrue(later.isDone());
+    }
+
+    @Test
+    void withNoPolicyAvailableRequestsWaitInThePool() throws Exception {
+        start(Map.of("policy", "br0", "fallbackPolicy", "jsq", "workers", 2, "capacity", 4));
+        assertEquals(RouterService.NO_POLICY, router.activePolicy());
+        CompletableFuture<Placement> waiting = router.submit(1, 100, 0, 10);
+        StepResult step = get(router.dispatchStep());
+        assertEquals(List.of(), step.placements());
+        assertEquals(1, step.poolDepth());
+        assertFalse(waiting.isDone());
+
+        bind(new JoinShortestQueuePolicy());
+        assertEquals(0, get(waiting).worker());
+        assertEquals("jsq", router.activePolicy());
+    }
+
+    @Test
+    void invalidConfigurationKeepsThePreviousOne() throws Exception {
+        start(Map.of("policy", "br0", "workers", 2, "capacity", 4), br0(), new JoinShortestQueuePolicy(),
+                new ToLastWorker());
+        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq", "workers", 0)));
+        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq", "capacity", 5000)));
+        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "  ")));
+        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq", "stepIntervalMillis", -1L)));
+        router.modified(ComponentConfigs.of(RouterConfig.class,
+                Map.of("policy", "jsq", "workers", new IllegalArgumentException("not a number: 'eight'"))));
+        sync();
+        assertEquals("br0", router.configuredPolicy());
+        assertEquals("br0", router.activePolicy());
+        assertEquals(2, router.snapshot().workers());
+
+        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "to-last", "workers", 2, "capacity", 4)));
+        sync();
+        assertEquals("to-last", router.activePolicy());
+    }
+
+    @Test
+    void invalidInitialConfigurationUsesTheDefaults() throws Exception {
+        start(Map.of("policy", "jsq", "workers", -3), br0(), new JoinShortestQueuePolicy());
+        assertEquals("br0", router.configuredPolicy());
+        assertEquals(8, router.snapshot().workers());
+        assertEquals(64, router.snapshot().capacity());
+    }
+
+    @Test
+    void settingsErrorsNameTheFieldAndTheRange() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new RouterSettings("br0", "jsq", 0, 64, 0));
+        assertEquals("workers must be an integer in [1, 1024], got 0", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> new RouterSettings("br0", "jsq", 8, 64, 60_001));
+        assertEquals("stepIntervalMillis must be an integer in [0, 60000], got 60001", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> new RouterSettings("br0", "", 8, 64, 0));
+        assertTrue(e.getMessage().startsWith("fallbackPolicy must be a non-empty policy name"), e.getMessage());
+    }
+
+    @Test
+    void predictorsLearnEveryCompletionWhateverPolicyIsActive() throws Exception {
+        start(Map.of("policy", "jsq", "workers", 2, "capacity", 4), new JoinShortestQueuePolicy());
+        RecordingPredictor predictor = new RecordingPredictor();
+        router.bindPredictor(predictor);
+        get(router.submit(7, 100, 42, 10));
+        router.tokens(7, 3);
+        router.tokens(7, 2);
+        assertTrue(get(router.complete(7)));
+        assertEquals(1, predictor.learned.size());
+        assertEquals(7, predictor.learned.get(0)[0]);
+        assertEquals(5, predictor.learned.get(0)[1]);
+        assertFalse(get(router.complete(7)), "already completed");
+
+        router.unbindPredictor(predictor);
+        get(router.submit(8, 100, 42, 10));
+        assertTrue(get(router.complete(8)));
+        assertEquals(1, predictor.learned.size(), "an unbound predictor is no longer taught");
+    }
+
+    @Test
+    void tokensCompleteAndAbortKeepTheLoadsRight() throws Exception {
+        start(Map.of("policy", "jsq", "workers", 2, "capacity", 1), new JoinShortestQueuePolicy());
+        get(router.submit(1, 100, 0, 10));
+        get(router.submit(2, 200, 0, 10));
+        assertEquals(0, get(router.submit(3, 300, 0, 10)).worker(), "queued behind request 1");
+        router.tokens(1, 10);
+        ClusterSnapshot s = router.snapshot();
+        assertEquals(110, s.load(0));
+        assertEquals(200, s.load(1));
+        assertEquals(1, s.queued()[0]);
+
+        assertTrue(get(router.complete(1)));
+        s = router.snapshot();
+        assertEquals(300, s.load(0), "the queued request runs once a slot frees");
+        assertEquals(0, s.queued()[0]);
+        assertTrue(get(router.abort(2)));
+        assertEquals(0, router.snapshot().load(1));
+        assertFalse(get(router.abort(2)));
+    }
+
+    @Test
+    void abortingAPooledRequestCancelsItsPlacement() throws Exception {
+        start(Map.of("policy", "br0", "workers", 2, "capacity", 4), br0());
+        CompletableFuture<Placement> f = router.submit(1, 100, 0, 10);
+        assertTrue(get(router.abort(1)));
+        assertThrows(CancellationException.class, () -> get(f));
+        assertTrue(f.isCancelled());
+        assertEquals(0, router.snapshot().poolDepth());
+    }
+
+    @Test
+    void aDuplicateIdIsRejected() throws Exception {
+        start(Map.of("policy", "br0", "workers", 2, "capacity", 4), br0());
+        router.submit(1, 100, 0, 10);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> get(router.submit(1, 50, 0, 10)));
+        assertInstanceOf(IllegalArgumentException.class, e.getCause());
+        assertThrows(IllegalArgumentException.class, () -> router.submit(2, 0, 0, 10));
+        assertThrows(IllegalArgumentException.class, () -> router.tokens(1, 0));
+    }
+
+    @Test
+    void automaticSteppingPlacesWithoutBeingAsked() throws Exception {
+        start(Map.of("policy", "br0", "workers", 2, "capacity", 4, "stepIntervalMillis", 5L), br0());
+        assertTrue(router.automaticStepping());
+        assertTrue(get(router.submit(1, 100, 0, 10)).worker() >= 0);
+    }
+
+    @Test
+    void aShapeChangeWaitsUntilNothingIsInFlight() throws Exception {
+        start(Map.of("policy", "jsq", "workers", 2, "capacity", 4), new JoinShortestQueuePolicy());
+        get(router.submit(1, 100, 0, 10));
+        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq", "workers", 3, "capacity", 4)));
+        assertEquals(2, router.snapshot().workers());
+        assertTrue(get(router.complete(1)));
+        assertEquals(3, router.snapshot().workers());
+    }
+
+    @Test
+    void parametersOfRegisteredPolicies() throws Exception {
+        RoutingPolicy seeded = new ToLastWorker() {
+            @Override
+            public Map<String, Object> parameters() {
+                return Map.of("seed", 5L);
+            }
+        };
+        start(Map.of("policy", "to-last"), seeded);
+        assertEquals(Map.of("seed", 5L), router.policyParameters("to-last"));
+        assertEquals(Map.of(), router.policyParameters("br0"));
+    }
+
+    @Test
+    void aStoppedRouterFailsFast() throws Exception {
+        start(Map.of("policy", "jsq"), new JoinShortestQueuePolicy());
+        router.stop();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> get(router.dispatchStep()));
+        assertInstanceOf(IllegalStateException.class, e.getCause());
+        assertThrows(IllegalStateException.class, () -> router.snapshot());
+        router = null;
+    }
+}
