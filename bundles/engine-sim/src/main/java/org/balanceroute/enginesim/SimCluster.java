@@ -1,0 +1,172 @@
+package org.balanceroute.enginesim;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.balanceroute.enginesim.internal.Cluster;
+import org.balanceroute.enginesim.internal.SimClusterCommand;
+
+/**
+ * A simulated vLLM DP cluster on localhost: P prefill servers, G decode ranks (one endpoint per
+ * rank, "external DP") and an all-ranks endpoint honouring {@code X-data-parallel-rank}.
+ * {@link #start} binds everything and starts the decode step loop; {@link #close} stops it.
+ *
+ * <pre>{@code
+ * try (SimCluster c = SimCluster.start(SimConfig.builder().prefill(1).decode(2).portBase(0)
+ *         .timeFactor(0.01).build())) {
+ *     URI rank0 = URI.create(c.decodeUrl(0) + "/v1/completions");
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Standalone: {@code java -cp ... org.balanceroute.enginesim.SimCluster [options]} (what
+ * {@code ./balanceroute sim-cluster} runs) prints the endpoints and serves until stopped.
+ */
+public final class SimCluster implements AutoCloseable {
+
+    private final SimConfig config;
+    private final Cluster cluster;
+
+    private SimCluster(SimConfig config, Cluster cluster) {
+        this.config = config;
+        this.cluster = cluster;
+    }
+
+    /**
+     * Starts a cluster.
+     *
+     * @throws IOException when a port cannot be bound (nothing stays open then)
+     * @throws IllegalArgumentException when a configured fault is invalid (nothing started)
+     */
+    public static SimCluster start(SimConfig config) throws IOException {
+        return new SimCluster(config, Cluster.start(config));
+    }
+
+    public SimConfig config() {
+        return config;
+    }
+
+    /** Base URL of prefill server i, e.g. {@code http://127.0.0.1:18100}. */
+    public String prefillUrl(int i) {
+        return url(cluster.prefillPort(i));
+    }
+
+    /** Base URL of decode rank g (one endpoint = one DP rank). */
+    public String decodeUrl(int g) {
+        return url(cluster.decodePort(g));
+    }
+
+    /** Base URL of the all-ranks endpoint, or null when it is disabled. */
+    public String allRanksUrl() {
+        return cluster.allRanksPort() < 0 ? null : url(cluster.allRanksPort());
+    }
+
+    public int prefillPort(int i) {
+        return cluster.prefillPort(i);
+    }
+
+    public int decodePort(int g) {
+        return cluster.decodePort(g);
+    }
+
+    public int allRanksPort() {
+        return cluster.allRanksPort();
+    }
+
+    /**
+     * Applies a fault change, the body {@code POST /sim/faults} takes: {@code {"rank": g,
+     * "slowFactor": x, "failNext": n, "cutAfterTokens": k, "down": bool}}, {@code {"prefill": i,
+     * "failNext": n, "down": bool}} or {@code {"clear": true}}.
+     *
+     * @throws IllegalArgumentException naming a bad field
+     */
+    public void applyFaults(String json) throws IOException {
+        cluster.applyFaults(json);
+    }
+
+    /** The ground-truth statistics, as {@code GET /sim/stats} returns them. */
+    public String statsJson() throws IOException {
+        return cluster.statsJson();
+    }
+
+    public void resetStats() {
+        cluster.resetStats();
+    }
+
+    private String url(int port) {
+        String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
+        return "http://" + host + ":" + port;
+    }
+
+    /** Stops every server and the step loop; open streams end with an in-band error. */
+    @Override
+    public void close() {
+        cluster.close();
+    }
+
+    /** One line per endpoint, as {@code ./balanceroute sim-cluster} prints them. */
+    public List<String> describe() {
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < config.prefill(); i++) {
+            lines.add("prefill " + i + "    " + prefillUrl(i));
+        }
+        if (allRanksUrl() != null) {
+            lines.add("all ranks    " + allRanksUrl() + "  (header X-data-parallel-rank: g; without it the"
+                    + " rank with the lowest 4*waiting+running)");
+        }
+        for (int g = 0; g < config.decode(); g++) {
+            lines.add("decode rank " + g + "  " + decodeUrl(g));
+        }
+        return lines;
+    }
+
+    /** Entry point of {@code ./balanceroute sim-cluster}. Exit status 2 on a usage error, 1 on a bind failure. */
+    public static void main(String[] args) throws InterruptedException {
+        PrintStream out = System.out;
+        PrintStream err = System.err;
+        SimConfig config;
+        try {
+            config = SimClusterCommand.parse(Arrays.asList(args));
+        } catch (SimClusterCommand.HelpRequested e) {
+            out.println(SimClusterCommand.USAGE);
+            System.exit(0);
+            return;
+        } catch (IllegalArgumentException e) {
+            err.println("balanceroute sim-cluster: " + e.getMessage());
+            err.println("Try 'balanceroute sim-cluster --help'.");
+            System.exit(2);
+            return;
+        }
+        SimCluster cluster;
+        try {
+            cluster = start(config);
+        } catch (IllegalArgumentException e) {
+            err.println("balanceroute sim-cluster: " + e.getMessage());
+            System.exit(2);
+            return;
+        } catch (IOException e) {
+            err.println("balanceroute sim-cluster: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            cluster.close();
+            stopped.countDown();
+        }, "enginesim-shutdown"));
+        out.println("Simulated vLLM cluster: " + config.prefill() + " prefill, " + config.decode()
+                + " decode ranks, model '" + config.model() + "'; a=" + config.stepA() + " b=" + config.stepB()
+                + " c=" + config.stepC() + " time factor " + config.timeFactor() + ", B=" + config.capacity()
+                + ", stream interval " + config.streamInterval());
+        for (String line : cluster.describe()) {
+            out.println("  " + line);
+        }
+        out.println("Stats: GET /sim/stats (POST /sim/stats/reset), faults: POST /sim/faults, on every endpoint."
+                + " Ctrl-C stops.");
+        out.flush();
+        stopped.await();
+    }
+}

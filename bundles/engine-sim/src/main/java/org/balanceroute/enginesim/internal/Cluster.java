@@ -1,0 +1,156 @@
+package org.balanceroute.enginesim.internal;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.balanceroute.enginesim.SimConfig;
+
+/** A running cluster: the step loop, the shared state and one HTTP server per endpoint. */
+public final class Cluster implements AutoCloseable {
+
+    final SimConfig config;
+    final ObjectMapper json = new ObjectMapper();
+    final Faults faults;
+    final GroundTruthStats stats;
+    final DecodeEngine engine;
+    final KvHandleRegistry handles;
+    /** Distinguishes this cluster's engine ids from another cluster's. */
+    final String clusterId = UUID.randomUUID().toString().substring(0, 8);
+    final AtomicInteger[] prefillInFlight;
+    private final ExecutorService executor;
+    private final List<HttpServer> servers = new ArrayList<>();
+    private final int[] prefillPorts;
+    private final int[] decodePorts;
+    private int allRanksPort = -1;
+
+    private Cluster(SimConfig config) {
+        this.config = config;
+        faults = new Faults(config.decode(), config.prefill());
+        stats = new GroundTruthStats(config.decode(), config.timeFactor());
+        engine = new DecodeEngine(config, faults, stats);
+        handles = new KvHandleRegistry(config.handleClockNanos(), config.handleTtlSeconds());
+        prefillInFlight = new AtomicInteger[config.prefill()];
+        for (int i = 0; i < prefillInFlight.length; i++) {
+            prefillInFlight[i] = new AtomicInteger();
+        }
+        AtomicInteger threads = new AtomicInteger();
+        executor = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "enginesim-http-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        prefillPorts = new int[config.prefill()];
+        decodePorts = new int[config.decode()];
+    }
+
+    /**
+     * Binds every endpoint and starts the step loop; on a bind failure nothing stays open.
+     *
+     * @throws IllegalArgumentException when a configured fault is invalid (nothing started)
+     */
+    public static Cluster start(SimConfig config) throws IOException {
+        Cluster c = new Cluster(config);
+        for (String fault : config.faults()) {
+            try {
+                c.faults.apply(c.json.readTree(fault), -1);
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new IllegalArgumentException("--fault is not valid JSON: " + fault);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--fault " + fault + ": " + e.getMessage());
+            }
+        }
+        try {
+            c.engine.start();
+            for (int i = 0; i < config.prefill(); i++) {
+                c.prefillPorts[i] = c.bind(config.portBase() == 0 ? 0 : config.portBase() + i,
+                        new EndpointHandler(c, EndpointHandler.Kind.PREFILL, i));
+            }
+            if (config.allRanksEndpoint()) {
+                c.allRanksPort = c.bind(config.portBase() == 0 ? 0 : config.portBase() + 99,
+                        new EndpointHandler(c, EndpointHandler.Kind.ALL_RANKS, -1));
+            }
+            for (int g = 0; g < config.decode(); g++) {
+                c.decodePorts[g] = c.bind(config.portBase() == 0 ? 0 : config.portBase() + 100 + g,
+                        new EndpointHandler(c, EndpointHandler.Kind.RANK, g));
+            }
+            return c;
+        } catch (IOException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    private int bind(int port, EndpointHandler handler) throws IOException {
+        HttpServer server;
+        try {
+            server = HttpServer.create(new InetSocketAddress(config.host(), port), 256);
+        } catch (IOException e) {
+            throw new IOException("cannot listen on " + config.host() + ":" + port + ": " + e.getMessage(), e);
+        }
+        server.createContext("/", handler);
+        server.setExecutor(executor);
+        server.start();
+        servers.add(server);
+        return server.getAddress().getPort();
+    }
+
+    public int prefillPort(int i) {
+        return prefillPorts[i];
+    }
+
+    public int decodePort(int g) {
+        return decodePorts[g];
+    }
+
+    public int allRanksPort() {
+        return allRanksPort;
+    }
+
+    /** Applies a fault change given as JSON (the {@code POST /sim/faults} body). */
+    public void applyFaults(String jsonBody) throws IOException {
+        faults.apply(json.readTree(jsonBody), -1);
+        engine.wake();
+    }
+
+    public String statsJson() throws IOException {
+        return json.writeValueAsString(stats.toJson(json));
+    }
+
+    public void resetStats() {
+        stats.reset();
+    }
+
+    @Override
+    public void close() {
+        // HttpServer.stop waits for its dispatcher thread: stop them side by side
+        List<Thread> stopping = new ArrayList<>();
+        for (HttpServer s : servers) {
+            Thread t = new Thread(() -> s.stop(0), "enginesim-stop");
+            t.start();
+            stopping.add(t);
+        }
+        for (Thread t : stopping) {
+            try {
+                t.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        servers.clear();
+        engine.stop();
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

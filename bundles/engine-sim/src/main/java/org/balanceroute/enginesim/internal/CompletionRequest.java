@@ -1,0 +1,140 @@
+package org.balanceroute.enginesim.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.SplittableRandom;
+
+/**
+ * The parts of an OpenAI {@code /v1/completions} or {@code /v1/chat/completions} body the
+ * simulator acts on, validated as vLLM validates them.
+ *
+ * <p>Prompt length: a token-id array counts its ids; text counts {@code ceil(chars / 4)}
+ * tokens, at least 1 (the usual 4-characters-per-token rule of thumb; no tokenizer). Chat
+ * messages: the same over the concatenated text content of every message (no chat template).
+ */
+record CompletionRequest(boolean chat, String model, int promptTokens, int maxTokens, int minTokens,
+                         boolean ignoreEos, boolean stream, boolean includeUsage, boolean continuousUsage,
+                         JsonNode kvTransferParams) {
+
+    static CompletionRequest parse(JsonNode body, boolean chat, String servedModel, int defaultMaxTokens)
+            throws ApiException {
+        if (body == null || !body.isObject()) {
+            throw ApiException.badRequest(null, "the request body must be a JSON object");
+        }
+        String model = servedModel;
+        if (body.hasNonNull("model")) {
+            model = body.get("model").asText();
+            if (!model.equals(servedModel)) {
+                throw new ApiException(404, "NotFoundError", "model", "The model `" + model + "` does not exist.");
+            }
+        }
+        int prompt = chat ? chatPromptTokens(body) : promptTokens(body);
+        int n = body.path("n").asInt(1);
+        if (n != 1) {
+            throw ApiException.badRequest("n", "the simulator serves n=1 only, got n=" + body.get("n"));
+        }
+        String capField = chat && body.hasNonNull("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
+        int max = defaultMaxTokens;
+        if (body.hasNonNull(capField)) {
+            max = positiveInt(body, capField, 1);
+        }
+        int min = body.hasNonNull("min_tokens") ? positiveInt(body, "min_tokens", 0) : 0;
+        if (min > max) {
+            throw ApiException.badRequest("min_tokens", "min_tokens must be less than or equal to " + capField
+                    + "=" + max + ", got " + min);
+        }
+        JsonNode ie = body.get("ignore_eos");
+        boolean ignoreEos = ie != null && !ie.isNull() && ie.asBoolean(false);
+        boolean stream = body.path("stream").asBoolean(false);
+        JsonNode so = body.get("stream_options");
+        boolean includeUsage = false;
+        boolean continuous = false;
+        if (so != null && !so.isNull()) {
+            if (!stream) {
+                throw ApiException.badRequest("stream_options", "Stream options can only be defined when `stream=True`.");
+            }
+            includeUsage = so.path("include_usage").asBoolean(false);
+            continuous = so.path("continuous_usage_stats").asBoolean(false);
+        }
+        continuous |= stream && body.path("continuous_usage_stats").asBoolean(false);
+        JsonNode kv = body.get("kv_transfer_params");
+        return new CompletionRequest(chat, model, prompt, max, min, ignoreEos, stream, includeUsage, continuous,
+                kv == null || kv.isNull() ? null : kv);
+    }
+
+    /** Tokens this request generates: max_tokens with ignore_eos, else a draw seeded by its id. */
+    int outputTokens(long seed, String requestId) {
+        if (ignoreEos) {
+            return maxTokens;
+        }
+        int lo = Math.max(1, minTokens);
+        SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L ^ requestId.hashCode());
+        return lo + random.nextInt(maxTokens - lo + 1);
+    }
+
+    boolean remoteDecode() {
+        return kvTransferParams != null && kvTransferParams.path("do_remote_decode").asBoolean(false);
+    }
+
+    boolean remotePrefill() {
+        return kvTransferParams != null && kvTransferParams.path("do_remote_prefill").asBoolean(false);
+    }
+
+    static int textTokens(String text) {
+        return Math.max(1, (text.length() + 3) / 4);
+    }
+
+    private static int promptTokens(JsonNode body) throws ApiException {
+        JsonNode p = body.get("prompt");
+        if (p == null || p.isNull()) {
+            throw ApiException.badRequest("prompt", "field 'prompt' is required");
+        }
+        if (p.isTextual()) {
+            return textTokens(p.asText());
+        }
+        if (p.isArray()) {
+            if (p.isEmpty()) {
+                throw ApiException.badRequest("prompt", "prompt cannot be empty");
+            }
+            for (JsonNode t : p) {
+                if (!t.isIntegralNumber()) {
+                    throw ApiException.badRequest("prompt", "batched prompts (a list of strings or of token lists)"
+                            + " are not supported by the simulator: send one prompt per request");
+                }
+            }
+            return p.size();
+        }
+        throw ApiException.badRequest("prompt", "prompt must be a string or a list of token ids");
+    }
+
+    private static int chatPromptTokens(JsonNode body) throws ApiException {
+        JsonNode messages = body.get("messages");
+        if (messages == null || !messages.isArray() || messages.isEmpty()) {
+            throw ApiException.badRequest("messages", "field 'messages' must be a non-empty list");
+        }
+        StringBuilder text = new StringBuilder();
+        for (JsonNode m : messages) {
+            JsonNode content = m.get("content");
+            if (content == null || content.isNull()) {
+                continue;
+            }
+            if (content.isTextual()) {
+                text.append(content.asText());
+            } else if (content.isArray()) {
+                for (JsonNode part : content) {
+                    if (part.path("text").isTextual()) {
+                        text.append(part.get("text").asText());
+                    }
+                }
+            }
+        }
+        return textTokens(text.toString());
+    }
+
+    private static int positiveInt(JsonNode body, String field, int min) throws ApiException {
+        JsonNode v = body.get(field);
+        if (!v.isIntegralNumber() || !v.canConvertToInt() || v.asInt() < min) {
+            throw ApiException.badRequest(field, field + " must be an integer >= " + min + ", got " + v);
+        }
+        return v.asInt();
+    }
+}

@@ -1,0 +1,68 @@
+package org.balanceroute.enginesim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.balanceroute.enginesim.internal.SimClusterCommand;
+import org.junit.jupiter.api.Test;
+
+class SimClusterCommandTest {
+
+    @Test
+    void defaults() {
+        SimConfig c = SimClusterCommand.parse(List.of());
+        assertEquals(1, c.prefill());
+        assertEquals(8, c.decode());
+        assertEquals(18100, c.portBase());
+        assertEquals(2e-7, c.stepA());
+        assertEquals(0.020, c.stepB());
+        assertEquals(0, c.stepC());
+        assertEquals(1.0, c.timeFactor());
+        assertEquals(64, c.capacity());
+        assertEquals(1, c.streamInterval());
+        assertEquals(480, c.handleTtlSeconds());
+        assertTrue(c.allRanksEndpoint());
+    }
+
+    @Test
+    void options() {
+        SimConfig c = SimClusterCommand.parse(List.of("--prefill", "2", "--decode=4", "--port-base", "20000",
+                "--step-a", "1e-6", "--step-b", "0.01", "--step-c", "0.001", "--time-factor", "0.1", "--capacity",
+                "16", "--stream-interval", "3", "--seed", "7", "--no-all-ranks", "--model", "m",
+                "--fault", "{\"rank\": 1, \"down\": true}"));
+        assertEquals(List.of("{\"rank\": 1, \"down\": true}"), c.faults());
+        assertEquals(2, c.prefill());
+        assertEquals(4, c.decode());
+        assertEquals(20000, c.portBase());
+        assertEquals(1e-6, c.stepA());
+        assertEquals(0.1, c.timeFactor());
+        assertEquals(16, c.capacity());
+        assertEquals(3, c.streamInterval());
+        assertEquals(7, c.seed());
+        assertFalse(c.allRanksEndpoint());
+        assertEquals("m", c.model());
+    }
+
+    @Test
+    void badOptionsNameTheOption() {
+        assertMessage("--decode", "--decode", "0");
+        assertMessage("--time-factor", "--time-factor", "-1");
+        assertMessage("--step-a", "--step-a", "fast");
+        assertMessage("--capacity", "--capacity");
+        assertMessage("unknown option '--bogus'", "--bogus", "1");
+        assertMessage("--port-base", "--port-base", "65500", "--decode", "8");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SimCluster.start(
+                SimClusterCommand.parse(List.of("--port-base", "0", "--fault", "{\"rank\": 9, \"down\": true}"))));
+        assertTrue(e.getMessage().contains("--fault") && e.getMessage().contains("'rank'"), e.getMessage());
+        assertThrows(SimClusterCommand.HelpRequested.class, () -> SimClusterCommand.parse(List.of("--help")));
+    }
+
+    private static void assertMessage(String expected, String... args) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SimClusterCommand.parse(List.of(args)));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+}
