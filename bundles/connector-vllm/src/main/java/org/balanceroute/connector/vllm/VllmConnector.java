@@ -1,0 +1,66 @@
+package org.balanceroute.connector.vllm;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.concurrent.CompletableFuture;
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * The prefill and decode tiers of a vLLM / vllm-ascend PD-disaggregated deployment, configured by
+ * PID {@value #PID}: P prefill instances, G decode workers (one endpoint per DP rank, or one
+ * endpoint with the {@value #RANK_HEADER} header), numbered 0..G-1 in configuration order (the
+ * router's worker g is decode worker g).
+ */
+@ProviderType
+public interface VllmConnector {
+
+    /** Configuration PID and component name. */
+    String PID = "org.balanceroute.connector.vllm";
+
+    /** Header that pins a request to a DP rank behind one vLLM endpoint. */
+    String RANK_HEADER = "X-data-parallel-rank";
+
+    /** Header carrying the request id on both hops. */
+    String REQUEST_ID_HEADER = "X-Request-Id";
+
+    /** G, the configured decode workers. */
+    int decodeWorkers();
+
+    /** P, the configured prefill instances. */
+    int prefillInstances();
+
+    /** Whether the last health check of decode worker g answered 200 (true before the first check). */
+    boolean decodeHealthy(int worker);
+
+    /** Whether the last health check of prefill instance i answered 200 (true before the first check). */
+    boolean prefillHealthy(int instance);
+
+    /**
+     * The prefill hop: the client body mutated as the contract says, sent to the least-loaded
+     * healthy prefill instance, retried with backoff (never on HTTP 400).
+     *
+     * @param requestId the X-Request-Id, reused for the decode hop
+     * @param path {@code /v1/completions} or {@code /v1/chat/completions}
+     * @param clientBody the client's body; not modified
+     * @return the prompt length and the KV handle; completes exceptionally with
+     *     {@link UpstreamException} (the upstream status and body, or status 0 and the cause when
+     *     nothing answered) once no attempt is left
+     */
+    CompletableFuture<PrefillResult> prefill(String requestId, String path, ObjectNode clientBody);
+
+    /**
+     * The decode hop: the client body plus the prefill's {@code kv_transfer_params}, same
+     * X-Request-Id, to decode worker {@code worker}; the answer is streamed to the listener as it
+     * comes.
+     *
+     * @param kvTransferParams the prefill's handle, passed on verbatim; null to send none
+     * @throws IndexOutOfBoundsException if there is no such worker
+     */
+    DecodeExchange decode(String requestId, int worker, String path, ObjectNode clientBody,
+            ObjectNode kvTransferParams, DecodeListener listener);
+
+    /**
+     * {@code GET path} on the decode workers in order, answering the first 200 (e.g.
+     * {@code /v1/models}); completes exceptionally with {@link UpstreamException} when none does.
+     */
+    CompletableFuture<UpstreamResponse> getFromFirstDecode(String path);
+}

@@ -1,0 +1,56 @@
+package org.balanceroute.connector.vllm.internal;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+@ObjectClassDefinition(name = "BalanceRoute vLLM connector",
+        description = "Prefill instances and DP decode workers of a vLLM / vllm-ascend PD-disaggregated deployment.")
+@interface ConnectorConfig {
+
+    String[] DEFAULT_PREFILL = {"http://127.0.0.1:18100"};
+    String[] DEFAULT_DECODE = {"http://127.0.0.1:18200", "http://127.0.0.1:18201", "http://127.0.0.1:18202",
+        "http://127.0.0.1:18203", "http://127.0.0.1:18204", "http://127.0.0.1:18205", "http://127.0.0.1:18206",
+        "http://127.0.0.1:18207"};
+
+    // Lists are comma-separated strings, not String[]: a String[] set through ConfigAdmin was not
+    // written back to its .cfg file by FileInstall (the file kept its old value); strings are.
+
+    @AttributeDefinition(description = "Base URLs of the prefill instances (KV producers), comma-separated")
+    String prefillUrls() default "http://127.0.0.1:18100";
+
+    @AttributeDefinition(description = "Decode workers in router order (worker g = entry g), comma-separated: a base URL,"
+            + " one per DP rank, or URL;rank=N to pin rank N with the X-data-parallel-rank header on one endpoint")
+    String decodeWorkers() default "http://127.0.0.1:18200, http://127.0.0.1:18201, http://127.0.0.1:18202,"
+            + " http://127.0.0.1:18203, http://127.0.0.1:18204, http://127.0.0.1:18205, http://127.0.0.1:18206,"
+            + " http://127.0.0.1:18207";
+
+    @AttributeDefinition(description = "Bearer key sent as Authorization on both hops; empty: none")
+    String apiKey() default "";
+
+    @AttributeDefinition(description = "TCP connect timeout, ms (1..600000)")
+    long connectTimeoutMillis() default 2000;
+
+    @AttributeDefinition(description = "Whole prefill attempt timeout, ms (1..3600000)")
+    long prefillTimeoutMillis() default 60000;
+
+    @AttributeDefinition(description = "Decode: longest silence between two bytes of the answer, ms (1..3600000)")
+    long decodeIdleTimeoutMillis() default 300000;
+
+    @AttributeDefinition(description = "Prefill attempts after the first (0..10); never after HTTP 400")
+    int prefillRetries() default 2;
+
+    @AttributeDefinition(description = "First retry backoff, ms, doubled each attempt (0..60000)")
+    long retryBackoffMillis() default 100;
+
+    @AttributeDefinition(description = "Health check period per endpoint (GET /health), ms (100..3600000)")
+    long healthIntervalMillis() default 5000;
+
+    @AttributeDefinition(description = "Connections per upstream endpoint; each open stream holds one (1..100000)")
+    int maxConnectionsPerEndpoint() default 4096;
+
+    @AttributeDefinition(description = "Requests queued per upstream endpoint waiting for a connection (1..1000000)")
+    int maxQueuedPerEndpoint() default 16384;
+
+    @AttributeDefinition(description = "Largest non-streamed upstream body kept, bytes (1024..1073741824)")
+    int maxResponseBytes() default 16 * 1024 * 1024;
+}

@@ -1,0 +1,476 @@
+package org.balanceroute.connector.vllm.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.balanceroute.connector.vllm.DecodeExchange;
+import org.balanceroute.connector.vllm.DecodeListener;
+import org.balanceroute.connector.vllm.PrefillResult;
+import org.balanceroute.connector.vllm.UpstreamException;
+import org.balanceroute.connector.vllm.UpstreamResponse;
+import org.balanceroute.connector.vllm.VllmConnector;
+import org.eclipse.jetty.client.BufferingResponseListener;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.metatype.annotations.Designate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The vLLM / vllm-ascend connector over one Jetty 12 {@link HttpClient} (started at activation,
+ * stopped at deactivation; answers read as they arrive, never a thread per stream).
+ *
+ * <p>Prefill: the least-loaded (fewest in flight) healthy instance, another one on retry when
+ * there is one; {@link RetryPolicy} decides retries. Decode: the SSE body parsed incrementally
+ * ({@link SseParser}), each event handed on at once. Health: every {@code healthIntervalMillis}
+ * each endpoint's {@code GET /health} (with the rank header for a pinned worker); a failure
+ * marks it down (logged once per transition), a 200 back up. Nothing fails at start when no
+ * engine runs: the checks only mark endpoints down.
+ *
+ * <p>Configuration changes apply live (endpoints, key, timeouts, retries; requests in flight
+ * finish where they are); the connection pool sizes and the connect timeout apply at the next
+ * activation. An invalid configuration is logged naming the property, and the previous one
+ * (at first activation, the defaults) stays in force.
+ */
+@Component(service = VllmConnector.class, name = VllmConnector.PID, configurationPid = VllmConnector.PID)
+@Designate(ocd = ConnectorConfig.class)
+public final class VllmConnectorComponent implements VllmConnector {
+
+    private static final Logger LOG = LoggerFactory.getLogger(VllmConnectorComponent.class);
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final String JSON = "application/json";
+
+    private final HttpClient client;
+    private final ScheduledExecutorService scheduler;
+    private volatile Endpoints endpoints;
+
+    /** Endpoints of one configuration with their health and in-flight counters. */
+    private static final class Endpoints {
+        final ConnectorSettings settings;
+        final AtomicIntegerArray prefillDown;
+        final AtomicIntegerArray prefillInflight;
+        final AtomicIntegerArray decodeDown;
+        final AtomicInteger rotation = new AtomicInteger();
+
+        Endpoints(ConnectorSettings s) {
+            settings = s;
+            prefillDown = new AtomicIntegerArray(s.prefillUrls().size());
+            prefillInflight = new AtomicIntegerArray(s.prefillUrls().size());
+            decodeDown = new AtomicIntegerArray(s.decodeWorkers().size());
+        }
+
+        /** Fewest in flight among the healthy instances (all when none is), avoiding {@code avoid} when another exists. */
+        int pickPrefill(int avoid) {
+            int n = prefillDown.length();
+            boolean anyHealthy = false;
+            for (int i = 0; i < n; i++) {
+                anyHealthy |= prefillDown.get(i) == 0;
+            }
+            int start = Math.floorMod(rotation.getAndIncrement(), n);
+            int best = -1;
+            for (int k = 0; k < n; k++) {
+                int i = (start + k) % n;
+                if ((anyHealthy && prefillDown.get(i) != 0) || (i == avoid && n > 1)) {
+                    continue;
+                }
+                if (best < 0 || prefillInflight.get(i) < prefillInflight.get(best)) {
+                    best = i;
+                }
+            }
+            return best < 0 ? Math.max(0, avoid) : best;
+        }
+    }
+
+    @Activate
+    public VllmConnectorComponent(ConnectorConfig config) throws Exception {
+        this(settingsOrDefaults(config));
+    }
+
+    /** A connector without a framework (tests): starts its HTTP client and health checks. */
+    public VllmConnectorComponent(ConnectorSettings settings) throws Exception {
+        QueuedThreadPool threads = new QueuedThreadPool();
+        threads.setName("balanceroute-connector");
+        threads.setDaemon(true);
+        client = new HttpClient();
+        client.setExecutor(threads);
+        client.setConnectTimeout(settings.connectTimeoutMillis());
+        client.setMaxConnectionsPerDestination(settings.maxConnectionsPerEndpoint());
+        client.setMaxRequestsQueuedPerDestination(settings.maxQueuedPerEndpoint());
+        client.setFollowRedirects(false);
+        client.start();
+        scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "balanceroute-connector-scheduler");
+            t.setDaemon(true);
+            return t;
+        });
+        endpoints = new Endpoints(settings);
+        scheduleHealthChecks(settings.healthIntervalMillis());
+    }
+
+    private static ConnectorSettings settingsOrDefaults(ConnectorConfig config) {
+        try {
+            return ConnectorSettings.from(config);
+        } catch (IllegalArgumentException e) {
+            LOG.error("{}: invalid configuration, the defaults apply: {}", PID, e.getMessage());
+            return ConnectorSettings.defaults();
+        }
+    }
+
+    @Modified
+    void modified(ConnectorConfig config) {
+        try {
+            ConnectorSettings s = ConnectorSettings.from(config);
+            endpoints = new Endpoints(s);
+            LOG.info("{}: {} prefill instance(s), {} decode worker(s)", PID, s.prefillUrls().size(),
+                    s.decodeWorkers().size());
+        } catch (IllegalArgumentException e) {
+            LOG.error("{}: invalid configuration, the previous one stays in force: {}", PID, e.getMessage());
+        }
+    }
+
+    @Deactivate
+    public void close() {
+        scheduler.shutdownNow();
+        try {
+            client.stop();
+        } catch (Exception e) {
+            LOG.warn("{}: stopping the HTTP client: {}", PID, e.toString());
+        }
+    }
+
+    @Override
+    public int decodeWorkers() {
+        return endpoints.settings.decodeWorkers().size();
+    }
+
+    @Override
+    public int prefillInstances() {
+        return endpoints.settings.prefillUrls().size();
+    }
+
+    @Override
+    public boolean decodeHealthy(int worker) {
+        return endpoints.decodeDown.get(worker) == 0;
+    }
+
+    @Override
+    public boolean prefillHealthy(int instance) {
+        return endpoints.prefillDown.get(instance) == 0;
+    }
+
+    // ---- prefill -------------------------------------------------------------------------
+
+    @Override
+    public CompletableFuture<PrefillResult> prefill(String requestId, String path, ObjectNode clientBody) {
+        CompletableFuture<PrefillResult> result = new CompletableFuture<>();
+        byte[] body;
+        try {
+            body = MAPPER.writeValueAsBytes(Payloads.prefillBody(clientBody));
+        } catch (JsonProcessingException e) {
+            result.completeExceptionally(e);
+            return result;
+        }
+        attemptPrefill(endpoints, requestId, path, body, 1, -1, result);
+        return result;
+    }
+
+    private void attemptPrefill(Endpoints ep, String requestId, String path, byte[] body, int attempt, int previous,
+            CompletableFuture<PrefillResult> result) {
+        if (result.isDone()) {
+            return;
+        }
+        ConnectorSettings s = ep.settings;
+        int i = ep.pickPrefill(previous);
+        ep.prefillInflight.incrementAndGet(i);
+        Request request = client.newRequest(s.prefillUrls().get(i) + path)
+                .method("POST")
+                .timeout(s.prefillTimeoutMillis(), TimeUnit.MILLISECONDS)
+                .headers(h -> {
+                    h.put(REQUEST_ID_HEADER, requestId);
+                    if (!s.apiKey().isEmpty()) {
+                        h.put("Authorization", "Bearer " + s.apiKey());
+                    }
+                })
+                .body(new BytesRequestContent(JSON, body));
+        request.send(new BufferingResponseListener(s.maxResponseBytes()) {
+            @Override
+            public void onComplete(Result r) {
+                ep.prefillInflight.decrementAndGet(i);
+                int status = r.isFailed() || r.getResponse() == null ? 0 : r.getResponse().getStatus();
+                byte[] content = r.isFailed() ? null : getContent();
+                if (status == 200) {
+                    try {
+                        result.complete(parsePrefill(content, i, attempt));
+                    } catch (UpstreamException e) {
+                        result.completeExceptionally(e);
+                    }
+                    return;
+                }
+                String what = status == 0 ? String.valueOf(r.getFailure()) : "HTTP " + status;
+                if (s.retry().retryAfter(attempt, status)) {
+                    long wait = s.retry().backoffMillis(attempt);
+                    LOG.debug("prefill {} attempt {} on {} failed ({}), retrying in {} ms", requestId, attempt,
+                            s.prefillUrls().get(i), what, wait);
+                    try {
+                        scheduler.schedule(() -> attemptPrefill(ep, requestId, path, body, attempt + 1, i, result),
+                                wait, TimeUnit.MILLISECONDS);
+                    } catch (RuntimeException rejected) {
+                        result.completeExceptionally(new UpstreamException(0, null, "connector stopped", rejected));
+                    }
+                } else {
+                    result.completeExceptionally(new UpstreamException(status, content,
+                            "prefill failed after " + attempt + " attempt(s): " + what, r.getFailure()));
+                }
+            }
+        });
+    }
+
+    /** s_i from {@code usage.prompt_tokens}; the handle from the top-level {@code kv_transfer_params}, verbatim. */
+    static PrefillResult parsePrefill(byte[] content, int instance, int attempts) {
+        JsonNode root;
+        try {
+            root = MAPPER.readTree(content);
+        } catch (Exception e) {
+            throw new UpstreamException(502, null, "prefill answered 200 with a body that is not JSON", e);
+        }
+        JsonNode promptTokens = root == null ? null : root.path("usage").get("prompt_tokens");
+        if (promptTokens == null || !promptTokens.canConvertToInt() || promptTokens.intValue() < 1) {
+            throw new UpstreamException(502, null, "prefill answered without usage.prompt_tokens >= 1", null);
+        }
+        JsonNode kv = root.get("kv_transfer_params");
+        return new PrefillResult(promptTokens.intValue(), kv instanceof ObjectNode o ? o : null, instance, attempts);
+    }
+
+    // ---- decode --------------------------------------------------------------------------
+
+    @Override
+    public DecodeExchange decode(String requestId, int worker, String path, ObjectNode clientBody,
+            ObjectNode kvTransferParams, DecodeListener listener) {
+        ConnectorSettings s = endpoints.settings;
+        ConnectorSettings.DecodeWorker w = s.decodeWorkers().get(worker);
+        DecodeRelay relay = new DecodeRelay(listener, s.maxResponseBytes());
+        byte[] body;
+        try {
+            body = MAPPER.writeValueAsBytes(Payloads.decodeBody(clientBody, kvTransferParams));
+        } catch (JsonProcessingException e) {
+            listener.onFailure(e);
+            return () -> { };
+        }
+        Request request = client.newRequest(w.url() + path)
+                .method("POST")
+                .idleTimeout(s.decodeIdleTimeoutMillis(), TimeUnit.MILLISECONDS)
+                .headers(h -> {
+                    h.put(REQUEST_ID_HEADER, requestId);
+                    if (w.rank() >= 0) {
+                        h.put(RANK_HEADER, Integer.toString(w.rank()));
+                    }
+                    if (!s.apiKey().isEmpty()) {
+                        h.put("Authorization", "Bearer " + s.apiKey());
+                    }
+                })
+                .body(new BytesRequestContent(JSON, body))
+                .onResponseHeaders(relay::headers)
+                .onResponseContent(relay::content);
+        relay.request = request;
+        request.send(relay::complete);
+        return relay;
+    }
+
+    /** One decode answer, from the HTTP client's callbacks (serialised per exchange) to the listener. */
+    private static final class DecodeRelay implements DecodeExchange {
+        private final DecodeListener listener;
+        private final int maxBytes;
+        volatile Request request;
+        private volatile boolean cancelled;
+        private int status;
+        private String contentType;
+        private SseParser parser;
+        private ByteArrayOutputStream buffer;
+        private boolean overflow;
+
+        DecodeRelay(DecodeListener listener, int maxBytes) {
+            this.listener = listener;
+            this.maxBytes = maxBytes;
+        }
+
+        void headers(Response response) {
+            status = response.getStatus();
+            contentType = response.getHeaders().get("Content-Type");
+            boolean stream = status == 200 && contentType != null
+                    && contentType.toLowerCase(java.util.Locale.ROOT).startsWith("text/event-stream");
+            if (stream) {
+                parser = new SseParser(data -> {
+                    if (!cancelled) {
+                        listener.onEvent(data);
+                    }
+                });
+            } else {
+                buffer = new ByteArrayOutputStream();
+            }
+            if (!cancelled) {
+                listener.onHeaders(status, stream);
+            }
+        }
+
+        void content(Response response, ByteBuffer chunk) {
+            if (cancelled) {
+                return;
+            }
+            if (parser != null) {
+                parser.feed(chunk);
+            } else if (buffer != null) {
+                if (buffer.size() + chunk.remaining() > maxBytes) {
+                    overflow = true;
+                    chunk.position(chunk.limit());
+                } else {
+                    byte[] b = new byte[chunk.remaining()];
+                    chunk.get(b);
+                    buffer.writeBytes(b);
+                }
+            }
+        }
+
+        void complete(Result result) {
+            if (cancelled) {
+                return;
+            }
+            if (result.isFailed()) {
+                listener.onFailure(result.getFailure());
+            } else if (overflow) {
+                listener.onFailure(new UpstreamException(502, null, "decode answer larger than maxResponseBytes", null));
+            } else {
+                if (parser != null) {
+                    parser.finish();
+                }
+                listener.onEnd(status, contentType, buffer == null ? new byte[0] : buffer.toByteArray());
+            }
+        }
+
+        @Override
+        public void cancel() {
+            if (!cancelled) {
+                cancelled = true;
+                Request r = request;
+                if (r != null) {
+                    r.abort(new java.util.concurrent.CancellationException("cancelled by the proxy"));
+                }
+            }
+        }
+    }
+
+    // ---- GET on the decode tier ----------------------------------------------------------
+
+    @Override
+    public CompletableFuture<UpstreamResponse> getFromFirstDecode(String path) {
+        CompletableFuture<UpstreamResponse> result = new CompletableFuture<>();
+        getFrom(endpoints, path, 0, null, result);
+        return result;
+    }
+
+    private void getFrom(Endpoints ep, String path, int worker, UpstreamException last,
+            CompletableFuture<UpstreamResponse> result) {
+        List<ConnectorSettings.DecodeWorker> workers = ep.settings.decodeWorkers();
+        if (worker >= workers.size()) {
+            result.completeExceptionally(last != null ? last
+                    : new UpstreamException(0, null, "no decode worker answered", null));
+            return;
+        }
+        send("GET", workers.get(worker), path, ep.settings, Math.min(10_000, ep.settings.prefillTimeoutMillis()))
+                .whenComplete((r, e) -> {
+                    if (e == null && r.status() == 200) {
+                        result.complete(r);
+                    } else {
+                        UpstreamException u = e != null
+                                ? new UpstreamException(0, null, "decode worker " + worker + ": " + e, e)
+                                : new UpstreamException(r.status(), r.body(),
+                                        "decode worker " + worker + ": HTTP " + r.status(), null);
+                        getFrom(ep, path, worker + 1, u, result);
+                    }
+                });
+    }
+
+    private CompletableFuture<UpstreamResponse> send(String method, ConnectorSettings.DecodeWorker w, String path,
+            ConnectorSettings s, long timeoutMillis) {
+        CompletableFuture<UpstreamResponse> f = new CompletableFuture<>();
+        client.newRequest(w.url() + path)
+                .method(method)
+                .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
+                .headers(h -> {
+                    if (w.rank() >= 0) {
+                        h.put(RANK_HEADER, Integer.toString(w.rank()));
+                    }
+                    if (!s.apiKey().isEmpty()) {
+                        h.put("Authorization", "Bearer " + s.apiKey());
+                    }
+                })
+                .send(new BufferingResponseListener(s.maxResponseBytes()) {
+                    @Override
+                    public void onComplete(Result r) {
+                        if (r.isFailed()) {
+                            f.completeExceptionally(r.getFailure());
+                        } else {
+                            f.complete(new UpstreamResponse(r.getResponse().getStatus(), getMediaType(), getContent()));
+                        }
+                    }
+                });
+        return f;
+    }
+
+    // ---- health --------------------------------------------------------------------------
+
+    private void scheduleHealthChecks(long intervalMillis) {
+        scheduler.scheduleWithFixedDelay(this::checkHealth, 0, intervalMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private void checkHealth() {
+        Endpoints ep = endpoints;
+        ConnectorSettings s = ep.settings;
+        long timeout = Math.max(100, Math.min(2_000, s.healthIntervalMillis()));
+        for (int i = 0; i < s.prefillUrls().size(); i++) {
+            int index = i;
+            check(new ConnectorSettings.DecodeWorker(s.prefillUrls().get(i), -1), s, timeout,
+                    up -> mark(ep.prefillDown, index, up, "prefill instance " + index + " (" + s.prefillUrls().get(index) + ")"));
+        }
+        for (int g = 0; g < s.decodeWorkers().size(); g++) {
+            int worker = g;
+            check(s.decodeWorkers().get(g), s, timeout,
+                    up -> mark(ep.decodeDown, worker, up, "decode worker " + worker + " (" + s.decodeWorkers().get(worker).url() + ")"));
+        }
+    }
+
+    private void check(ConnectorSettings.DecodeWorker w, ConnectorSettings s, long timeout,
+            java.util.function.Consumer<Boolean> outcome) {
+        try {
+            send("GET", w, "/health", s, timeout).whenComplete((r, e) -> outcome.accept(e == null && r.status() == 200));
+        } catch (RuntimeException e) {
+            outcome.accept(false);
+        }
+    }
+
+    private static void mark(AtomicIntegerArray down, int index, boolean up, String what) {
+        int was = down.getAndSet(index, up ? 0 : 1);
+        if (was == 1 && up) {
+            LOG.info("{} is up", what);
+        } else if (was == 0 && !up) {
+            LOG.info("{} is down (health check failed)", what);
+        }
+    }
+}

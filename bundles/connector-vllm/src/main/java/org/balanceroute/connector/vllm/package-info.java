@@ -1,0 +1,15 @@
+/**
+ * The engine connector for vLLM / vllm-ascend with Mooncake KV transfer: the two hops of
+ * ../shared/CONTRACT-vllm.md (prefill with {@code kv_transfer_params.do_remote_decode}, then
+ * decode on a chosen DP worker with the prefill's KV handle), as the proxy drives them.
+ *
+ * <p>Threading: every method may be called from any thread; futures and
+ * {@link org.balanceroute.connector.vllm.DecodeListener} callbacks run on the HTTP client's
+ * threads and must not block.
+ */
+@Export
+@Version("0.1.0")
+package org.balanceroute.connector.vllm;
+
+import org.osgi.annotation.bundle.Export;
+import org.osgi.annotation.versioning.Version;

@@ -1,0 +1,153 @@
+package org.balanceroute.connector.vllm.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.balanceroute.connector.vllm.DecodeListener;
+import org.balanceroute.connector.vllm.PrefillResult;
+import org.balanceroute.connector.vllm.UpstreamException;
+import org.balanceroute.enginesim.SimCluster;
+import org.balanceroute.enginesim.SimConfig;
+import org.junit.jupiter.api.Test;
+
+/** The connector over real HTTP: against the simulated cluster, and against stub servers for the retry rule. */
+class VllmConnectorHttpTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static ConnectorSettings settings(List<String> prefill, List<String> decode, int retries) {
+        return new ConnectorSettings(prefill, decode.stream().map(u -> new ConnectorSettings.DecodeWorker(u, -1)).toList(),
+                "", 2000, 10_000, 10_000, new RetryPolicy(retries, 10, 100), 60_000, 64, 1024, 1 << 20);
+    }
+
+    private static ObjectNode json(String s) throws Exception {
+        return (ObjectNode) JSON.readTree(s);
+    }
+
+    @Test
+    void bothHopsAgainstTheSimulatedCluster() throws Exception {
+        try (SimCluster sim = SimCluster.start(SimConfig.builder().prefill(1).decode(2).portBase(0)
+                .allRanksEndpoint(false).timeFactor(0.01).streamInterval(3).build())) {
+            VllmConnectorComponent c = new VllmConnectorComponent(settings(List.of(sim.prefillUrl(0)),
+                    List.of(sim.decodeUrl(0), sim.decodeUrl(1)), 2));
+            try {
+                ObjectNode body = json("{\"model\": \"balanceroute-sim\", \"prompt\": [1, 2, 3, 4, 5, 6, 7],"
+                        + " \"max_tokens\": 10, \"ignore_eos\": true, \"stream\": true,"
+                        + " \"stream_options\": {\"include_usage\": true, \"continuous_usage_stats\": true}}");
+                PrefillResult p = c.prefill("req-1", "/v1/completions", body).get(10, TimeUnit.SECONDS);
+                assertEquals(7, p.promptTokens());
+                assertNotNull(p.kvTransferParams());
+                assertTrue(p.kvTransferParams().path("do_remote_prefill").asBoolean());
+
+                Collected got = new Collected();
+                c.decode("req-1", 1, "/v1/completions", body, p.kvTransferParams(), got);
+                got.done.get(10, TimeUnit.SECONDS);
+                assertEquals(200, got.status);
+                assertEquals("[DONE]", got.events.get(got.events.size() - 1));
+                JsonNode last = JSON.readTree(got.events.get(got.events.size() - 2));
+                assertEquals(10, last.path("usage").path("completion_tokens").asInt());
+
+                // the handle is single-use: presenting it again is a 400 from the engine
+                Collected again = new Collected();
+                c.decode("req-1", 0, "/v1/completions", body, p.kvTransferParams(), again);
+                again.done.get(10, TimeUnit.SECONDS);
+                assertEquals(400, again.status);
+            } finally {
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    void prefillIsRetriedOnServerErrorsButNeverOn400() throws Exception {
+        AtomicInteger hits = new AtomicInteger();
+        AtomicInteger failFirst = new AtomicInteger();
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/v1/completions", ex -> {
+            byte[] in = ex.getRequestBody().readAllBytes();
+            int n = hits.incrementAndGet();
+            boolean bad = new String(in, StandardCharsets.UTF_8).contains("\"bad\"");
+            int status = bad ? 400 : n <= failFirst.get() ? 503 : 200;
+            byte[] out = (status == 200 ? "{\"usage\": {\"prompt_tokens\": 3}, \"kv_transfer_params\": {\"h\": 1}}"
+                    : "{\"error\": {\"message\": \"no\", \"type\": \"BadRequestError\", \"param\": null, \"code\": "
+                    + status + "}}").getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().set("Content-Type", "application/json");
+            ex.sendResponseHeaders(status, out.length);
+            ex.getResponseBody().write(out);
+            ex.close();
+        });
+        server.start();
+        String url = "http://127.0.0.1:" + server.getAddress().getPort();
+        VllmConnectorComponent c = new VllmConnectorComponent(settings(List.of(url), List.of(url), 3));
+        try {
+            failFirst.set(2);
+            PrefillResult ok = c.prefill("a", "/v1/completions", json("{\"model\": \"m\", \"prompt\": \"x\"}"))
+                    .get(10, TimeUnit.SECONDS);
+            assertEquals(3, ok.attempts());
+            assertEquals(3, hits.get());
+
+            hits.set(0);
+            failFirst.set(0);
+            CompletableFuture<PrefillResult> bad = c.prefill("b", "/v1/completions",
+                    json("{\"model\": \"m\", \"prompt\": \"bad\"}"));
+            ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                    () -> bad.get(10, TimeUnit.SECONDS));
+            UpstreamException u = assertInstanceOf(UpstreamException.class, e.getCause());
+            assertEquals(400, u.status());
+            assertTrue(new String(u.body(), StandardCharsets.UTF_8).contains("BadRequestError"));
+            assertEquals(1, hits.get(), "a 400 is never retried");
+
+            hits.set(0);
+            failFirst.set(100);
+            CompletableFuture<PrefillResult> down = c.prefill("c", "/v1/completions",
+                    json("{\"model\": \"m\", \"prompt\": \"x\"}"));
+            e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, () -> down.get(10, TimeUnit.SECONDS));
+            assertEquals(503, assertInstanceOf(UpstreamException.class, e.getCause()).status());
+            assertEquals(4, hits.get(), "the first attempt and 3 retries");
+        } finally {
+            c.close();
+            server.stop(0);
+        }
+    }
+
+    /** Collects a decode answer. */
+    private static final class Collected implements DecodeListener {
+        final List<String> events = new ArrayList<>();
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        volatile int status;
+
+        @Override
+        public void onHeaders(int status, boolean eventStream) {
+            this.status = status;
+        }
+
+        @Override
+        public void onEvent(String data) {
+            events.add(data);
+        }
+
+        @Override
+        public void onEnd(int status, String contentType, byte[] body) {
+            done.complete(null);
+        }
+
+        @Override
+        public void onFailure(Throwable cause) {
+            done.completeExceptionally(cause);
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package org.balanceroute.proxy.internal;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A request that ends in an OpenAI error body {@code {"error": {"message", "type", "param",
+ * "code"}}} with an HTTP status.
+ */
+final class OpenAiError extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    static final String INVALID_REQUEST = "invalid_request_error";
+    static final String SERVER = "server_error";
+    static final String UNAVAILABLE = "service_unavailable_error";
+
+    private final int status;
+    private final String type;
+    private final String param;
+
+    OpenAiError(int status, String type, String message, String param) {
+        super(message, null, false, false);
+        this.status = status;
+        this.type = type;
+        this.param = param;
+    }
+
+    /** 400 invalid_request_error naming the field. */
+    static OpenAiError invalid(String message, String param) {
+        return new OpenAiError(400, INVALID_REQUEST, message, param);
+    }
+
+    int status() {
+        return status;
+    }
+
+    String param() {
+        return param;
+    }
+
+    ObjectNode json() {
+        ObjectNode error = MAPPER.createObjectNode();
+        error.put("message", getMessage());
+        error.put("type", type);
+        if (param == null) {
+            error.putNull("param");
+        } else {
+            error.put("param", param);
+        }
+        error.put("code", status);
+        ObjectNode root = MAPPER.createObjectNode();
+        root.set("error", error);
+        return root;
+    }
+
+    byte[] body() {
+        return json().toString().getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,56 @@
+package org.balanceroute.proxy.internal;
+
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.Suspended;
+import org.balanceroute.connector.vllm.VllmConnector;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ServiceScope;
+import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsName;
+import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
+
+/**
+ * The OpenAI-compatible endpoints: {@code POST /v1/completions}, {@code POST /v1/chat/completions}
+ * (streaming and not) and {@code GET /v1/models}. Bodies are taken as bytes and parsed by the
+ * flow (so the size limit, malformed JSON and the OpenAI error shape are the proxy's own, and no
+ * JSON provider is involved); answers are asynchronous, no container thread waits for an engine.
+ * Keeps no state: the whiteboard may re-create it at any time.
+ */
+@Component(service = OpenAiResource.class, scope = ServiceScope.PROTOTYPE)
+@JakartarsResource
+@JakartarsName("balanceroute.proxy.openai")
+@Path("v1")
+public final class OpenAiResource {
+
+    private final CompletionFlow flow;
+
+    @Activate
+    public OpenAiResource(@Reference(name = "flow") CompletionFlow flow) {
+        this.flow = flow;
+    }
+
+    @POST
+    @Path("completions")
+    public void completions(byte[] body, @HeaderParam(VllmConnector.REQUEST_ID_HEADER) String requestId,
+            @Suspended AsyncResponse async) {
+        flow.handle(Endpoint.COMPLETIONS, body, requestId, async);
+    }
+
+    @POST
+    @Path("chat/completions")
+    public void chatCompletions(byte[] body, @HeaderParam(VllmConnector.REQUEST_ID_HEADER) String requestId,
+            @Suspended AsyncResponse async) {
+        flow.handle(Endpoint.CHAT_COMPLETIONS, body, requestId, async);
+    }
+
+    @GET
+    @Path("models")
+    public void models(@Suspended AsyncResponse async) {
+        flow.models(async);
+    }
+}

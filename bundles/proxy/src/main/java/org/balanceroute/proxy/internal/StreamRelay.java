@@ -1,0 +1,99 @@
+package org.balanceroute.proxy.internal;
+
+import java.io.IOException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.glassfish.jersey.server.ChunkedOutput;
+
+/**
+ * The client side of one SSE stream: events are queued by the upstream callbacks (which never
+ * block) and written in order to the client's {@link ChunkedOutput} by one task at a time on the
+ * relay executor, so a slow client stalls only its own writer. A client more than
+ * {@code limit} events behind, or one whose write fails (gone), is cut: {@code onClientGone}
+ * runs once and later events are dropped.
+ *
+ * <p>Why Jersey's {@code ChunkedOutput} behind an {@code AsyncResponse} rather than an
+ * {@code SseEventSink}: the answer's status must wait for the decode worker's (an upstream error
+ * before streaming is answered with the upstream status and body), and a resource method taking
+ * an {@code SseEventSink} commits a 200 event stream when it returns, unless it holds its thread
+ * through prefill and the prompt-pool wait. Suspended, the request holds no thread until the
+ * decode's headers come, then resumes with either the event stream or the error.
+ */
+final class StreamRelay {
+
+    private static final String CLOSE = new String("close");
+
+    private final ChunkedOutput<String> out;
+    private final Executor executor;
+    private final int limit;
+    private final Runnable onClientGone;
+    private final ConcurrentLinkedQueue<String> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger pending = new AtomicInteger();
+    private volatile boolean dead;
+
+    StreamRelay(ChunkedOutput<String> out, Executor executor, int limit, Runnable onClientGone) {
+        this.out = out;
+        this.executor = executor;
+        this.limit = limit;
+        this.onClientGone = onClientGone;
+    }
+
+    /** Queues one SSE event whose data is {@code data}. */
+    void event(String data) {
+        if (dead) {
+            return;
+        }
+        if (pending.get() >= limit) {
+            gone();
+            return;
+        }
+        enqueue("data: " + data + "\n\n");
+    }
+
+    /** Closes the stream after the events queued so far. */
+    void close() {
+        enqueue(CLOSE);
+    }
+
+    private void enqueue(String item) {
+        queue.add(item);
+        if (pending.getAndIncrement() == 0) {
+            executor.execute(this::drain);
+        }
+    }
+
+    private void drain() {
+        do {
+            String item = queue.poll();
+            if (item == CLOSE) {
+                closeQuietly();
+            } else if (item != null && !dead) {
+                try {
+                    if (out.isClosed()) {
+                        throw new IOException("closed");
+                    }
+                    out.write(item);
+                } catch (IOException | RuntimeException e) {
+                    gone();
+                }
+            }
+        } while (pending.decrementAndGet() > 0);
+    }
+
+    private void gone() {
+        if (!dead) {
+            dead = true;
+            closeQuietly();
+            onClientGone.run();
+        }
+    }
+
+    private void closeQuietly() {
+        try {
+            out.close();
+        } catch (IOException | RuntimeException ignored) {
+            // the client is gone already
+        }
+    }
+}

@@ -1,0 +1,308 @@
+package org.balanceroute.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.bundle;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.enginesim.SimCluster;
+import org.balanceroute.enginesim.SimConfig;
+import org.junit.Assume;
+import org.junit.Test;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+
+/**
+ * The proxy over real HTTP: the distribution's bundles, the connector pointed (through
+ * ConfigAdmin) at a simulated vLLM cluster started in the framework on ephemeral ports, requests
+ * sent to the runtime's own port. One cluster for the class (1 prefill, 8 decode ranks: the
+ * router's default G), faults and statistics cleared before each test.
+ */
+public class ProxyIT extends BalanceRouteTestSupport {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String MODEL = "balanceroute-sim";
+    private static final String CONNECTOR_PID = "org.balanceroute.connector.vllm";
+
+    @Override
+    @Configuration
+    public Option[] configuration() throws IOException {
+        List<Option> options = new ArrayList<>(Arrays.asList(super.configuration()));
+        options.add(bundle(new java.io.File(System.getProperty("balanceroute.enginesim.bundle")).toURI().toString())
+                .startLevel(2));
+        return options.toArray(Option[]::new);
+    }
+
+    /** One cluster for the class, configured once. */
+    private static SimCluster shared;
+
+    private SimCluster startCluster() throws Exception {
+        synchronized (ProxyIT.class) {
+            if (shared == null) {
+                shared = SimCluster.start(SimConfig.builder().prefill(1).decode(8).portBase(0)
+                        .allRanksEndpoint(false).timeFactor(0.05).build());
+                SimCluster c = shared;
+                Runtime.getRuntime().addShutdownHook(new Thread(c::close, "proxy-it-sim-cluster"));
+                configureConnector(c);
+            }
+        }
+        shared.applyFaults("{\"clear\": true}");
+        shared.resetStats();
+        return shared;
+    }
+
+    /** As an operator's .cfg edit would: comma-separated strings (FileInstall writes them back as they are). */
+    private void configureConnector(SimCluster cluster) throws Exception {
+        List<String> decode = new ArrayList<>();
+        for (int g = 0; g < 8; g++) {
+            decode.add(cluster.decodeUrl(g));
+        }
+        configure(CONNECTOR_PID, "prefillUrls", cluster.prefillUrl(0), "decodeWorkers", String.join(", ", decode),
+                "healthIntervalMillis", "500");
+        await("the proxy to reach the simulated cluster (GET /v1/models)", () -> {
+            try {
+                HttpResponse<String> r = http("GET", "/v1/models", null, false);
+                return r.statusCode() == 200 && r.body().contains(MODEL);
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
+    }
+
+    private HttpResponse<InputStream> post(String path, String body, String requestId) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port() + path))
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        if (requestId != null) {
+            b.header("X-Request-Id", requestId);
+        }
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
+                .send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
+    }
+
+    private static String text(HttpResponse<InputStream> r) throws IOException {
+        try (InputStream in = r.body()) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    /** The data of every SSE event, in order. */
+    private static List<String> events(HttpResponse<InputStream> r) throws IOException {
+        List<String> out = new ArrayList<>();
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                if (line.startsWith("data: ")) {
+                    out.add(line.substring(6));
+                }
+            }
+        }
+        return out;
+    }
+
+    private void awaitRouterIdle() throws InterruptedException {
+        await("the router's snapshot back to zero load", () -> {
+            ClusterSnapshot s = router.snapshot();
+            return Arrays.stream(s.loads()).sum() == 0 && Arrays.stream(s.running()).sum() == 0
+                    && Arrays.stream(s.queued()).sum() == 0 && s.poolDepth() == 0;
+        });
+    }
+
+    @Test
+    public void streamingChatEndsWithDoneAndTheRequestedTokens() throws Exception {
+        {
+            SimCluster cluster = startCluster();
+            HttpResponse<InputStream> r = post("/v1/chat/completions", "{\"model\": \"" + MODEL + "\", \"messages\":"
+                    + " [{\"role\": \"user\", \"content\": \"Tell me about barriers in data-parallel decode.\"}],"
+                    + " \"max_tokens\": 24, \"ignore_eos\": true, \"stream\": true,"
+                    + " \"stream_options\": {\"include_usage\": true}}", null);
+            assertEquals(200, r.statusCode());
+            assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream"));
+            assertTrue(r.headers().firstValue("X-Request-Id").isPresent());
+            List<String> events = events(r);
+            assertEquals("[DONE]", events.get(events.size() - 1));
+            int contentChunks = 0;
+            JsonNode usage = null;
+            for (String e : events.subList(0, events.size() - 1)) {
+                JsonNode chunk = JSON.readTree(e);
+                assertFalse("no error in " + e, chunk.has("error"));
+                assertEquals("chat.completion.chunk", chunk.path("object").asText());
+                for (JsonNode c : chunk.path("choices")) {
+                    if (!c.path("delta").path("content").asText("").isEmpty()) {
+                        contentChunks++;
+                    }
+                }
+                if (chunk.path("usage").isObject()) {
+                    usage = chunk.get("usage");
+                }
+            }
+            assertEquals(24, contentChunks);
+            assertNotNull("a usage chunk", usage);
+            assertEquals(24, usage.path("completion_tokens").asInt());
+            awaitRouterIdle();
+            assertEquals(1, JSON.readTree(cluster.statsJson()).path("completed").asInt());
+        }
+    }
+
+    @Test
+    public void nonStreamingCompletionCarriesTheKvHandleAndUsage() throws Exception {
+        {
+            SimCluster cluster = startCluster();
+            String prompt = "0123456789abcdefghij0123456789abcdefghij"; // 40 characters: 10 tokens in the simulation
+            HttpResponse<InputStream> r = post("/v1/completions", "{\"model\": \"" + MODEL + "\", \"prompt\": \""
+                    + prompt + "\", \"max_tokens\": 7, \"ignore_eos\": true}", "it-request-42");
+            String body = text(r);
+            // a decode request without the prefill's handle (or with a forged one) gets 400 from the simulation
+            assertEquals(body, 200, r.statusCode());
+            assertEquals("it-request-42", r.headers().firstValue("X-Request-Id").orElse(null));
+            JsonNode answer = JSON.readTree(body);
+            assertEquals("text_completion", answer.path("object").asText());
+            assertEquals(7, answer.path("usage").path("completion_tokens").asInt());
+            assertEquals(10, answer.path("usage").path("prompt_tokens").asInt());
+            assertEquals("length", answer.path("choices").get(0).path("finish_reason").asText());
+            awaitRouterIdle();
+        }
+    }
+
+    @Test
+    public void badInputIsAnsweredWithOpenAiErrors() throws Exception {
+        awaitEquals("the proxy's resources", 400, () -> {
+            try {
+                return post("/v1/completions", "{\"prompt\": \"x\"}", null).statusCode();
+            } catch (Exception e) {
+                return -1;
+            }
+        });
+        assertError(post("/v1/completions", "{\"prompt\": \"x\"}", null), 400, "model");
+        assertError(post("/v1/completions", "{\"model\": \"m\"}", null), 400, "prompt");
+        assertError(post("/v1/chat/completions", "{\"model\": \"m\"}", null), 400, "messages");
+        assertError(post("/v1/completions", "{\"model\": \"m\", \"prompt\": \"x\", \"max_tokens\": 0}", null), 400,
+                "max_tokens");
+        assertError(post("/v1/completions", "{not json", null), 400, null);
+        String big = "{\"model\": \"m\", \"prompt\": \"" + "x".repeat(5 * 1024 * 1024) + "\"}";
+        assertError(post("/v1/completions", big, null), 413, null);
+    }
+
+    private static void assertError(HttpResponse<InputStream> r, int status, String param) throws IOException {
+        String body = text(r);
+        assertEquals(body, status, r.statusCode());
+        JsonNode error = JSON.readTree(body).path("error");
+        assertTrue(body, error.path("message").isTextual());
+        assertTrue(body, error.path("type").isTextual());
+        if (param == null) {
+            assertTrue(body, error.path("param").isNull());
+        } else {
+            assertEquals(body, param, error.path("param").asText());
+        }
+    }
+
+    @Test
+    public void upstreamFailuresBeforeAndDuringStreaming() throws Exception {
+        {
+            SimCluster cluster = startCluster();
+            String request = "{\"model\": \"" + MODEL + "\", \"prompt\": \"hello world\", \"max_tokens\": 30,"
+                    + " \"ignore_eos\": true, \"stream\": true}";
+            for (int g = 0; g < 8; g++) {
+                cluster.applyFaults("{\"rank\": " + g + ", \"failNext\": 1}");
+            }
+            HttpResponse<InputStream> before = post("/v1/completions", request, null);
+            String body = text(before);
+            assertEquals(body, 500, before.statusCode());
+            assertTrue(body, JSON.readTree(body).path("error").path("message").isTextual());
+            awaitRouterIdle();
+
+            cluster.applyFaults("{\"clear\": true}");
+            for (int g = 0; g < 8; g++) {
+                cluster.applyFaults("{\"rank\": " + g + ", \"cutAfterTokens\": 5}");
+            }
+            HttpResponse<InputStream> during = post("/v1/completions", request, null);
+            assertEquals(200, during.statusCode());
+            List<String> events = events(during);
+            assertEquals("[DONE]", events.get(events.size() - 1));
+            assertTrue(events.toString(), JSON.readTree(events.get(events.size() - 2)).path("error").isObject());
+            awaitRouterIdle();
+        }
+    }
+
+    @Test
+    public void clientDisconnectReleasesTheLoad() throws Exception {
+        {
+            SimCluster cluster = startCluster();
+            HttpResponse<InputStream> r = post("/v1/completions", "{\"model\": \"" + MODEL + "\", \"prompt\":"
+                    + " \"a long one\", \"max_tokens\": 20000, \"ignore_eos\": true, \"stream\": true}", null);
+            assertEquals(200, r.statusCode());
+            InputStream in = r.body();
+            BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+            int seen = 0;
+            for (String line = reader.readLine(); line != null && seen < 3; line = reader.readLine()) {
+                if (line.startsWith("data: ")) {
+                    seen++;
+                }
+            }
+            await("tokens reported to the router", () -> Arrays.stream(router.snapshot().loads()).sum() > 0);
+            in.close();
+            awaitRouterIdle();
+        }
+    }
+
+    /**
+     * The official {@code openai} npm client streams a chat completion through the proxy (the
+     * script bundles/engine-sim's OpenAiNodeClientTest runs against a decode rank). Skipped
+     * without node or the package ({@code .ci/run} installs both).
+     */
+    @Test
+    public void theOfficialOpenAiClientStreamsThroughTheProxy() throws Exception {
+        String dir = System.getenv("BALANCEROUTE_OPENAI_NODE_MODULES");
+        if (dir == null || dir.isBlank()) {
+            dir = System.getProperty("user.home") + "/.cache/balanceroute-npm/node_modules";
+        }
+        java.nio.file.Path modules = java.nio.file.Path.of(dir);
+        Assume.assumeTrue("the openai npm package in " + modules,
+                java.nio.file.Files.isRegularFile(modules.resolve("openai/package.json")));
+        Assume.assumeTrue("node on the PATH", nodeAvailable());
+        startCluster();
+        Process p = new ProcessBuilder("node", System.getProperty("balanceroute.openai.script"),
+                modules.toAbsolutePath().toString(), "http://127.0.0.1:" + port(), "13")
+                .redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertTrue("node did not finish", p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+        String stdout = new String(out, StandardCharsets.UTF_8);
+        assertEquals(stdout, 0, p.exitValue());
+        JsonNode result = JSON.readTree(stdout);
+        assertEquals(stdout, 13, result.path("contentChunks").asInt());
+        assertEquals(stdout, 13, result.path("usage").path("completion_tokens").asInt());
+        assertEquals(stdout, "length", result.path("finishReason").asText());
+        assertEquals(stdout, "assistant", result.path("role").asText());
+        awaitRouterIdle();
+    }
+
+    private static boolean nodeAvailable() {
+        try {
+            Process p = new ProcessBuilder("node", "--version").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+}
