@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.enginesim.SimCluster;
 import org.balanceroute.enginesim.SimConfig;
@@ -185,6 +186,33 @@ public class ProxyIT extends BalanceRouteTestSupport {
     }
 
     @Test
+    public void metricsCountTheOutcomeTtftAndTpotOfEachRequest() throws Exception {
+        startCluster();
+        await("GET /metrics", () -> MetricsIT.scrape(this).containsKey("balanceroute_requests_total{outcome=\"ok\",}"));
+        Map<String, Double> before = MetricsIT.scrape(this);
+        HttpResponse<InputStream> r = post("/v1/chat/completions", "{\"model\": \"" + MODEL + "\", \"messages\":"
+                + " [{\"role\": \"user\", \"content\": \"Count to eight.\"}],"
+                + " \"max_tokens\": 8, \"ignore_eos\": true, \"stream\": true}", null);
+        assertEquals(200, r.statusCode());
+        List<String> events = events(r);
+        assertEquals("[DONE]", events.get(events.size() - 1));
+        awaitRouterIdle();
+        assertEquals(400, post("/v1/completions", "{\"prompt\": \"x\"}", null).statusCode());
+        String ok = "balanceroute_requests_total{outcome=\"ok\",}";
+        String rejected = "balanceroute_requests_total{outcome=\"rejected\",}";
+        String ttft = "balanceroute_time_to_first_token_seconds_count";
+        String tpot = "balanceroute_time_per_output_token_seconds_count";
+        await("the stream counted ok with its TTFT and TPOT, the bad request rejected", () -> {
+            Map<String, Double> after = MetricsIT.scrape(this);
+            return after.get(ok) >= before.get(ok) + 1 && after.get(rejected) >= before.get(rejected) + 1
+                    && after.get(ttft) >= before.get(ttft) + 1 && after.get(tpot) >= before.get(tpot) + 1;
+        });
+        Map<String, Double> after = MetricsIT.scrape(this);
+        assertTrue("a TTFT was observed", after.get("balanceroute_time_to_first_token_seconds_sum") > 0);
+        assertTrue("a TPOT was observed", after.get("balanceroute_time_per_output_token_seconds_sum") > 0);
+    }
+
+    @Test
     public void badInputIsAnsweredWithOpenAiErrors() throws Exception {
         awaitEquals("the proxy's resources", 400, () -> {
             try {
@@ -225,6 +253,9 @@ public class ProxyIT extends BalanceRouteTestSupport {
             for (int g = 0; g < 8; g++) {
                 cluster.applyFaults("{\"rank\": " + g + ", \"failNext\": 1}");
             }
+            String errors = "balanceroute_requests_total{outcome=\"error\",}";
+            await("GET /metrics", () -> MetricsIT.scrape(this).containsKey(errors));
+            double errorsBefore = MetricsIT.scrape(this).get(errors);
             HttpResponse<InputStream> before = post("/v1/completions", request, null);
             String body = text(before);
             assertEquals(body, 500, before.statusCode());
@@ -241,6 +272,7 @@ public class ProxyIT extends BalanceRouteTestSupport {
             assertEquals("[DONE]", events.get(events.size() - 1));
             assertTrue(events.toString(), JSON.readTree(events.get(events.size() - 2)).path("error").isObject());
             awaitRouterIdle();
+            await("both failures counted as errors", () -> MetricsIT.scrape(this).get(errors) >= errorsBefore + 2);
         }
     }
 
@@ -248,6 +280,9 @@ public class ProxyIT extends BalanceRouteTestSupport {
     public void clientDisconnectReleasesTheLoad() throws Exception {
         {
             SimCluster cluster = startCluster();
+            String disconnects = "balanceroute_requests_total{outcome=\"client_disconnect\",}";
+            await("GET /metrics", () -> MetricsIT.scrape(this).containsKey(disconnects));
+            double disconnectsBefore = MetricsIT.scrape(this).get(disconnects);
             HttpResponse<InputStream> r = post("/v1/completions", "{\"model\": \"" + MODEL + "\", \"prompt\":"
                     + " \"a long one\", \"max_tokens\": 20000, \"ignore_eos\": true, \"stream\": true}", null);
             assertEquals(200, r.statusCode());
@@ -262,6 +297,7 @@ public class ProxyIT extends BalanceRouteTestSupport {
             await("tokens reported to the router", () -> Arrays.stream(router.snapshot().loads()).sum() > 0);
             in.close();
             awaitRouterIdle();
+            await("the disconnect counted", () -> MetricsIT.scrape(this).get(disconnects) >= disconnectsBefore + 1);
         }
     }
 

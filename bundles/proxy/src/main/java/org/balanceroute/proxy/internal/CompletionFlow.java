@@ -23,6 +23,8 @@ import org.balanceroute.connector.vllm.DecodeListener;
 import org.balanceroute.connector.vllm.PrefillResult;
 import org.balanceroute.connector.vllm.UpstreamException;
 import org.balanceroute.connector.vllm.VllmConnector;
+import org.balanceroute.proxy.ProxyObserver;
+import org.balanceroute.proxy.ProxyObserver.Outcome;
 import org.balanceroute.router.Placement;
 import org.balanceroute.router.RouterService;
 import org.glassfish.jersey.server.ChunkedOutput;
@@ -31,6 +33,9 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.Designate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,6 +77,11 @@ public final class CompletionFlow {
     /** The relay threads; after deactivation, work runs on the calling thread so streams in flight still end. */
     private final Executor executor;
     private volatile ProxySettings settings;
+
+    /** Told each request's TTFT, TPOT and outcome (the metrics bundle); null when none is registered. */
+    @Reference(name = "observer", cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile ProxyObserver observer;
 
     /**
      * Router request ids: unique across re-activations of this component (the router may still
@@ -142,6 +152,7 @@ public final class CompletionFlow {
         try {
             body = RequestValidator.validate(endpoint, bytes, settings.maxBodyBytes());
         } catch (OpenAiError e) {
+            ended(Outcome.REJECTED);
             async.resume(error(e, requestId));
             return;
         }
@@ -232,6 +243,22 @@ public final class CompletionFlow {
         return b.build();
     }
 
+    /** Sets the observer (tests; the framework injects the field itself). */
+    void observer(ProxyObserver o) {
+        observer = o;
+    }
+
+    private void ended(Outcome outcome) {
+        ProxyObserver o = observer;
+        if (o != null) {
+            try {
+                o.requestEnded(outcome);
+            } catch (RuntimeException e) {
+                LOG.debug("the proxy observer failed: {}", e.toString());
+            }
+        }
+    }
+
     private void step() {
         if (!router.automaticStepping()) {
             router.dispatchStep();
@@ -247,6 +274,11 @@ public final class CompletionFlow {
         private final AsyncResponse async;
         private final long id = IDS.incrementAndGet();
         private final AtomicBoolean released = new AtomicBoolean();
+        private final AtomicBoolean ended = new AtomicBoolean();
+        private final long arrivedNanos = System.nanoTime();
+        private long firstTokenNanos;
+        private long lastTokenNanos;
+        private long outputTokens;
         private final TokenCounter counter = new TokenCounter();
         private volatile DecodeExchange upstream;
         private StreamRelay relay;
@@ -264,6 +296,7 @@ public final class CompletionFlow {
 
         void prefilled(PrefillResult p, Throwable e) {
             if (e != null) {
+                end(Outcome.ERROR);
                 async.resume(upstreamError(cause(e), requestId, "prefill"));
                 return;
             }
@@ -278,6 +311,7 @@ public final class CompletionFlow {
             if (f != null) {
                 Throwable c = cause(f);
                 release(false);
+                end(c instanceof TimeoutException ? Outcome.TIMEOUT : Outcome.ERROR);
                 if (c instanceof TimeoutException) {
                     async.resume(error(new OpenAiError(503, OpenAiError.UNAVAILABLE, "waited more than "
                             + settings.placementTimeoutMillis() + " ms for a decode worker", null), requestId));
@@ -293,12 +327,50 @@ public final class CompletionFlow {
             worker = placement.worker();
             if (worker < 0 || worker >= connector.decodeWorkers()) {
                 release(false);
+                end(Outcome.ERROR);
                 async.resume(error(new OpenAiError(503, OpenAiError.UNAVAILABLE, "the router placed the request on"
                         + " worker " + worker + ", which has no decode endpoint (router workers and connector"
                         + " decodeWorkers disagree)", null), requestId));
                 return;
             }
             upstream = connector.decode(requestId, worker, endpoint.path, body, p.kvTransferParams(), this);
+        }
+
+        /** Tells the observer how the request ended, once (the first outcome wins). */
+        private void end(Outcome outcome) {
+            if (ended.compareAndSet(false, true)) {
+                ended(outcome);
+            }
+        }
+
+        /** Token timing of a streaming request: TTFT at the first token, the last token's time for TPOT. */
+        private void tokensSeen(int n) {
+            long now = System.nanoTime();
+            if (outputTokens == 0) {
+                firstTokenNanos = now;
+                ProxyObserver o = observer;
+                if (o != null) {
+                    try {
+                        o.firstToken(now - arrivedNanos);
+                    } catch (RuntimeException e) {
+                        LOG.debug("the proxy observer failed: {}", e.toString());
+                    }
+                }
+            }
+            lastTokenNanos = now;
+            outputTokens += n;
+        }
+
+        /** At [DONE] of a clean stream: the mean time per output token after the first. */
+        private void streamDone() {
+            ProxyObserver o = observer;
+            if (o != null && outputTokens > 1) {
+                try {
+                    o.timePerOutputToken((lastTokenNanos - firstTokenNanos) / (outputTokens - 1));
+                } catch (RuntimeException e) {
+                    LOG.debug("the proxy observer failed: {}", e.toString());
+                }
+            }
         }
 
         /** Releases the request's load once: complete (learned) or abort. */
@@ -337,6 +409,10 @@ public final class CompletionFlow {
                 relay.event(data);
                 relay.close();
                 release(!errorSeen);
+                if (!errorSeen) {
+                    streamDone();
+                }
+                end(errorSeen ? Outcome.ERROR : Outcome.OK);
                 return;
             }
             try {
@@ -346,6 +422,7 @@ public final class CompletionFlow {
                 } else if (chunk != null) {
                     int n = counter.onChunk(chunk);
                     if (n > 0) {
+                        tokensSeen(n);
                         router.tokens(id, n);
                     }
                 }
@@ -373,10 +450,12 @@ public final class CompletionFlow {
                     LOG.debug("request {}: a 200 answer without usage: {}", requestId, e.toString());
                 }
                 release(true);
+                end(Outcome.OK);
                 async.resume(Response.ok(answer, contentType == null ? MediaType.APPLICATION_JSON : contentType)
                         .header(VllmConnector.REQUEST_ID_HEADER, requestId).build());
             } else {
                 release(false);
+                end(Outcome.ERROR);
                 async.resume(upstreamBody(status, answer, requestId, "decode worker " + worker + " failed"));
             }
         }
@@ -388,6 +467,7 @@ public final class CompletionFlow {
                 return;
             }
             release(false);
+            end(Outcome.ERROR);
             async.resume(error(new OpenAiError(502, OpenAiError.SERVER, "decode worker " + worker + " failed: "
                     + cause, null), requestId));
         }
@@ -396,6 +476,7 @@ public final class CompletionFlow {
         private void failStream(String message) {
             done = true;
             release(false);
+            end(Outcome.ERROR);
             relay.event(new OpenAiError(502, OpenAiError.SERVER, message, null).json().toString());
             relay.event("[DONE]");
             relay.close();
@@ -408,6 +489,7 @@ public final class CompletionFlow {
                 u.cancel();
             }
             release(false);
+            end(Outcome.CLIENT_DISCONNECT);
         }
     }
 }

@@ -21,6 +21,7 @@ import org.balanceroute.core.ClusterState;
 import org.balanceroute.core.PromptPool;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.TrackedRequest;
+import org.balanceroute.router.DispatchObserver;
 import org.balanceroute.router.Placement;
 import org.balanceroute.router.RouterService;
 import org.balanceroute.router.StepResult;
@@ -110,6 +111,8 @@ final class DispatchLoop {
     private volatile Map<String, RoutingPolicy> available = Map.of();
     private volatile TerminationPredictor[] predictors = new TerminationPredictor[0];
     private volatile String activeName = RouterService.NO_POLICY;
+    /** Told about every dispatch step (metrics); null when none is registered. */
+    private volatile DispatchObserver observer;
 
     // --- owned by the dispatch thread ---
     private ClusterState cluster;
@@ -378,6 +381,7 @@ final class DispatchLoop {
     }
 
     private StepResult doStep(boolean report) {
+        long started = System.nanoTime();
         long step = cluster.step();
         int n = copyPool();
         List<Placement> placements = report ? new ArrayList<>() : null;
@@ -387,7 +391,33 @@ final class DispatchLoop {
             notifyPlaced(n, placements);
             cluster.advanceStep();
         }
-        return new StepResult(step, activeName, report ? placements : List.of(), router.pool().size());
+        int depth = router.pool().size();
+        DispatchObserver o = observer;
+        if (o != null) {
+            observeStep(o, System.nanoTime() - started, depth);
+        }
+        return new StepResult(step, activeName, report ? placements : List.of(), depth);
+    }
+
+    /** Sets (or clears, with null) the step observer. Any thread. */
+    void observer(DispatchObserver o) {
+        observer = o;
+    }
+
+    /** Tells the observer about a step: O(G), no allocation; its failures are logged and ignored. */
+    private void observeStep(DispatchObserver o, long durationNanos, int depth) {
+        long max = Long.MIN_VALUE;
+        long min = Long.MAX_VALUE;
+        for (int g = 0, w = cluster.workers(); g < w; g++) {
+            long l = cluster.load(g);
+            max = Math.max(max, l);
+            min = Math.min(min, l);
+        }
+        try {
+            o.stepCompleted(durationNanos, max >= min ? max - min : 0, depth);
+        } catch (RuntimeException e) {
+            LOG.warn("router: the dispatch observer failed: {}", e.toString());
+        }
     }
 
     private ClusterSnapshot takeSnapshot() {

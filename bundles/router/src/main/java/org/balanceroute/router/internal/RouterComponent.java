@@ -8,6 +8,7 @@ import java.util.function.LongSupplier;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.TerminationPredictor;
+import org.balanceroute.router.DispatchObserver;
 import org.balanceroute.router.Placement;
 import org.balanceroute.router.RouterService;
 import org.balanceroute.router.StepResult;
@@ -102,6 +103,23 @@ public final class RouterComponent implements RouterService {
     void unbindPolicy(RoutingPolicy policy) {
         loop.offer(policies.remove(policy));
     }
+
+    /** At most one step observer (the metrics bundle); optional, so the router never waits for it. */
+    @Reference(name = "observer", service = DispatchObserver.class, cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindObserver")
+    synchronized void bindObserver(DispatchObserver observer) {
+        current = observer;
+        loop.observer(observer);
+    }
+
+    synchronized void unbindObserver(DispatchObserver observer) {
+        if (current == observer) {
+            current = null;
+            loop.observer(null);
+        }
+    }
+
+    private DispatchObserver current; // guarded by this
 
     @Reference(name = "predictor", service = TerminationPredictor.class, cardinality = ReferenceCardinality.MULTIPLE,
             policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindPredictor")

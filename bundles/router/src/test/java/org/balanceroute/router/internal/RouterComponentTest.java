@@ -129,6 +129,33 @@ class RouterComponentTest {
     }
 
     @Test
+    void theDispatchObserverIsToldEveryStepUntilUnbound() throws Exception {
+        start(Map.of("policy", "to-last", "workers", 2, "capacity", 4), new ToLastWorker());
+        List<long[]> steps = new java.util.concurrent.CopyOnWriteArrayList<>();
+        org.balanceroute.router.DispatchObserver observer =
+                (nanos, imbalance, depth) -> steps.add(new long[] {nanos, imbalance, depth});
+        router.bindObserver(observer);
+        router.submit(1, 1000, 0, 10);
+        get(router.dispatchStep());
+        router.submit(2, 300, 0, 10);
+        get(router.dispatchStep());
+        assertEquals(2, steps.size());
+        assertTrue(steps.get(0)[0] >= 0, "a duration");
+        assertEquals(1000, steps.get(0)[1], "max - min after the first step");
+        assertEquals(1300, steps.get(1)[1]);
+        assertEquals(0, steps.get(1)[2], "pool empty");
+
+        router.bindObserver((nanos, imbalance, depth) -> { throw new IllegalStateException("broken observer"); });
+        router.unbindObserver(observer); // an old one unbound after its replacement: the replacement stays
+        get(router.dispatchStep());       // a failing observer does not fail the step
+        router.unbindObserver(null);
+        router.bindObserver(observer);
+        router.unbindObserver(observer);
+        get(router.dispatchStep());
+        assertEquals(2, steps.size(), "not told once unbound");
+    }
+
+    @Test
     void switchToAnArrivalPolicyPlacesThePoolAtOnce() throws Exception {
         start(Map.of("policy", "br0", "workers", 2, "capacity", 4), br0(), new JoinShortestQueuePolicy());
         CompletableFuture<Placement> a = router.submit(1, 100, 0, 10);

@@ -1,0 +1,161 @@
+package org.balanceroute.metrics.internal;
+
+import io.prometheus.client.Collector.MetricFamilySamples;
+import io.prometheus.client.Collector.MetricFamilySamples.Sample;
+import io.prometheus.client.Collector.Type;
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.Counter;
+import io.prometheus.client.Gauge;
+import io.prometheus.client.Histogram;
+import io.prometheus.client.exporter.common.TextFormat;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.proxy.ProxyObserver;
+import org.balanceroute.router.DispatchObserver;
+import org.osgi.service.component.annotations.Component;
+
+/**
+ * The metrics of the runtime, in a Prometheus simpleclient registry of their own (not the
+ * library's default registry, which other bundles may share).
+ *
+ * <p>Two kinds: what the router's and the proxy's hooks report as it happens (dispatch step
+ * latency, running mean of the imbalance, TTFT, TPOT, requests by outcome: counters and
+ * histograms updated without allocation), and what a scrape reads from the router's snapshot
+ * (per-worker KV load, running and queued requests, pool depth, current imbalance).
+ */
+@Component(service = {BalanceRouteMetrics.class, DispatchObserver.class, ProxyObserver.class}, immediate = true)
+public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserver {
+
+    static final String PREFIX = "balanceroute_";
+    static final String WORKER_LOAD = PREFIX + "worker_kv_load_tokens";
+    static final String WORKER_RUNNING = PREFIX + "worker_running_requests";
+    static final String WORKER_QUEUED = PREFIX + "worker_queued_requests";
+    static final String POOL_DEPTH = PREFIX + "pool_depth";
+    static final String IMBALANCE = PREFIX + "imbalance_tokens";
+    static final String IMBALANCE_MEAN = PREFIX + "imbalance_mean_tokens";
+    static final String STEP_DURATION = PREFIX + "dispatch_step_duration_seconds";
+    static final String TTFT = PREFIX + "time_to_first_token_seconds";
+    static final String TPOT = PREFIX + "time_per_output_token_seconds";
+    static final String REQUESTS = PREFIX + "requests";
+
+    private static final double NANOS = 1e9;
+
+    private final CollectorRegistry registry = new CollectorRegistry(true);
+    private final Histogram stepDuration = Histogram.build().name(STEP_DURATION)
+            .help("Duration of one dispatch step on the router's dispatch thread (placement decisions and bookkeeping)")
+            .buckets(1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2,
+                    0.1, 0.5)
+            .withoutExemplars().register(registry);
+    private final Gauge imbalanceMean = Gauge.build().name(IMBALANCE_MEAN)
+            .help("Running mean over the dispatch steps observed since start of max_g L_g - min_g L_g, KV tokens")
+            .register(registry);
+    private final Histogram ttft = Histogram.build().name(TTFT)
+            .help("Time from a streaming request's arrival at the proxy to its first token")
+            .buckets(0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+                    20.0, 40.0, 80.0, 160.0, 640.0)
+            .withoutExemplars().register(registry);
+    private final Histogram tpot = Histogram.build().name(TPOT)
+            .help("Mean time per output token after the first, per streaming request")
+            .buckets(0.001, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0,
+                    7.5, 10.0)
+            .withoutExemplars().register(registry);
+    private final Counter requests = Counter.build().name(REQUESTS)
+            .help("Generation requests the proxy finished, by outcome")
+            .labelNames("outcome").withoutExemplars().register(registry);
+    /** One child per outcome, resolved up front: counting needs no label lookup (no allocation). */
+    private final Counter.Child[] byOutcome = new Counter.Child[Outcome.values().length];
+
+    /** Written by the dispatch thread only (one at a time); read by nobody else. */
+    private long imbalanceSum;
+    private long steps;
+
+    public BalanceRouteMetrics() {
+        for (Outcome o : Outcome.values()) {
+            byOutcome[o.ordinal()] = requests.labels(o.label());
+        }
+    }
+
+    @Override
+    public void stepCompleted(long durationNanos, long imbalance, int poolDepth) {
+        stepDuration.observe(durationNanos / NANOS);
+        synchronized (this) {
+            imbalanceSum += imbalance;
+            steps++;
+            imbalanceMean.set((double) imbalanceSum / steps);
+        }
+    }
+
+    @Override
+    public void firstToken(long nanos) {
+        ttft.observe(nanos / NANOS);
+    }
+
+    @Override
+    public void timePerOutputToken(long nanosPerToken) {
+        tpot.observe(nanosPerToken / NANOS);
+    }
+
+    @Override
+    public void requestEnded(Outcome outcome) {
+        byOutcome[outcome.ordinal()].inc();
+    }
+
+    /**
+     * The exposition, Prometheus text format 0.0.4.
+     *
+     * @param snapshot the router's cluster snapshot, or null when the router cannot answer (the
+     *     per-worker gauges and the pool depth are then left out)
+     */
+    public String scrape(ClusterSnapshot snapshot) {
+        List<MetricFamilySamples> families = new ArrayList<>();
+        if (snapshot != null) {
+            families.addAll(snapshotFamilies(snapshot));
+        }
+        families.addAll(Collections.list(registry.metricFamilySamples()));
+        StringWriter out = new StringWriter();
+        try {
+            TextFormat.write004(out, Collections.enumeration(families));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString();
+    }
+
+    static List<MetricFamilySamples> snapshotFamilies(ClusterSnapshot s) {
+        List<String> worker = List.of("worker");
+        long[] loads = s.loads();
+        int[] running = s.running();
+        int[] queued = s.queued();
+        List<Sample> load = new ArrayList<>(loads.length);
+        List<Sample> run = new ArrayList<>(loads.length);
+        List<Sample> queue = new ArrayList<>(loads.length);
+        long max = 0;
+        long min = loads.length == 0 ? 0 : Long.MAX_VALUE;
+        for (int g = 0; g < loads.length; g++) {
+            List<String> label = List.of(Integer.toString(g));
+            load.add(new Sample(WORKER_LOAD, worker, label, loads[g]));
+            run.add(new Sample(WORKER_RUNNING, worker, label, running[g]));
+            queue.add(new Sample(WORKER_QUEUED, worker, label, queued[g]));
+            max = Math.max(max, loads[g]);
+            min = Math.min(min, loads[g]);
+        }
+        return List.of(
+                new MetricFamilySamples(WORKER_LOAD, Type.GAUGE,
+                        "KV cache tokens held by the requests running on the decode worker (L_g)", load),
+                new MetricFamilySamples(WORKER_RUNNING, Type.GAUGE,
+                        "Requests running on the decode worker", run),
+                new MetricFamilySamples(WORKER_QUEUED, Type.GAUGE,
+                        "Requests queued at the decode worker (arrival policies, worker full)", queue),
+                new MetricFamilySamples(POOL_DEPTH, Type.GAUGE,
+                        "Requests waiting in the prompt pool for a dispatch step",
+                        List.of(new Sample(POOL_DEPTH, List.of(), List.of(), s.poolDepth()))),
+                new MetricFamilySamples(IMBALANCE, Type.GAUGE,
+                        "Current max_g L_g - min_g L_g, KV tokens",
+                        List.of(new Sample(IMBALANCE, List.of(), List.of(), max - min))));
+    }
+}

@@ -1,0 +1,51 @@
+package org.balanceroute.metrics.internal;
+
+import io.prometheus.client.exporter.common.TextFormat;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.core.Response;
+import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.router.RouterService;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ServiceScope;
+import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsName;
+import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code GET /metrics}: the Prometheus text exposition, on the runtime's port, without
+ * credentials (like vLLM's own {@code /metrics}). The router's snapshot is read at scrape time.
+ * Keeps no state: the whiteboard may release and re-get it at any time.
+ */
+@Component(service = MetricsResource.class, scope = ServiceScope.PROTOTYPE)
+@JakartarsResource
+@JakartarsName("balanceroute.metrics")
+@Path("metrics")
+public final class MetricsResource {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MetricsResource.class);
+
+    private final BalanceRouteMetrics metrics;
+    private final RouterService router;
+
+    @Activate
+    public MetricsResource(@Reference(name = "metrics") BalanceRouteMetrics metrics,
+            @Reference(name = "router") RouterService router) {
+        this.metrics = metrics;
+        this.router = router;
+    }
+
+    @GET
+    public Response scrape() {
+        ClusterSnapshot snapshot = null;
+        try {
+            snapshot = router.snapshot();
+        } catch (IllegalStateException e) {
+            LOG.debug("metrics: no router snapshot: {}", e.toString());
+        }
+        return Response.ok(metrics.scrape(snapshot), TextFormat.CONTENT_TYPE_004).build();
+    }
+}
