@@ -1,0 +1,135 @@
+package org.balanceroute.replay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.balanceroute.enginesim.SimCluster;
+import org.balanceroute.enginesim.SimConfig;
+import org.balanceroute.trace.Trace;
+import org.balanceroute.trace.TraceRequest;
+import org.balanceroute.trace.WorkloadGenerator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The replayer over real HTTP against an in-process simulated cluster. */
+class ReplayerTest {
+
+    private static SimCluster cluster;
+
+    @BeforeAll
+    static void start() throws IOException {
+        cluster = SimCluster.start(SimConfig.builder().prefill(1).decode(2).portBase(0).timeFactor(0.01).build());
+    }
+
+    @AfterAll
+    static void stop() {
+        cluster.close();
+    }
+
+    @Test
+    void replaysAGeneratedWorkloadAgainstADecodeRank() throws Exception {
+        cluster.resetStats();
+        Trace trace = new WorkloadGenerator(3, 50).generate(30);
+        ReplayResult result = new Replayer(cluster.decodeUrl(0), "balanceroute-sim", 1, 8, null).run(trace.requests());
+        assertEquals(30, result.requests());
+        assertEquals(30, result.completed(), () -> result.errors().toString());
+        assertEquals(0, result.failed());
+        long asked = trace.requests().stream().mapToLong(TraceRequest::outputTokens).sum();
+        assertEquals(asked, result.outputTokens());
+        assertEquals(asked, result.expectedOutputTokens());
+        for (RequestOutcome o : result.outcomes()) {
+            assertEquals(o.request().outputTokens(), o.outputTokens());
+            assertTrue(o.ttftSeconds() > 0 && o.ttftSeconds() < 30, "ttft " + o.ttftSeconds());
+            if (o.outputTokens() > 1) {
+                assertTrue(o.tpotMillis() > 0, "tpot " + o.tpotMillis());
+            }
+        }
+        assertTrue(result.ttftP50S() <= result.ttftP95S());
+        assertTrue(result.throughputTokPerS() > 0);
+        // the engine saw the same requests and tokens
+        String stats = cluster.statsJson();
+        assertTrue(stats.contains("\"completed\":30"), stats);
+    }
+
+    @Test
+    void continuousUsageAndTheAllRanksEndpoint() throws Exception {
+        List<TraceRequest> requests = List.of(new TraceRequest(0, 100, 7, 0), new TraceRequest(0.01, 2000, 1, 0));
+        Replayer replayer = new Replayer(cluster.allRanksUrl() + "/v1", null, 1, 4, null).continuousUsage(true);
+        assertTrue(replayer.body(requests.get(0)).contains("\"continuous_usage_stats\":true"));
+        ReplayResult result = replayer.run(requests);
+        assertEquals(2, result.completed(), () -> result.errors().toString());
+        assertEquals(8, result.outputTokens());
+    }
+
+    @Test
+    void theBodyIsATokenIdPrompt() {
+        Replayer replayer = new Replayer("http://127.0.0.1:1", "m", 1, 1, null);
+        String body = replayer.body(new TraceRequest(0, 1002, 5, 0));
+        assertTrue(body.startsWith("{\"model\":\"m\",\"prompt\":[1,2,3,"), body.substring(0, 40));
+        assertTrue(body.contains(",999,1000,1,2],\"max_tokens\":5,\"ignore_eos\":true,\"stream\":true,"
+                + "\"stream_options\":{\"include_usage\":true}}"));
+    }
+
+    @Test
+    void errorsAreNamed() throws Exception {
+        // a non-200 answer: the body's message
+        ReplayResult wrongModel = new Replayer(cluster.decodeUrl(1), "no-such-model", 1, 2, null)
+                .run(List.of(new TraceRequest(0, 10, 2, 0)));
+        assertEquals(1, wrongModel.failed());
+        String message = wrongModel.errors().keySet().iterator().next();
+        assertTrue(message.startsWith("HTTP 404: ") && message.contains("no-such-model"), message);
+
+        // nothing listening
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        ReplayResult refused = new Replayer("http://127.0.0.1:" + port, null, 1, 2, null)
+                .run(List.of(new TraceRequest(0, 10, 2, 0)));
+        assertEquals(List.of("connection refused: nothing listens at 127.0.0.1:" + port),
+                List.copyOf(refused.errors().keySet()));
+
+        // a bad URL
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> new Replayer("localhost:8000", null, 1, 1, null));
+        assertTrue(bad.getMessage().contains("bad URL 'localhost:8000'"), bad.getMessage());
+    }
+
+    @Test
+    void urlsAreNormalised() {
+        assertEquals("http://h:1/v1/completions", Replayer.completionsUri("http://h:1").toString());
+        assertEquals("http://h:1/v1/completions", Replayer.completionsUri("http://h:1/").toString());
+        assertEquals("http://h:1/v1/completions", Replayer.completionsUri("http://h:1/v1").toString());
+        assertEquals("https://h/x/v1/completions", Replayer.completionsUri("https://h/x/v1/completions").toString());
+    }
+
+    @Test
+    void theCommandPrintsJsonAndNamesBadOptions() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = ReplayCommand.run(new String[] {"--url", cluster.decodeUrl(0), "--generate", "5", "--rate", "100",
+            "--seed", "9", "--json"}, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        String json = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, status, err.toString(StandardCharsets.UTF_8));
+        assertTrue(json.contains("\"completed\" : 5"), json);
+        assertTrue(json.contains("\"ttftP95S\""), json);
+
+        ByteArrayOutputStream err2 = new ByteArrayOutputStream();
+        assertEquals(2, ReplayCommand.run(new String[] {"--url", "http://x", "--generate", "0"},
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err2, true, StandardCharsets.UTF_8)));
+        assertTrue(err2.toString(StandardCharsets.UTF_8).contains("--generate must be >= 1"));
+        assertEquals(2, ReplayCommand.run(new String[] {"--generate", "3"},
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
+        assertFalse(json.isEmpty());
+    }
+}
