@@ -63,9 +63,9 @@ public class DispatchBenchmark {
         return BalanceSettings.defaults(); // R_max = 8, H = 80, S_greedy = G
     }
 
-    /** Heavy-load steady state, rebuilt before each invocation. */
+    /** A drawn cluster state and the policy under test, rebuilt before each invocation. */
     @State(Scope.Thread)
-    public static class SteadyState {
+    public abstract static class DispatchState {
 
         @Param({Policies.BR0, Policies.BRH_SURVIVAL})
         public String policy;
@@ -80,11 +80,12 @@ public class DispatchBenchmark {
         RoutingPolicy underTest;
         Router router;
 
+        abstract Scenario draw();
+
         @Setup(Level.Trial)
         public void drawState() {
             BalanceSettings settings = settings();
-            scenario = Scenario.steady(workers, CAPACITY, poolSize, MIN_RUNNING, MAX_RUNNING,
-                    MAX_DECODED, SEED + workers);
+            scenario = draw();
             underTest = Policies.create(policy, settings);
             System.out.println(scenario.describe(underTest, settings.sGreedyFor(workers)));
         }
@@ -95,34 +96,22 @@ public class DispatchBenchmark {
         }
     }
 
-    /** Abundant capacity: all workers empty, rebuilt before each invocation. */
-    @State(Scope.Thread)
-    public static class AbundantState {
+    /** Heavy-load steady state. */
+    public static class SteadyState extends DispatchState {
 
-        @Param({Policies.BR0, Policies.BRH_SURVIVAL})
-        public String policy;
-
-        @Param({"8", "16", "32"})
-        public int workers;
-
-        @Param({"512"})
-        public int poolSize;
-
-        Scenario scenario;
-        RoutingPolicy underTest;
-        Router router;
-
-        @Setup(Level.Trial)
-        public void drawState() {
-            BalanceSettings settings = settings();
-            scenario = Scenario.empty(workers, CAPACITY, poolSize, SEED + workers);
-            underTest = Policies.create(policy, settings);
-            System.out.println(scenario.describe(underTest, settings.sGreedyFor(workers)));
+        @Override
+        Scenario draw() {
+            return Scenario.steady(workers, CAPACITY, poolSize, MIN_RUNNING, MAX_RUNNING, MAX_DECODED,
+                    SEED + workers);
         }
+    }
 
-        @Setup(Level.Invocation)
-        public void rebuild() {
-            router = scenario.build(underTest);
+    /** Abundant capacity: all workers empty. */
+    public static class AbundantState extends DispatchState {
+
+        @Override
+        Scenario draw() {
+            return Scenario.empty(workers, CAPACITY, poolSize, SEED + workers);
         }
     }
 
