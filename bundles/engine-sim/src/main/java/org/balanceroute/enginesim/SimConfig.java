@@ -167,7 +167,7 @@ public final class SimConfig {
 
     /** Builder with the documented defaults. */
     public static final class Builder {
-        private int prefill = 1;
+        private int prefill = 2;
         private int decode = 8;
         private int portBase = DEFAULT_PORT_BASE;
         private String host = "127.0.0.1";

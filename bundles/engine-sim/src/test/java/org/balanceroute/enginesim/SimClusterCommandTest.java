@@ -14,7 +14,7 @@ class SimClusterCommandTest {
     @Test
     void defaults() {
         SimConfig c = SimClusterCommand.parse(List.of());
-        assertEquals(1, c.prefill());
+        assertEquals(2, c.prefill());
         assertEquals(8, c.decode());
         assertEquals(18100, c.portBase());
         assertEquals(2e-7, c.stepA());
@@ -29,12 +29,12 @@ class SimClusterCommandTest {
 
     @Test
     void options() {
-        SimConfig c = SimClusterCommand.parse(List.of("--prefill", "2", "--decode=4", "--port-base", "20000",
+        SimConfig c = SimClusterCommand.parse(List.of("--prefill", "3", "--decode=4", "--port-base", "20000",
                 "--step-a", "1e-6", "--step-b", "0.01", "--step-c", "0.001", "--time-factor", "0.1", "--capacity",
                 "16", "--stream-interval", "3", "--seed", "7", "--no-all-ranks", "--model", "m",
                 "--fault", "{\"rank\": 1, \"down\": true}"));
         assertEquals(List.of("{\"rank\": 1, \"down\": true}"), c.faults());
-        assertEquals(2, c.prefill());
+        assertEquals(3, c.prefill());
         assertEquals(4, c.decode());
         assertEquals(20000, c.portBase());
         assertEquals(1e-6, c.stepA());

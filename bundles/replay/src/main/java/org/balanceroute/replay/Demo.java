@@ -226,10 +226,15 @@ public final class Demo {
             row.put("tpotP95Ms", stats.path("tpotP95Ms").asDouble());
             row.put("ttftP95S", stats.path("ttftP95S").asDouble());
             results.add(row);
+            double running = 0;
+            for (JsonNode rank : stats.path("ranks")) {
+                running += rank.path("meanRunning").asDouble();
+            }
             err.printf(Locale.ROOT, "balanceroute demo: %s: %d/%d completed, %d failed, %.1f s; engine: avg imbalance %.0f,"
-                    + " %.0f tok/s, %d steps%n", policy, replay.completed(), replay.requests(), replay.failed(),
-                    replay.wallSeconds(), stats.path("avgImbalance").asDouble(), stats.path("throughputTokPerS").asDouble(),
-                    stats.path("steps").asLong());
+                    + " %.0f tok/s, %d steps, %.1f running per rank on average%n", policy, replay.completed(),
+                    replay.requests(), replay.failed(), replay.wallSeconds(), stats.path("avgImbalance").asDouble(),
+                    stats.path("throughputTokPerS").asDouble(), stats.path("steps").asLong(),
+                    running / Math.max(1, stats.path("ranks").size()));
             replay.errors().forEach((m, c) -> err.println("  error x" + c + ": " + m));
         }
 

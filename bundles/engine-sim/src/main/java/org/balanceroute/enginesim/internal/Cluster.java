@@ -20,12 +20,15 @@ public final class Cluster implements AutoCloseable {
     private static final int ACCEPT_BACKLOG = 4096;
 
     static {
-        // The JDK server keeps at most 200 idle keep-alive connections and closes the rest; a
-        // client (the proxy's pool) that reuses one of those just then sees an EOF on its POST.
-        // A cluster that served a burst of thousands keeps them all instead. Read once, when the
-        // server classes initialise; an operator's own -D setting wins.
+        // The JDK server keeps at most 200 idle keep-alive connections, each for 30 s, and closes
+        // the rest; a client (the proxy's pool) that reuses one of those just then sees an EOF on
+        // its POST. A cluster that served a burst of thousands keeps them, for 10 minutes. Read
+        // once, when the server classes initialise; an operator's own -D setting wins.
         if (System.getProperty("sun.net.httpserver.maxIdleConnections") == null) {
             System.setProperty("sun.net.httpserver.maxIdleConnections", "65536");
+        }
+        if (System.getProperty("sun.net.httpserver.idleInterval") == null) {
+            System.setProperty("sun.net.httpserver.idleInterval", "600");
         }
     }
 

@@ -14,7 +14,7 @@ public final class SimClusterCommand {
             the all-ranks endpoint (header X-data-parallel-rank) on N+99.
 
             Options:
-              --prefill P             prefill servers, 0..99                                (1)
+              --prefill P             prefill servers, 0..99                                (2)
               --decode G              decode DP ranks, 1..1024                             (8)
               --port-base N           N as above; 0 = ephemeral ports                  (18100)
               --host H                bind address                                 (127.0.0.1)
