@@ -125,6 +125,16 @@ public interface RouterService {
      */
     CompletableFuture<StepResult> dispatchStep();
 
+    /**
+     * Requests waiting in the prompt pool, as the dispatch thread published it after its last
+     * command: never blocks, takes no lock, may lag the queued commands (admission control reads
+     * it once per request, so a cheap, slightly stale value beats a blocking {@link #snapshot()}).
+     * The default asks for a snapshot; the router component overrides it.
+     */
+    default int poolDepth() {
+        return snapshot().poolDepth();
+    }
+
     /** Whether the dispatch thread runs steps by itself ({@code stepIntervalMillis > 0}). */
     boolean automaticStepping();
 }

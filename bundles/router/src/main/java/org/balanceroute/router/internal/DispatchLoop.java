@@ -113,6 +113,8 @@ final class DispatchLoop {
     private volatile String activeName = RouterService.NO_POLICY;
     /** Told about every dispatch step (metrics); null when none is registered. */
     private volatile DispatchObserver observer;
+    /** The pool's size after the last command, published by the dispatch thread for lock-free readers. */
+    private volatile int poolDepth;
 
     // --- owned by the dispatch thread ---
     private ClusterState cluster;
@@ -181,6 +183,10 @@ final class DispatchLoop {
 
     String activePolicy() {
         return activeName;
+    }
+
+    int poolDepth() {
+        return poolDepth;
     }
 
     RouterSettings settings() {
@@ -281,6 +287,7 @@ final class DispatchLoop {
                     long now = System.nanoTime();
                     if (now - nextAutoStep >= 0) {
                         runSafely(() -> doStep(false));
+                        poolDepth = router.pool().size();
                         nextAutoStep = now + interval;
                         continue;
                     }
@@ -293,6 +300,7 @@ final class DispatchLoop {
                 }
                 if (c != null) {
                     runSafely(c);
+                    poolDepth = router.pool().size();
                 }
             }
         } catch (InterruptedException e) {
