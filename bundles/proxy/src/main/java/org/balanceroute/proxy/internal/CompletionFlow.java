@@ -421,7 +421,9 @@ public final class CompletionFlow {
             long interval = settings.pingIntervalMillis();
             if (stream && interval > 0) {
                 try {
-                    pinger = pings.scheduleAtFixedRate(this::ping, interval, interval, TimeUnit.MILLISECONDS);
+                    // the timer thread serves every request: the commit (a container call) runs on a relay thread
+                    pinger = pings.scheduleAtFixedRate(() -> executor.execute(this::ping), interval, interval,
+                            TimeUnit.MILLISECONDS);
                 } catch (RejectedExecutionException stopping) {
                     LOG.debug("request {}: no heartbeats, the proxy is stopping", requestId);
                 }
@@ -468,6 +470,7 @@ public final class CompletionFlow {
                     boolean resumed = async.resume(Response.ok(sink.entity(), EVENT_STREAM)
                             .header("Cache-Control", "no-cache")
                             .header(VllmConnector.REQUEST_ID_HEADER, requestId).build());
+                    created.start();
                     if (!resumed) {
                         clientGone();
                     }

@@ -33,7 +33,12 @@ final class StreamRelay {
     private final int limit;
     private final Runnable onClientGone;
     private final ConcurrentLinkedQueue<String> queue = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger pending = new AtomicInteger();
+    /**
+     * Items queued and not yet written, plus 1 until {@link #start()}: while that gate is held no
+     * enqueue starts a writer, so nothing is written before the response carrying the stream is
+     * handed to the container, whichever thread queues first.
+     */
+    private final AtomicInteger pending = new AtomicInteger(1);
     private volatile boolean dead;
 
     StreamRelay(EventSink out, Executor executor, int limit, Runnable onClientGone) {
@@ -41,6 +46,13 @@ final class StreamRelay {
         this.executor = executor;
         this.limit = limit;
         this.onClientGone = onClientGone;
+    }
+
+    /** Lets the writer run: called once the response with this stream was handed to the container. */
+    void start() {
+        if (pending.decrementAndGet() > 0) {
+            executor.execute(this::drain);
+        }
     }
 
     /** Queues one SSE event whose data is {@code data}. */
