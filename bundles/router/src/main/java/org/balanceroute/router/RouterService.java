@@ -31,10 +31,13 @@ import org.osgi.annotation.versioning.ProviderType;
  * policy routes at arrival), nothing is dropped.
  *
  * <p><b>Stepping.</b> A dispatch step places waiting requests once per decode step. With
- * {@code stepIntervalMillis = 0} (the default, manual mode) steps happen only when
- * {@link #dispatchStep()} is called: the proxy will call it from the decode steps it observes,
- * tests call it directly. With {@code stepIntervalMillis > 0} the dispatch thread also runs a
- * step by itself at that interval.
+ * {@code stepIntervalMillis = 0} (the default) steps happen when asked: {@link #requestStep()}
+ * (the proxy, after each arrival and each release) runs one at the next decode step boundary,
+ * at the cadence the router observes in the token streams ({@link #observedStepNanos()}), so
+ * the requests that end in one decode step free their slots in one dispatch step (batch
+ * admission); {@link #dispatchStep()} runs one at once (tests, tools). With
+ * {@code stepIntervalMillis > 0} the dispatch thread also runs a step by itself at that
+ * interval.
  *
  * <p><b>Learning.</b> Every registered {@code TerminationPredictor} is told each completion,
  * whatever policy is active, so a BR-H policy switched to later starts warm.
@@ -134,6 +137,21 @@ public interface RouterService {
     default int poolDepth() {
         return snapshot().poolDepth();
     }
+
+    /**
+     * Asks for a dispatch step at the next decode step boundary: at once while no step period is
+     * known yet or one has passed since the last step, else when it has. Requests made before
+     * the step runs coalesce into it, and the commands already queued (completions, arrivals)
+     * are applied first. Fire and forget; no allocation.
+     */
+    void requestStep();
+
+    /**
+     * The decode step period observed in the token streams ({@link #tokens} reports: the time
+     * between two reports of a request over the tokens they carry, smoothed over about the last
+     * 32 reports); 0 while no stream has reported twice.
+     */
+    long observedStepNanos();
 
     /** Whether the dispatch thread runs steps by itself ({@code stepIntervalMillis > 0}). */
     boolean automaticStepping();

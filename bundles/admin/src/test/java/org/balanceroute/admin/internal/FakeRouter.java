@@ -27,5 +27,7 @@ final class FakeRouter implements RouterService {
     @Override public CompletableFuture<Boolean> complete(long id) { throw new UnsupportedOperationException(); }
     @Override public CompletableFuture<Boolean> abort(long id) { throw new UnsupportedOperationException(); }
     @Override public CompletableFuture<StepResult> dispatchStep() { throw new UnsupportedOperationException(); }
+    @Override public void requestStep() { throw new UnsupportedOperationException(); }
+    @Override public long observedStepNanos() { return 0; }
     @Override public boolean automaticStepping() { return false; }
 }

@@ -16,6 +16,19 @@ import org.balanceroute.enginesim.SimConfig;
 /** A running cluster: the step loop, the shared state and one HTTP server per endpoint. */
 public final class Cluster implements AutoCloseable {
 
+    /** Connections waiting to be accepted per server: bursts of thousands of requests (a replay) must not time out. */
+    private static final int ACCEPT_BACKLOG = 4096;
+
+    static {
+        // The JDK server keeps at most 200 idle keep-alive connections and closes the rest; a
+        // client (the proxy's pool) that reuses one of those just then sees an EOF on its POST.
+        // A cluster that served a burst of thousands keeps them all instead. Read once, when the
+        // server classes initialise; an operator's own -D setting wins.
+        if (System.getProperty("sun.net.httpserver.maxIdleConnections") == null) {
+            System.setProperty("sun.net.httpserver.maxIdleConnections", "65536");
+        }
+    }
+
     final SimConfig config;
     final ObjectMapper json = new ObjectMapper();
     final Faults faults;
@@ -91,7 +104,7 @@ public final class Cluster implements AutoCloseable {
     private int bind(int port, EndpointHandler handler) throws IOException {
         HttpServer server;
         try {
-            server = HttpServer.create(new InetSocketAddress(config.host(), port), 256);
+            server = HttpServer.create(new InetSocketAddress(config.host(), port), ACCEPT_BACKLOG);
         } catch (IOException e) {
             throw new IOException("cannot listen on " + config.host() + ":" + port + ": " + e.getMessage(), e);
         }

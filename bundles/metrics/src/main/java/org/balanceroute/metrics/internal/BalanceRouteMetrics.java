@@ -42,6 +42,7 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
     static final String TTFT = PREFIX + "time_to_first_token_seconds";
     static final String TPOT = PREFIX + "time_per_output_token_seconds";
     static final String REQUESTS = PREFIX + "requests";
+    static final String DECODE_STEP = PREFIX + "decode_step_seconds";
 
     private static final double NANOS = 1e9;
 
@@ -53,6 +54,9 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
             .withoutExemplars().register(registry);
     private final Gauge imbalanceMean = Gauge.build().name(IMBALANCE_MEAN)
             .help("Running mean over the dispatch steps observed since start of max_g L_g - min_g L_g, KV tokens")
+            .register(registry);
+    private final Gauge decodeStep = Gauge.build().name(DECODE_STEP)
+            .help("Decode step period the router observes in the token streams (the dispatch cadence); 0 while unknown")
             .register(registry);
     private final Histogram ttft = Histogram.build().name(TTFT)
             .help("Time from a streaming request's arrival at the proxy to its first token")
@@ -88,6 +92,11 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
             steps++;
             imbalanceMean.set((double) imbalanceSum / steps);
         }
+    }
+
+    /** The router's observed decode step period, read at each scrape. */
+    public void decodeStep(long nanos) {
+        decodeStep.set(nanos / NANOS);
     }
 
     @Override

@@ -43,6 +43,7 @@ public final class MetricsResource {
         ClusterSnapshot snapshot = null;
         try {
             snapshot = router.snapshot();
+            metrics.decodeStep(router.observedStepNanos());
         } catch (IllegalStateException e) {
             LOG.debug("metrics: no router snapshot: {}", e.toString());
         }

@@ -54,6 +54,14 @@ class BalanceRouteMetricsTest {
     }
 
     @Test
+    void theObservedDecodeStepIsAGaugeInSeconds() {
+        BalanceRouteMetrics m = new BalanceRouteMetrics();
+        assertEquals(0.0, samples(m.scrape(SNAPSHOT)).get("balanceroute_decode_step_seconds"));
+        m.decodeStep(12_500_000);
+        assertEquals(0.0125, samples(m.scrape(SNAPSHOT)).get("balanceroute_decode_step_seconds"), 1e-12);
+    }
+
+    @Test
     void dispatchStepsFillTheLatencyHistogramAndTheRunningMean() {
         BalanceRouteMetrics m = new BalanceRouteMetrics();
         m.stepCompleted(3_000, 100, 0);        // 3 us

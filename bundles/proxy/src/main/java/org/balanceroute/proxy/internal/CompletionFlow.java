@@ -59,9 +59,10 @@ import org.slf4j.LoggerFactory;
  * router's lock-free published value; requests still in prefill are not counted.
  *
  * <p><b>Dispatch steps.</b> When the router does not step by itself
- * ({@code stepIntervalMillis = 0}, the default), the flow asks for one dispatch step after each
- * submission and after each completion or abort: a request is placed at once when a slot is
- * free, and waits in the prompt pool otherwise until a request ends. With
+ * ({@code stepIntervalMillis = 0}, the default), the flow asks for a dispatch step after each
+ * submission and after each completion or abort ({@link RouterService#requestStep()}): the
+ * router runs it at the next decode step boundary it observes in the token streams, so the
+ * requests that end in one decode step are replaced in one dispatch step. With
  * {@code stepIntervalMillis > 0} the router's own steps are used and the flow asks for none.
  *
  * <p><b>Heartbeats.</b> A streaming request that has not begun streaming after
@@ -250,15 +251,50 @@ public final class CompletionFlow {
         return UUID.randomUUID().toString();
     }
 
-    /** Prompt identity for the exact-match predictor: FNV-1a over the prompt or messages JSON, never 0. */
+    /**
+     * Prompt identity for the exact-match predictor: FNV-1a over the prompt (or messages) JSON
+     * tree, never 0. The tree is walked, not serialised: a token-id prompt of 100k ids would
+     * otherwise be written out once more per request only to be hashed.
+     */
     static long promptKey(Endpoint endpoint, ObjectNode body) {
-        String text = body.path(endpoint == Endpoint.COMPLETIONS ? "prompt" : "messages").toString();
-        long h = 0xcbf29ce484222325L;
-        for (int i = 0; i < text.length(); i++) {
-            h ^= text.charAt(i);
-            h *= 0x100000001b3L;
-        }
+        long h = hash(0xcbf29ce484222325L, body.path(endpoint == Endpoint.COMPLETIONS ? "prompt" : "messages"));
         return h == 0 ? 1 : h;
+    }
+
+    private static long mix(long h, long v) {
+        return (h ^ v) * 0x100000001b3L;
+    }
+
+    private static long hash(long h, JsonNode n) {
+        h = mix(h, n.getNodeType().ordinal() + 1); // the type is part of the identity: "1" is not 1
+        if (n.isTextual()) {
+            String t = n.textValue();
+            for (int i = 0; i < t.length(); i++) {
+                h = mix(h, t.charAt(i));
+            }
+        } else if (n.isIntegralNumber() && n.canConvertToLong()) {
+            h = mix(h, n.longValue());
+        } else if (n.isArray()) {
+            for (int i = 0, size = n.size(); i < size; i++) {
+                h = hash(h, n.get(i));
+            }
+            h = mix(h, n.size());
+        } else if (n.isObject()) {
+            for (var it = n.fields(); it.hasNext(); ) {
+                var e = it.next();
+                String k = e.getKey();
+                for (int i = 0; i < k.length(); i++) {
+                    h = mix(h, k.charAt(i));
+                }
+                h = hash(h, e.getValue());
+            }
+        } else if (!n.isMissingNode() && !n.isNull()) {
+            String t = n.asText();
+            for (int i = 0; i < t.length(); i++) {
+                h = mix(h, t.charAt(i));
+            }
+        }
+        return h;
     }
 
     private static Throwable cause(Throwable e) {
@@ -346,9 +382,10 @@ public final class CompletionFlow {
         }
     }
 
+    /** A dispatch step at the next decode step boundary, unless the router steps by itself. */
     private void step() {
         if (!router.automaticStepping()) {
-            router.dispatchStep();
+            router.requestStep();
         }
     }
 

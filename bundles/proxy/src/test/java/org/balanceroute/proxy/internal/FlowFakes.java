@@ -64,6 +64,8 @@ final class FlowFakes {
         @Override public int poolDepth() { return poolDepth; }
         @Override public boolean automaticStepping() { return true; }
         @Override public CompletableFuture<StepResult> dispatchStep() { throw new UnsupportedOperationException(); }
+        @Override public void requestStep() { throw new UnsupportedOperationException("steps automatically"); }
+        @Override public long observedStepNanos() { return 0; }
 
         @Override
         public CompletableFuture<Placement> submit(long id, int promptTokens, long key, int bytes) {

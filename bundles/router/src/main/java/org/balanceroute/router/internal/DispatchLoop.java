@@ -84,6 +84,8 @@ final class DispatchLoop {
     private static final class InFlight {
         final TrackedRequest request;
         final CompletableFuture<Placement> placed = new CompletableFuture<>();
+        /** Clock of its last token report, 0 before the first: the step cadence is measured between two. */
+        long lastTokensAt;
 
         InFlight(TrackedRequest request) {
             this.request = request;
@@ -98,10 +100,22 @@ final class DispatchLoop {
 
     private static final Command STOP = () -> { };
 
+    /** Weight of a new sample in the step period's moving average: about the last 32 chunks count. */
+    private static final int PERIOD_SMOOTHING = 32;
+    /** Longer gaps between two chunks of a request are not decode steps (a stalled client, a pause). */
+    private static final long MAX_STEP_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** Commands run at most before a due step runs anyway, so a flood of token reports cannot starve it. */
+    private static final int MAX_COMMANDS_BEFORE_STEP = 256;
+
     private final LinkedTransferQueue<Command> commands = new LinkedTransferQueue<>();
     private final LongSupplier clock;
     private final Thread thread;
     private final AtomicBoolean reselectQueued = new AtomicBoolean();
+    private final AtomicBoolean stepRequestQueued = new AtomicBoolean();
+    private final Command stepRequest = () -> {
+        stepRequestQueued.set(false);
+        stepWanted = true;
+    };
     private final CompletionListener predictorFanout = this::teachPredictors;
     private final HoldPolicy hold = new HoldPolicy();
 
@@ -111,6 +125,8 @@ final class DispatchLoop {
     private volatile Map<String, RoutingPolicy> available = Map.of();
     private volatile TerminationPredictor[] predictors = new TerminationPredictor[0];
     private volatile String activeName = RouterService.NO_POLICY;
+    /** The decode step period observed from the token streams, published for readers; 0 while unknown. */
+    private volatile long observedStepNanos;
     /** Told about every dispatch step (metrics); null when none is registered. */
     private volatile DispatchObserver observer;
     /** The pool's size after the last command, published by the dispatch thread for lock-free readers. */
@@ -125,11 +141,16 @@ final class DispatchLoop {
     private Selection lastSelection;
     private boolean resizeWaiting;
     private long nextAutoStep;
+    private boolean stepWanted;
+    private long lastStepAt;
+    private boolean stepped;
+    private long stepPeriod;
 
     DispatchLoop(RouterSettings settings, LongSupplier clock) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.applied = settings;
+        this.nextAutoStep = clock.getAsLong();
         this.cluster = new ClusterState(settings.workers(), settings.capacity());
         this.router = new Router(cluster, hold, List.of(predictorFanout));
         this.thread = new Thread(this::run, "balanceroute-dispatch");
@@ -217,7 +238,8 @@ final class DispatchLoop {
         if (count < 1) {
             throw new IllegalArgumentException("count must be >= 1, got " + count);
         }
-        enqueue(() -> doTokens(requestId, count));
+        long at = clock.getAsLong(); // when the chunk was seen, not when the dispatch thread gets to it
+        enqueue(() -> doTokens(requestId, count, at));
     }
 
     CompletableFuture<Boolean> complete(long requestId) {
@@ -230,6 +252,20 @@ final class DispatchLoop {
 
     CompletableFuture<StepResult> dispatchStep() {
         return call(() -> doStep(true));
+    }
+
+    /**
+     * Asks for a dispatch step at the next decode step boundary; requests made before it runs
+     * coalesce into that one step. Any thread, no allocation.
+     */
+    void requestStep() {
+        if (stepRequestQueued.compareAndSet(false, true)) {
+            enqueue(stepRequest);
+        }
+    }
+
+    long observedStepNanos() {
+        return observedStepNanos;
     }
 
     /** Blocks for a snapshot; answers directly when called on the dispatch thread itself. */
@@ -278,22 +314,30 @@ final class DispatchLoop {
 
     // ------------------------------------------------------------------ the dispatch thread
 
+    /**
+     * The loop: commands in order; a step when one is due. A due step first lets the commands
+     * already queued run (up to {@link #MAX_COMMANDS_BEFORE_STEP}), so the completions that
+     * arrived together at the end of a decode step free their slots in the same dispatch step.
+     */
     private void run() {
         try {
+            int sinceDue = 0;
             while (true) {
-                long interval = TimeUnit.MILLISECONDS.toNanos(applied.stepIntervalMillis());
+                long wait = untilNextStep();
                 Command c;
-                if (interval > 0) {
-                    long now = System.nanoTime();
-                    if (now - nextAutoStep >= 0) {
-                        runSafely(() -> doStep(false));
+                if (wait == 0) {
+                    c = sinceDue < MAX_COMMANDS_BEFORE_STEP ? commands.poll() : null;
+                    if (c == null) {
+                        sinceDue = 0;
+                        runSafely(this::scheduledStep);
                         poolDepth = router.pool().size();
-                        nextAutoStep = now + interval;
                         continue;
                     }
-                    c = commands.poll(nextAutoStep - now, TimeUnit.NANOSECONDS);
-                } else {
+                    sinceDue++;
+                } else if (wait < 0) {
                     c = commands.take();
+                } else {
+                    c = commands.poll(wait, TimeUnit.NANOSECONDS);
                 }
                 if (c == STOP) {
                     break;
@@ -312,6 +356,33 @@ final class DispatchLoop {
             inFlight.forEachValue(r -> r.placed.completeExceptionally(stoppedCause));
             inFlight.clear();
         }
+    }
+
+    /**
+     * Nanoseconds until the next step is due: 0 now, -1 none. Automatic steps come every
+     * {@code stepIntervalMillis}; asked-for steps at once when no cadence is known yet or a
+     * decode step period has passed since the last step, else when it has.
+     */
+    private long untilNextStep() {
+        long now = clock.getAsLong();
+        long wait = -1;
+        if (applied.stepIntervalMillis() > 0) {
+            wait = Math.max(0, nextAutoStep - now); // differences only: the clock may be negative
+        }
+        if (stepWanted) {
+            long asked = stepped && stepPeriod > 0 ? Math.max(0, lastStepAt + stepPeriod - now) : 0;
+            wait = wait < 0 ? asked : Math.min(wait, asked);
+        }
+        return wait;
+    }
+
+    private void scheduledStep() {
+        long now = clock.getAsLong();
+        stepWanted = false;
+        if (applied.stepIntervalMillis() > 0 && now - nextAutoStep >= 0) {
+            nextAutoStep = now + TimeUnit.MILLISECONDS.toNanos(applied.stepIntervalMillis());
+        }
+        doStep(false);
     }
 
     private void drainAbandoned() {
@@ -348,7 +419,7 @@ final class DispatchLoop {
         }
     }
 
-    private void doTokens(long id, int count) {
+    private void doTokens(long id, int count, long at) {
         InFlight r = inFlight.get(id);
         if (r == null) {
             LOG.debug("tokens for request {}, which is not in flight", id);
@@ -359,6 +430,27 @@ final class DispatchLoop {
             return;
         }
         router.onTokens(r.request, count);
+        observeCadence(r, count, at);
+    }
+
+    /**
+     * Learns the decode step period from one request's stream: every running request gains one
+     * token per step (the barrier), so the time between two of its reports over the tokens they
+     * carried is a step's length. The first report of a request is skipped (it includes the time
+     * before its first step).
+     */
+    private void observeCadence(InFlight r, int count, long at) {
+        long last = r.lastTokensAt;
+        r.lastTokensAt = at;
+        if (last == 0 || at <= last) {
+            return;
+        }
+        long sample = (at - last) / count;
+        if (sample > MAX_STEP_NANOS) {
+            return;
+        }
+        stepPeriod = stepPeriod == 0 ? sample : stepPeriod + (sample - stepPeriod) / PERIOD_SMOOTHING;
+        observedStepNanos = stepPeriod;
     }
 
     private boolean doComplete(long id) {
@@ -390,6 +482,8 @@ final class DispatchLoop {
 
     private StepResult doStep(boolean report) {
         long started = System.nanoTime();
+        lastStepAt = clock.getAsLong();
+        stepped = true;
         long step = cluster.step();
         int n = copyPool();
         List<Placement> placements = report ? new ArrayList<>() : null;
@@ -482,7 +576,7 @@ final class DispatchLoop {
         RouterSettings next = settings;
         RouterSettings previous = applied;
         if (next.stepIntervalMillis() != previous.stepIntervalMillis()) {
-            nextAutoStep = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(next.stepIntervalMillis());
+            nextAutoStep = clock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(next.stepIntervalMillis());
             LOG.info("router: stepping {}", next.stepIntervalMillis() == 0 ? "manual"
                     : "automatic, every " + next.stepIntervalMillis() + " ms");
         }

@@ -199,6 +199,16 @@ public final class RouterComponent implements RouterService {
     }
 
     @Override
+    public void requestStep() {
+        loop.requestStep();
+    }
+
+    @Override
+    public long observedStepNanos() {
+        return loop.observedStepNanos();
+    }
+
+    @Override
     public boolean automaticStepping() {
         return loop.settings().stepIntervalMillis() > 0;
     }

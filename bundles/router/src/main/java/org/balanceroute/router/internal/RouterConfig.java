@@ -41,8 +41,9 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     int capacity() default DEFAULT_CAPACITY;
 
     @AttributeDefinition(name = "Step interval (ms)", min = "0", max = "60000",
-            description = "0: manual stepping, a dispatch step runs only when asked (the proxy asks "
-                    + "once per observed decode step). > 0: the router also runs a dispatch step by "
-                    + "itself every that many milliseconds. Integer in [0, 60000]; default 0.")
+            description = "0: a dispatch step runs when asked (the proxy asks after each arrival and "
+                    + "release), paced by the decode step cadence observed in the token streams. > 0: "
+                    + "the router also runs a dispatch step by itself every that many milliseconds (the "
+                    + "proxy then asks for none). Integer in [0, 60000]; default 0.")
     long stepIntervalMillis() default DEFAULT_STEP_INTERVAL_MILLIS;
 }

@@ -60,7 +60,11 @@ class RouterComponentTest {
     private RouterComponent router;
 
     private RouterComponent start(Map<String, ?> config, RoutingPolicy... policies) {
-        router = new RouterComponent(ComponentConfigs.of(RouterConfig.class, config), () -> 0L);
+        return start(config, () -> 0L, policies);
+    }
+
+    private RouterComponent start(Map<String, ?> config, java.util.function.LongSupplier clock, RoutingPolicy... policies) {
+        router = new RouterComponent(ComponentConfigs.of(RouterConfig.class, config), clock);
         for (RoutingPolicy p : policies) {
             bind(p);
         }
@@ -340,9 +344,53 @@ class RouterComponentTest {
 
     @Test
     void automaticSteppingPlacesWithoutBeingAsked() throws Exception {
-        start(Map.of("policy", "br0", "workers", 2, "capacity", 4, "stepIntervalMillis", 5L), br0());
+        start(Map.of("policy", "br0", "workers", 2, "capacity", 4, "stepIntervalMillis", 5L), System::nanoTime, br0());
         assertTrue(router.automaticStepping());
         assertTrue(get(router.submit(1, 100, 0, 10)).worker() >= 0);
+    }
+
+    @Test
+    void aRequestedStepRunsAtOnceWhileNoCadenceIsKnown() throws Exception {
+        start(Map.of("policy", "to-last", "workers", 2, "capacity", 4), new ToLastWorker());
+        CompletableFuture<Placement> placed = router.submit(1, 100, 0, 10);
+        sync();
+        assertFalse(placed.isDone(), "a pool policy places only in a step");
+        router.requestStep();
+        assertEquals(1, get(placed).worker());
+        assertEquals(0, router.observedStepNanos());
+    }
+
+    @Test
+    void requestedStepsFollowTheDecodeCadenceSeenInTheStreams() throws Exception {
+        AtomicLong now = new AtomicLong(1_000_000_000L);
+        long ms = 1_000_000L;
+        start(Map.of("policy", "to-last", "workers", 2, "capacity", 8), now::get, new ToLastWorker());
+        CompletableFuture<Placement> first = router.submit(1, 100, 0, 10);
+        router.requestStep();
+        get(first);
+        router.tokens(1, 16);                 // the first report only starts the measurement
+        now.addAndGet(160 * ms);
+        router.tokens(1, 16);                 // 16 tokens in 160 ms: a 10 ms decode step
+        sync();
+        assertEquals(10 * ms, router.observedStepNanos());
+
+        long stepsBefore = router.snapshot().step();
+        CompletableFuture<Placement> second = router.submit(2, 100, 0, 10);
+        router.requestStep();                 // a period has passed since the last step: at once
+        get(second);
+        assertEquals(stepsBefore + 1, router.snapshot().step());
+
+        CompletableFuture<Placement> third = router.submit(3, 100, 0, 10);
+        CompletableFuture<Placement> fourth = router.submit(4, 100, 0, 10);
+        router.requestStep();
+        router.requestStep();                 // asked twice within one decode step: one step
+        sync();
+        Thread.sleep(50);                     // the (frozen) clock says the next step is 10 ms away
+        assertFalse(third.isDone(), "placed before the next decode step boundary");
+        now.addAndGet(10 * ms);
+        assertEquals(1, get(third).worker());
+        assertEquals(1, get(fourth).worker());
+        assertEquals(stepsBefore + 2, router.snapshot().step(), "both placed by one step");
     }
 
     @Test

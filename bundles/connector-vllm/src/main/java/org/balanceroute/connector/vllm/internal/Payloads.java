@@ -19,7 +19,7 @@ public final class Payloads {
      * has it, {@code stream_options} removed; everything else as the client sent it.
      */
     public static ObjectNode prefillBody(ObjectNode clientBody) {
-        ObjectNode body = clientBody.deepCopy();
+        ObjectNode body = JsonNodeFactory.instance.objectNode().setAll(clientBody);
         ObjectNode kv = JsonNodeFactory.instance.objectNode();
         kv.put("do_remote_decode", true);
         kv.put("do_remote_prefill", false);
@@ -44,7 +44,7 @@ public final class Payloads {
      * handle ({@code null}) any client {@code kv_transfer_params} is removed.
      */
     public static ObjectNode decodeBody(ObjectNode clientBody, ObjectNode kvTransferParams) {
-        ObjectNode body = clientBody.deepCopy();
+        ObjectNode body = JsonNodeFactory.instance.objectNode().setAll(clientBody);
         if (kvTransferParams == null) {
             body.remove("kv_transfer_params");
         } else {
