@@ -22,13 +22,16 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.enginesim.SimCluster;
 import org.balanceroute.enginesim.SimConfig;
+import org.junit.After;
 import org.junit.Assume;
 import org.junit.Test;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
+import org.balanceroute.router.RouterService;
 
 /**
  * The proxy over real HTTP: the distribution's bundles, the connector pointed (through
@@ -299,6 +302,193 @@ public class ProxyIT extends BalanceRouteTestSupport {
             awaitRouterIdle();
             await("the disconnect counted", () -> MetricsIT.scrape(this).get(disconnects) >= disconnectsBefore + 1);
         }
+    }
+
+    // ---------------------------------------------------------------- waiting in the prompt pool
+
+    private static final String PROXY_PID = "org.balanceroute.proxy";
+    /** A policy nobody registers: with it configured and as fallback, every request waits in the pool. */
+    private static final String HOLD = "it-hold-in-pool";
+
+    /** Sets proxy properties and waits until the component runs with them (DS publishes them as service properties). */
+    private void configureProxy(String... keyValues) throws Exception {
+        configure(PROXY_PID, (Object[]) keyValues);
+        StringBuilder filter = new StringBuilder("(&(component.name=" + PROXY_PID + ")");
+        for (int i = 0; i < keyValues.length; i += 2) {
+            filter.append('(').append(keyValues[i]).append('=').append(keyValues[i + 1]).append(')');
+        }
+        String f = filter.append(')').toString();
+        await("the proxy configured with " + f, () -> {
+            try {
+                return context.getAllServiceReferences(null, f) != null;
+            } catch (org.osgi.framework.InvalidSyntaxException e) {
+                throw new IllegalArgumentException(e);
+            }
+        });
+    }
+
+    /** Every test leaves the router and the proxy as configured in the distribution, whatever it changed. */
+    @After
+    public void restoreRouterAndProxy() throws Exception {
+        restoreRouterPolicy();
+        restoreProxyDefaults();
+    }
+
+    private void restoreProxyDefaults() throws Exception {
+        configureProxy("maxPoolDepth", "4096", "retryAfterSeconds", "1", "placementTimeoutMillis", "300000",
+                "pingIntervalMillis", "15000");
+    }
+
+    /** No policy available: requests stay in the prompt pool. */
+    private void holdRequestsInThePool() throws Exception {
+        configure(RouterService.PID, "policy", HOLD, "fallbackPolicy", HOLD);
+        awaitEquals("no active policy", RouterService.NO_POLICY, router::activePolicy);
+    }
+
+    /** jsq routes at arrival, so the requests held in the pool are placed at once; then the default br0. */
+    private void releaseThePool() throws Exception {
+        configure(RouterService.PID, "policy", "jsq", "fallbackPolicy", "jsq");
+        awaitEquals("jsq active", "jsq", router::activePolicy);
+        await("the pool empty", () -> router.poolDepth() == 0);
+    }
+
+    private void restoreRouterPolicy() throws Exception {
+        configure(RouterService.PID, "policy", "br0", "fallbackPolicy", "jsq");
+        awaitEquals("br0 active", "br0", router::activePolicy);
+    }
+
+    private CompletableFuture<HttpResponse<String>> postAsync(String path, String body) {
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().sendAsync(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port() + path)).timeout(Duration.ofSeconds(30))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String completion(int maxTokens, boolean stream) {
+        return "{\"model\": \"" + MODEL + "\", \"prompt\": \"waiting for a worker\", \"max_tokens\": " + maxTokens
+                + ", \"ignore_eos\": true, \"stream\": " + stream + "}";
+    }
+
+    @Test
+    public void aFullPoolIsAnswered429WithRetryAfterBeforeThePrefill() throws Exception {
+        SimCluster cluster = startCluster();
+        String rejected = "balanceroute_requests_total{outcome=\"rejected\",}";
+        await("GET /metrics", () -> MetricsIT.scrape(this).containsKey(rejected));
+        configureProxy("maxPoolDepth", "1", "retryAfterSeconds", "2", "pingIntervalMillis", "0");
+        holdRequestsInThePool();
+        CompletableFuture<HttpResponse<String>> waiting = postAsync("/v1/completions", completion(3, false));
+        await("one request in the pool", () -> router.poolDepth() == 1);
+        // a prefill of the refused request would use up this fault (its retry would then succeed)
+        cluster.applyFaults("{\"prefill\": 0, \"failNext\": 1}");
+        double rejectedBefore = MetricsIT.scrape(this).get(rejected);
+
+        HttpResponse<InputStream> refused = post("/v1/completions", completion(3, false), null);
+        assertEquals("2", refused.headers().firstValue("Retry-After").orElse(null));
+        String body = text(refused);
+        assertEquals(body, 429, refused.statusCode());
+        JsonNode error = JSON.readTree(body).path("error");
+        assertTrue(body, error.path("message").asText().contains("prompt pool is full"));
+        assertTrue(body, error.path("type").isTextual() && error.has("param") && error.has("code"));
+        String faults = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(cluster.prefillUrl(0) + "/sim/faults")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertEquals("no prefill for the refused request: " + faults, 1,
+                JSON.readTree(faults).path("prefill").path(0).path("failNext").asInt());
+        cluster.applyFaults("{\"clear\": true}");
+        await("the refusal counted", () -> MetricsIT.scrape(this).get(rejected) >= rejectedBefore + 1);
+
+        releaseThePool();
+        assertEquals(200, waiting.get().statusCode());
+        awaitRouterIdle();
+    }
+
+    @Test
+    public void aRequestWaitingTooLongInThePoolGets503AndTheProxyKeepsServing() throws Exception {
+        startCluster();
+        configureProxy("placementTimeoutMillis", "400", "pingIntervalMillis", "0");
+        holdRequestsInThePool();
+        HttpResponse<InputStream> r = post("/v1/completions", completion(3, true), null);
+        String body = text(r);
+        assertEquals(body, 503, r.statusCode());
+        JsonNode error = JSON.readTree(body).path("error");
+        assertTrue(body, error.path("message").asText().contains("waited more than 400 ms"));
+        assertTrue(body, error.path("type").isTextual());
+        awaitRouterIdle();
+        assertEquals(0, router.poolDepth());
+
+        restoreRouterPolicy();
+        HttpResponse<InputStream> next = post("/v1/completions", completion(4, false), null);
+        assertEquals(text(next), 200, next.statusCode());
+        awaitRouterIdle();
+    }
+
+    @Test
+    public void aStreamWaitingInThePoolIsPingedThenTimesOutInBand() throws Exception {
+        startCluster();
+        configureProxy("placementTimeoutMillis", "1500", "pingIntervalMillis", "200");
+        holdRequestsInThePool();
+        HttpResponse<InputStream> r = post("/v1/completions", completion(3, true), null);
+        assertEquals("committed early", 200, r.statusCode());
+        assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream"));
+        String stream = text(r);
+        assertTrue(stream, stream.startsWith(": ping\n\n: ping\n\n"));
+        List<String> data = new ArrayList<>();
+        for (String line : stream.split("\n")) {
+            if (line.startsWith("data: ")) {
+                data.add(line.substring(6));
+            }
+        }
+        assertEquals(stream, 2, data.size());
+        assertEquals(stream, 503, JSON.readTree(data.get(0)).path("error").path("code").asInt());
+        assertEquals("[DONE]", data.get(1));
+        awaitRouterIdle();
+    }
+
+    @Test
+    public void aPingedStreamContinuesOnTheSameResponseOncePlaced() throws Exception {
+        startCluster();
+        configureProxy("pingIntervalMillis", "200");
+        holdRequestsInThePool();
+        HttpResponse<InputStream> r = post("/v1/completions", completion(6, true), null);
+        assertEquals(200, r.statusCode());
+        BufferedReader reader = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8));
+        assertEquals(": ping", reader.readLine());
+        releaseThePool();
+        List<String> data = new ArrayList<>();
+        for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+            if (line.startsWith("data: ")) {
+                data.add(line.substring(6));
+            }
+        }
+        reader.close();
+        assertEquals(data.toString(), "[DONE]", data.get(data.size() - 1));
+        int tokens = 0;
+        for (String e : data.subList(0, data.size() - 1)) {
+            JsonNode chunk = JSON.readTree(e);
+            assertFalse(e, chunk.has("error"));
+            tokens += chunk.path("choices").path(0).path("text").asText("").isEmpty() ? 0 : 1;
+        }
+        assertEquals(6, tokens);
+        awaitRouterIdle();
+    }
+
+    @Test
+    public void aClientThatLeavesWhileInThePoolIsTakenOutAtOnce() throws Exception {
+        startCluster();
+        String disconnects = "balanceroute_requests_total{outcome=\"client_disconnect\",}";
+        await("GET /metrics", () -> MetricsIT.scrape(this).containsKey(disconnects));
+        double disconnectsBefore = MetricsIT.scrape(this).get(disconnects);
+        configureProxy("pingIntervalMillis", "100");
+        holdRequestsInThePool();
+        HttpResponse<InputStream> r = post("/v1/completions", completion(5, true), null);
+        assertEquals(200, r.statusCode());
+        InputStream in = r.body();
+        assertEquals(':', in.read());
+        await("the request in the pool", () -> router.poolDepth() == 1);
+        in.close();
+        await("the pool empty", () -> router.poolDepth() == 0);
+        awaitRouterIdle();
+        await("the disconnect counted", () -> MetricsIT.scrape(this).get(disconnects) >= disconnectsBefore + 1);
     }
 
     /**

@@ -17,13 +17,16 @@ public interface ProxyObserver {
     enum Outcome {
         /** Answered in full (non-streaming 200, or a stream that reached {@code [DONE]} without error). */
         OK("ok"),
-        /** Refused before any upstream call: invalid body (400) or too large (413). */
+        /** Refused before any upstream call: invalid body (400), too large (413), or the prompt pool full (429). */
         REJECTED("rejected"),
         /** Waited longer than {@code placementTimeoutMillis} for a decode worker (503). */
         TIMEOUT("timeout"),
         /** An upstream failure (prefill or decode, before or during streaming), or the router refused it. */
         ERROR("error"),
-        /** The client left (or stopped reading) before the end; the upstream request was cancelled. */
+        /**
+         * The client left (or stopped reading) before the end, also while it waited (prefill, pool: noticed at a
+         * {@code : ping}); the request was aborted in the router and the upstream request cancelled.
+         */
         CLIENT_DISCONNECT("client_disconnect");
 
         private final String label;

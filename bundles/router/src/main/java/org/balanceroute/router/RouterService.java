@@ -129,6 +129,16 @@ public interface RouterService {
     CompletableFuture<StepResult> dispatchStep();
 
     /**
+     * Requests waiting in the prompt pool, as the dispatch thread published it after its last
+     * command: never blocks, takes no lock, may lag the queued commands (admission control reads
+     * it once per request, so a cheap, slightly stale value beats a blocking {@link #snapshot()}).
+     * The default asks for a snapshot; the router component overrides it.
+     */
+    default int poolDepth() {
+        return snapshot().poolDepth();
+    }
+
+    /**
      * Asks for a dispatch step at the next decode step boundary: at once while no step period is
      * known yet or one has passed since the last step, else when it has. Requests made before
      * the step runs coalesce into it, and the commands already queued (completions, arrivals)

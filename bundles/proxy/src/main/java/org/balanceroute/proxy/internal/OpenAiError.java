@@ -16,6 +16,8 @@ final class OpenAiError extends RuntimeException {
     static final String INVALID_REQUEST = "invalid_request_error";
     static final String SERVER = "server_error";
     static final String UNAVAILABLE = "service_unavailable_error";
+    /** 429: the proxy is at its admission limit (the OpenAI clients retry these after Retry-After). */
+    static final String RATE_LIMIT = "rate_limit_error";
 
     private final int status;
     private final String type;

@@ -4,39 +4,55 @@ import java.io.IOException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.glassfish.jersey.server.ChunkedOutput;
 
 /**
  * The client side of one SSE stream: events are queued by the upstream callbacks (which never
- * block) and written in order to the client's {@link ChunkedOutput} by one task at a time on the
+ * block) and written in order to the client's {@link EventSink} by one task at a time on the
  * relay executor, so a slow client stalls only its own writer. A client more than
  * {@code limit} events behind, or one whose write fails (gone), is cut: {@code onClientGone}
- * runs once and later events are dropped.
+ * runs once and later events are dropped. The same relay carries the {@code : ping} comments
+ * written while the request still waits, and the events of every decode hop of the request
+ * (a recomputed request is re-submitted, its client's stream stays open).
  *
  * <p>Why Jersey's {@code ChunkedOutput} behind an {@code AsyncResponse} rather than an
- * {@code SseEventSink}: the answer's status must wait for the decode worker's (an upstream error
+ * {@code SseEventSink}: the answer's status may wait for the decode worker's (an upstream error
  * before streaming is answered with the upstream status and body), and a resource method taking
  * an {@code SseEventSink} commits a 200 event stream when it returns, unless it holds its thread
  * through prefill and the prompt-pool wait. Suspended, the request holds no thread until the
- * decode's headers come, then resumes with either the event stream or the error.
+ * decode's headers come (or the first {@code : ping} is due), then resumes with either the event
+ * stream or the error.
  */
 final class StreamRelay {
 
     private static final String CLOSE = new String("close");
 
-    private final ChunkedOutput<String> out;
+    private static final String PING = ": ping\n\n";
+
+    private final EventSink out;
     private final Executor executor;
     private final int limit;
     private final Runnable onClientGone;
     private final ConcurrentLinkedQueue<String> queue = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger pending = new AtomicInteger();
+    /**
+     * Items queued and not yet written, plus 1 until {@link #start()}: while that gate is held no
+     * enqueue starts a writer, so nothing is written before the response carrying the stream is
+     * handed to the container, whichever thread queues first.
+     */
+    private final AtomicInteger pending = new AtomicInteger(1);
     private volatile boolean dead;
 
-    StreamRelay(ChunkedOutput<String> out, Executor executor, int limit, Runnable onClientGone) {
+    StreamRelay(EventSink out, Executor executor, int limit, Runnable onClientGone) {
         this.out = out;
         this.executor = executor;
         this.limit = limit;
         this.onClientGone = onClientGone;
+    }
+
+    /** Lets the writer run: called once the response with this stream was handed to the container. */
+    void start() {
+        if (pending.decrementAndGet() > 0) {
+            executor.execute(this::drain);
+        }
     }
 
     /** Queues one SSE event whose data is {@code data}. */
@@ -49,6 +65,13 @@ final class StreamRelay {
             return;
         }
         enqueue("data: " + data + "\n\n");
+    }
+
+    /** Queues an SSE comment {@code : ping} (a heartbeat: clients ignore it, a write to a client gone fails). */
+    void ping() {
+        if (!dead) {
+            enqueue(PING);
+        }
     }
 
     /** Closes the stream after the events queued so far. */

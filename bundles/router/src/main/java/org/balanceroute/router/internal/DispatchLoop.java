@@ -129,6 +129,8 @@ final class DispatchLoop {
     private volatile long observedStepNanos;
     /** Told about every dispatch step (metrics); null when none is registered. */
     private volatile DispatchObserver observer;
+    /** The pool's size after the last command, published by the dispatch thread for lock-free readers. */
+    private volatile int poolDepth;
 
     // --- owned by the dispatch thread ---
     private ClusterState cluster;
@@ -202,6 +204,10 @@ final class DispatchLoop {
 
     String activePolicy() {
         return activeName;
+    }
+
+    int poolDepth() {
+        return poolDepth;
     }
 
     RouterSettings settings() {
@@ -324,6 +330,7 @@ final class DispatchLoop {
                     if (c == null) {
                         sinceDue = 0;
                         runSafely(this::scheduledStep);
+                        poolDepth = router.pool().size();
                         continue;
                     }
                     sinceDue++;
@@ -337,6 +344,7 @@ final class DispatchLoop {
                 }
                 if (c != null) {
                     runSafely(c);
+                    poolDepth = router.pool().size();
                 }
             }
         } catch (InterruptedException e) {

@@ -194,6 +194,11 @@ public final class RouterComponent implements RouterService {
     }
 
     @Override
+    public int poolDepth() {
+        return loop.poolDepth();
+    }
+
+    @Override
     public void requestStep() {
         loop.requestStep();
     }

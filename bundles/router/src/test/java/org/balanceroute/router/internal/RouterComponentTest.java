@@ -160,6 +160,28 @@ class RouterComponentTest {
     }
 
     @Test
+    void poolDepthIsPublishedWithoutAskingTheDispatchThread() throws Exception {
+        start(Map.of("policy", "br0", "workers", 2, "capacity", 4), br0());
+        assertEquals(0, router.poolDepth());
+        router.submit(1, 100, 0, 10);
+        router.submit(2, 100, 0, 10);
+        awaitPoolDepth(2);
+        router.abort(1);
+        awaitPoolDepth(1);
+        router.dispatchStep();
+        awaitPoolDepth(0);
+    }
+
+    /** Published after the command that changed it, so polled (it never blocks). */
+    private void awaitPoolDepth(int expected) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+        while (router.poolDepth() != expected) {
+            assertTrue(System.nanoTime() < deadline, "pool depth " + router.poolDepth() + ", expected " + expected);
+            Thread.sleep(1);
+        }
+    }
+
+    @Test
     void switchToAnArrivalPolicyPlacesThePoolAtOnce() throws Exception {
         start(Map.of("policy", "br0", "workers", 2, "capacity", 4), br0(), new JoinShortestQueuePolicy());
         CompletableFuture<Placement> a = router.submit(1, 100, 0, 10);

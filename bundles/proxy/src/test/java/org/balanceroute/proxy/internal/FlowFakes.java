@@ -1,0 +1,205 @@
+package org.balanceroute.proxy.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.TimeoutHandler;
+import jakarta.ws.rs.core.Response;
+import java.io.IOException;
+import java.util.Collection;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.connector.vllm.DecodeExchange;
+import org.balanceroute.connector.vllm.DecodeListener;
+import org.balanceroute.connector.vllm.PrefillResult;
+import org.balanceroute.connector.vllm.UpstreamResponse;
+import org.balanceroute.connector.vllm.VllmConnector;
+import org.balanceroute.proxy.ProxyObserver;
+import org.balanceroute.router.Placement;
+import org.balanceroute.router.RouterService;
+import org.balanceroute.router.StepResult;
+
+/** Hand-written fakes of the flow's collaborators: each records what it was asked and answers as the test says. */
+final class FlowFakes {
+
+    private FlowFakes() {
+    }
+
+    /** Polls a condition (the flow answers on its own threads); fails after 10 s. */
+    static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /** A router whose pool depth the test sets and whose placements the test completes. */
+    static final class Router implements RouterService {
+        volatile int poolDepth;
+        final Map<Long, CompletableFuture<Placement>> submitted = new java.util.concurrent.ConcurrentHashMap<>();
+        final List<Long> order = new CopyOnWriteArrayList<>();
+        final Set<Long> aborted = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        final Set<Long> completed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        final AtomicInteger tokens = new AtomicInteger();
+        /** Place every submission at once on worker 0, or leave it in the "pool". */
+        volatile boolean placeAtOnce = true;
+
+        @Override public String activePolicy() { return "fake"; }
+        @Override public String configuredPolicy() { return "fake"; }
+        @Override public String fallbackPolicy() { return "fake"; }
+        @Override public List<String> availablePolicies() { return List.of("fake"); }
+        @Override public Map<String, Object> policyParameters(String policy) { return Map.of(); }
+        @Override public ClusterSnapshot snapshot() { throw new UnsupportedOperationException(); }
+        @Override public int poolDepth() { return poolDepth; }
+        @Override public boolean automaticStepping() { return true; }
+        @Override public CompletableFuture<StepResult> dispatchStep() { throw new UnsupportedOperationException(); }
+        @Override public void requestStep() { throw new UnsupportedOperationException("steps automatically"); }
+        @Override public long observedStepNanos() { return 0; }
+
+        @Override
+        public CompletableFuture<Placement> submit(long id, int promptTokens, long key, int bytes) {
+            CompletableFuture<Placement> f = new CompletableFuture<>();
+            submitted.put(id, f);
+            order.add(id);
+            if (placeAtOnce) {
+                f.complete(new Placement(id, 0));
+            }
+            return f;
+        }
+
+        @Override
+        public void tokens(long id, int count) {
+            tokens.addAndGet(count);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> complete(long id) {
+            completed.add(id);
+            return CompletableFuture.completedFuture(true);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> abort(long id) {
+            aborted.add(id);
+            CompletableFuture<Placement> f = submitted.get(id);
+            if (f != null) {
+                f.cancel(false);
+            }
+            return CompletableFuture.completedFuture(f != null);
+        }
+
+        /** Requests submitted and neither completed nor aborted. */
+        long inFlight() {
+            return order.stream().filter(id -> !aborted.contains(id) && !completed.contains(id)).count();
+        }
+    }
+
+    /** A connector whose prefills the test completes and whose decodes it drives through the listener. */
+    static final class Connector implements VllmConnector {
+        final List<ObjectNode> prefillBodies = new CopyOnWriteArrayList<>();
+        final List<CompletableFuture<PrefillResult>> prefills = new CopyOnWriteArrayList<>();
+        final List<DecodeListener> decodes = new CopyOnWriteArrayList<>();
+        final List<AtomicInteger> decodeCancels = new CopyOnWriteArrayList<>();
+
+        @Override public int decodeWorkers() { return 1; }
+        @Override public int prefillInstances() { return 1; }
+        @Override public boolean decodeHealthy(int worker) { return true; }
+        @Override public boolean prefillHealthy(int instance) { return true; }
+        @Override public CompletableFuture<UpstreamResponse> getFromFirstDecode(String path) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletableFuture<PrefillResult> prefill(String requestId, String path, ObjectNode clientBody) {
+            CompletableFuture<PrefillResult> f = new CompletableFuture<>();
+            prefillBodies.add(clientBody);
+            prefills.add(f);
+            return f;
+        }
+
+        @Override
+        public DecodeExchange decode(String requestId, int worker, String path, ObjectNode clientBody,
+                ObjectNode kv, DecodeListener listener) {
+            AtomicInteger cancels = new AtomicInteger();
+            decodeCancels.add(cancels);
+            decodes.add(listener);
+            return cancels::incrementAndGet;
+        }
+
+        /** Completes prefill i with s_i = 10. */
+        void prefilled(int i) {
+            prefills.get(i).complete(new PrefillResult(10, null, 0, 1));
+        }
+    }
+
+    /** The client's side of an event stream; {@link #gone} makes writes fail as they do once the client left. */
+    static final class Sink implements EventSink {
+        final StringBuffer written = new StringBuffer();
+        volatile boolean gone;
+        volatile boolean closed;
+
+        @Override
+        public void write(String frame) throws IOException {
+            if (gone) {
+                throw new IOException("Broken pipe");
+            }
+            written.append(frame);
+        }
+
+        @Override public boolean isClosed() { return closed; }
+        @Override public void close() { closed = true; }
+        @Override public Object entity() { return this; }
+    }
+
+    /** The container's suspended response: keeps what the flow resumed it with. */
+    static final class Async implements AsyncResponse {
+        volatile Response response;
+
+        @Override
+        public boolean resume(Object r) {
+            if (response != null) {
+                throw new AssertionError("resumed twice: " + response.getStatus() + ", then " + r);
+            }
+            response = (Response) r;
+            return true;
+        }
+
+        @Override public boolean resume(Throwable t) { throw new AssertionError(t); }
+        @Override public boolean cancel() { return false; }
+        @Override public boolean cancel(int retryAfter) { return false; }
+        @Override public boolean cancel(Date retryAfter) { return false; }
+        @Override public boolean isSuspended() { return response == null; }
+        @Override public boolean isCancelled() { return false; }
+        @Override public boolean isDone() { return response != null; }
+        @Override public boolean setTimeout(long time, TimeUnit unit) { return true; }
+        @Override public void setTimeoutHandler(TimeoutHandler handler) { }
+        @Override public Collection<Class<?>> register(Class<?> callback) { return List.of(); }
+        @Override public Map<Class<?>, Collection<Class<?>>> register(Class<?> callback, Class<?>... callbacks) {
+            return Map.of();
+        }
+        @Override public Collection<Class<?>> register(Object callback) { return List.of(); }
+        @Override public Map<Class<?>, Collection<Class<?>>> register(Object callback, Object... callbacks) {
+            return Map.of();
+        }
+    }
+
+    /** Records the outcomes. */
+    static final class Observer implements ProxyObserver {
+        final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
+
+        @Override public void firstToken(long nanos) { }
+        @Override public void timePerOutputToken(long nanosPerToken) { }
+        @Override public void requestEnded(Outcome outcome) { outcomes.add(outcome); }
+    }
+}
