@@ -19,6 +19,8 @@ public final class ClusterState implements ClusterView {
     private final ArrayDeque<TrackedRequest>[] queue;
     private final long[] queuedTokens;
     private final long[] inFlightBytes;
+    private final boolean[] unavailable;
+    private int availableWorkers;
     private long step;
 
     @SuppressWarnings("unchecked")
@@ -40,6 +42,8 @@ public final class ClusterState implements ClusterView {
         }
         this.queuedTokens = new long[workers];
         this.inFlightBytes = new long[workers];
+        this.unavailable = new boolean[workers];
+        this.availableWorkers = workers;
     }
 
     @Override
@@ -80,6 +84,37 @@ public final class ClusterState implements ClusterView {
     @Override
     public long inFlightBytes(int worker) {
         return inFlightBytes[worker];
+    }
+
+    @Override
+    public boolean available(int worker) {
+        return !unavailable[worker];
+    }
+
+    @Override
+    public int availableWorkers() {
+        return availableWorkers;
+    }
+
+    @Override
+    public int freeSlots(int worker) {
+        return unavailable[worker] ? 0 : Math.max(0, capacity - running[worker] - queue[worker].size());
+    }
+
+    /**
+     * Takes worker g out of routing (its engine failed its health check) or puts it back. Its
+     * running and queued requests stay: they end as the engine ends them.
+     *
+     * @return whether this changed anything
+     */
+    boolean setAvailable(int worker, boolean available) {
+        checkWorker(worker);
+        if (unavailable[worker] != available) {
+            return false;
+        }
+        unavailable[worker] = !available;
+        availableWorkers += available ? 1 : -1;
+        return true;
     }
 
     @Override

@@ -49,9 +49,26 @@ public final class Router {
     public void setPolicy(RoutingPolicy next) {
         policy = Objects.requireNonNull(next, "policy");
         if (!next.usesPromptPool()) {
-            while (!pool.isEmpty()) {
-                routeNow(pool.removeAt(0));
-            }
+            routeHeld();
+        }
+    }
+
+    /**
+     * Takes worker g out of routing (its engine failed its health check) or puts it back; in
+     * force for the next arrival or dispatch step. Requests already on it stay there and end as
+     * the engine ends them. While no worker is available, arriving requests wait in the prompt
+     * pool, whatever the policy; the next dispatch step after a worker comes back places them.
+     *
+     * @return whether this changed anything
+     */
+    public boolean setWorkerAvailable(int worker, boolean available) {
+        return cluster.setAvailable(worker, available);
+    }
+
+    /** Routes what waits in the pool under an arrival policy (held while no worker was available), oldest first. */
+    private void routeHeld() {
+        while (!pool.isEmpty() && cluster.availableWorkers() > 0) {
+            routeNow(pool.removeAt(0));
         }
     }
 
@@ -60,8 +77,8 @@ public final class Router {
         if (r.phase != TrackedRequest.Phase.NEW) {
             throw new IllegalStateException("submitted twice: " + r);
         }
-        if (policy.usesPromptPool()) {
-            pool.add(r);
+        if (policy.usesPromptPool() || cluster.availableWorkers() == 0) {
+            pool.add(r); // an arrival policy with no worker available: held until one is back
         } else {
             routeNow(r);
         }
@@ -73,11 +90,26 @@ public final class Router {
             throw new IllegalStateException("policy " + policy.name() + " routed to worker " + g
                     + ", outside [0, " + cluster.workers() + ")");
         }
+        if (!cluster.available(g)) {
+            // a policy that ignores availability (e.g. hot-deployed) must not reach a dead engine
+            g = leastOutstandingAvailable();
+        }
         cluster.place(r, g);
     }
 
+    private int leastOutstandingAvailable() {
+        int best = -1;
+        for (int g = 0, n = cluster.workers(); g < n; g++) {
+            if (cluster.available(g) && (best < 0 || cluster.outstanding(g) < cluster.outstanding(best))) {
+                best = g;
+            }
+        }
+        return best;
+    }
+
     /**
-     * Runs the policy's dispatch over the prompt pool; call once per decode step, before the
+     * Runs the policy's dispatch over the prompt pool (under an arrival policy: routes the
+     * requests held while no worker was available); call once per decode step, before the
      * step's batch is formed.
      *
      * @return how many requests left the pool
@@ -86,6 +118,8 @@ public final class Router {
         int before = pool.size();
         if (before > 0 && policy.usesPromptPool()) {
             policy.dispatch(step);
+        } else if (before > 0) {
+            routeHeld();
         }
         return before - pool.size();
     }
@@ -133,7 +167,7 @@ public final class Router {
             cluster.checkWorker(worker);
             if (cluster.freeSlots(worker) < 1) {
                 throw new IllegalArgumentException("policy " + policy.name() + " assigned to worker "
-                        + worker + ", which has no free slot");
+                        + worker + ", which has no free slot or is unavailable");
             }
             cluster.place(pool.removeAt(poolIndex), worker);
         }
