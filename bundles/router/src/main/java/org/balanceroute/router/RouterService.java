@@ -125,6 +125,19 @@ public interface RouterService {
      */
     CompletableFuture<StepResult> dispatchStep();
 
+    /**
+     * Takes decode worker {@code worker} out of routing ({@code false}: its engine failed its
+     * health check) or puts it back ({@code true}). Fire and forget, applied in call order by the
+     * dispatch thread: from then on no policy places a request there (it offers no free slots to
+     * pool policies, arrival policies skip it); requests already on it stay until they end. While
+     * no worker is available, arriving requests wait in the prompt pool; with manual stepping the
+     * caller asks for a {@link #dispatchStep()} after a worker comes back. A worker outside
+     * [0, G) is ignored (the connector may list more or fewer workers than the router has).
+     * Workers are available until told otherwise; a change of {@code workers} keeps the flags of
+     * the workers that remain.
+     */
+    void setWorkerAvailable(int worker, boolean available);
+
     /** Whether the dispatch thread runs steps by itself ({@code stepIntervalMillis > 0}). */
     boolean automaticStepping();
 }

@@ -27,5 +27,6 @@ final class FakeRouter implements RouterService {
     @Override public CompletableFuture<Boolean> complete(long id) { throw new UnsupportedOperationException(); }
     @Override public CompletableFuture<Boolean> abort(long id) { throw new UnsupportedOperationException(); }
     @Override public CompletableFuture<StepResult> dispatchStep() { throw new UnsupportedOperationException(); }
+    @Override public void setWorkerAvailable(int worker, boolean available) { }
     @Override public boolean automaticStepping() { return false; }
 }
