@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.balanceroute.connector.vllm.DecodeExchange;
 import org.balanceroute.connector.vllm.DecodeListener;
+import org.balanceroute.connector.vllm.PrefillQueueFullException;
 import org.balanceroute.connector.vllm.PrefillResult;
 import org.balanceroute.connector.vllm.UpstreamException;
 import org.balanceroute.connector.vllm.VllmConnector;
@@ -221,6 +222,12 @@ public final class CompletionFlow {
                 null), requestId);
     }
 
+    /** Back-pressure (the connector's prefill queue is full): 429, {@code Retry-After: 1}, an OpenAI error body. */
+    static Response tooBusy(Throwable e, String requestId) {
+        return Response.fromResponse(error(new OpenAiError(429, "rate_limit_exceeded", e.getMessage(), null),
+                requestId)).header("Retry-After", "1").build();
+    }
+
     /** The upstream's own body when it is an OpenAI error body, else one made here. */
     static Response upstreamBody(int status, byte[] body, String requestId, String what) {
         boolean openAi = false;
@@ -296,8 +303,10 @@ public final class CompletionFlow {
 
         void prefilled(PrefillResult p, Throwable e) {
             if (e != null) {
-                end(Outcome.ERROR);
-                async.resume(upstreamError(cause(e), requestId, "prefill"));
+                Throwable c = cause(e);
+                boolean busy = c instanceof PrefillQueueFullException;
+                end(busy ? Outcome.REJECTED : Outcome.ERROR);
+                async.resume(busy ? tooBusy(c, requestId) : upstreamError(c, requestId, "prefill"));
                 return;
             }
             router.submit(id, p.promptTokens(), promptKey(endpoint, body), bodyBytes)
