@@ -20,7 +20,7 @@ public final class ClusterState implements ClusterView {
     private final long[] queuedTokens;
     private final long[] inFlightBytes;
     private final boolean[] unavailable;
-    private int availableWorkers;
+    private int markedDown;
     private long step;
 
     @SuppressWarnings("unchecked")
@@ -43,7 +43,6 @@ public final class ClusterState implements ClusterView {
         this.queuedTokens = new long[workers];
         this.inFlightBytes = new long[workers];
         this.unavailable = new boolean[workers];
-        this.availableWorkers = workers;
     }
 
     @Override
@@ -86,26 +85,31 @@ public final class ClusterState implements ClusterView {
         return inFlightBytes[worker];
     }
 
+    /**
+     * Not marked down, or every worker is: with all marked down the marks are ignored, so requests
+     * go on reaching the engines and fail fast there (a clear error) instead of stalling in the
+     * pool on marks that may be stale. The prefill tier does the same.
+     */
     @Override
     public boolean available(int worker) {
-        return !unavailable[worker];
+        return !unavailable[worker] || markedDown == workers;
     }
 
     @Override
     public int availableWorkers() {
-        return availableWorkers;
+        return markedDown == workers ? workers : workers - markedDown;
     }
 
     @Override
     public int freeSlots(int worker) {
-        return unavailable[worker] ? 0 : Math.max(0, capacity - running[worker] - queue[worker].size());
+        return available(worker) ? Math.max(0, capacity - running[worker] - queue[worker].size()) : 0;
     }
 
     /**
-     * Takes worker g out of routing (its engine failed its health check) or puts it back. Its
+     * Marks worker g down (its engine failed its health check: out of routing) or up. Its
      * running and queued requests stay: they end as the engine ends them.
      *
-     * @return whether this changed anything
+     * @return whether this changed the mark
      */
     boolean setAvailable(int worker, boolean available) {
         checkWorker(worker);
@@ -113,7 +117,7 @@ public final class ClusterState implements ClusterView {
             return false;
         }
         unavailable[worker] = !available;
-        availableWorkers += available ? 1 : -1;
+        markedDown += available ? -1 : 1;
         return true;
     }
 

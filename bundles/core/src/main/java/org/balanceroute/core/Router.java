@@ -49,15 +49,17 @@ public final class Router {
     public void setPolicy(RoutingPolicy next) {
         policy = Objects.requireNonNull(next, "policy");
         if (!next.usesPromptPool()) {
-            routeHeld();
+            while (!pool.isEmpty()) {
+                routeNow(pool.removeAt(0));
+            }
         }
     }
 
     /**
      * Takes worker g out of routing (its engine failed its health check) or puts it back; in
      * force for the next arrival or dispatch step. Requests already on it stay there and end as
-     * the engine ends them. While no worker is available, arriving requests wait in the prompt
-     * pool, whatever the policy; the next dispatch step after a worker comes back places them.
+     * the engine ends them. While every worker is marked down the marks are ignored
+     * ({@link ClusterState#available}): requests fail fast at the engines rather than stall.
      *
      * @return whether this changed anything
      */
@@ -65,20 +67,13 @@ public final class Router {
         return cluster.setAvailable(worker, available);
     }
 
-    /** Routes what waits in the pool under an arrival policy (held while no worker was available), oldest first. */
-    private void routeHeld() {
-        while (!pool.isEmpty() && cluster.availableWorkers() > 0) {
-            routeNow(pool.removeAt(0));
-        }
-    }
-
     /** A request that finished prefill: it waits in the pool or is routed now, as the policy wants. */
     public void submit(TrackedRequest r) {
         if (r.phase != TrackedRequest.Phase.NEW) {
             throw new IllegalStateException("submitted twice: " + r);
         }
-        if (policy.usesPromptPool() || cluster.availableWorkers() == 0) {
-            pool.add(r); // an arrival policy with no worker available: held until one is back
+        if (policy.usesPromptPool()) {
+            pool.add(r);
         } else {
             routeNow(r);
         }
@@ -108,8 +103,7 @@ public final class Router {
     }
 
     /**
-     * Runs the policy's dispatch over the prompt pool (under an arrival policy: routes the
-     * requests held while no worker was available); call once per decode step, before the
+     * Runs the policy's dispatch over the prompt pool; call once per decode step, before the
      * step's batch is formed.
      *
      * @return how many requests left the pool
@@ -118,8 +112,6 @@ public final class Router {
         int before = pool.size();
         if (before > 0 && policy.usesPromptPool()) {
             policy.dispatch(step);
-        } else if (before > 0) {
-            routeHeld();
         }
         return before - pool.size();
     }

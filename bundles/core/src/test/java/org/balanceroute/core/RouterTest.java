@@ -223,20 +223,22 @@ class RouterTest {
     }
 
     @Test
-    void withNoWorkerAvailableArrivalsWaitInThePoolUntilADispatchStepAfterOneIsBack() {
+    void withEveryWorkerMarkedDownTheMarksAreIgnoredSoRequestsFailFastAtTheEngines() {
         ClusterState cluster = new ClusterState(2, 4);
         Router router = new Router(cluster, new RoundRobin(), List.of());
         router.setWorkerAvailable(0, false);
+        assertEquals(0, cluster.freeSlots(0));
         router.setWorkerAvailable(1, false);
+        assertEquals(2, cluster.availableWorkers());
+        assertEquals(4, cluster.freeSlots(0));
         TrackedRequest a = request(1, 10), b = request(2, 20);
         router.submit(a);
         router.submit(b);
-        assertEquals(TrackedRequest.Phase.POOLED, a.phase());
-        assertEquals(0, router.dispatch(), "still nothing available");
-        router.setWorkerAvailable(1, true);
-        assertEquals(2, router.dispatch());
-        assertEquals(1, a.worker());
+        assertEquals(0, a.worker());
         assertEquals(1, b.worker());
+        router.setWorkerAvailable(1, true);
+        assertEquals(1, cluster.availableWorkers(), "worker 0's mark counts again");
+        assertEquals(0, cluster.freeSlots(0));
     }
 
     @Test

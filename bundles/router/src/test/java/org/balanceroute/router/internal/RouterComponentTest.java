@@ -380,16 +380,12 @@ class RouterComponentTest {
     }
 
     @Test
-    void withEveryWorkerOutArrivalsWaitInThePoolUntilOneIsBack() throws Exception {
-        start(Map.of("policy", "jsq", "workers", 2, "capacity", 4), new JoinShortestQueuePolicy());
+    void withEveryWorkerOutTheMarksAreIgnored() throws Exception {
+        start(Map.of("policy", "br0", "workers", 2, "capacity", 4), br0());
         router.setWorkerAvailable(0, false);
         router.setWorkerAvailable(1, false);
-        CompletableFuture<Placement> held = router.submit(1, 100, 0, 10);
-        sync();
-        assertFalse(held.isDone());
-        assertEquals(1, router.snapshot().poolDepth());
-        router.setWorkerAvailable(1, true);
-        assertEquals(List.of(new Placement(1, 1)), get(router.dispatchStep()).placements());
-        assertEquals(1, get(held).worker());
+        CompletableFuture<Placement> placed = router.submit(1, 100, 0, 10);
+        assertEquals(1, get(router.dispatchStep()).placements().size(), "not stalled in the pool");
+        assertTrue(get(placed).worker() >= 0);
     }
 }
