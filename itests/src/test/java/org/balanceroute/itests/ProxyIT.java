@@ -4,7 +4,6 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.bundle;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -23,14 +22,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.enginesim.SimCluster;
 import org.balanceroute.enginesim.SimConfig;
 import org.junit.After;
 import org.junit.Assume;
 import org.junit.Test;
-import org.ops4j.pax.exam.Configuration;
-import org.ops4j.pax.exam.Option;
 import org.balanceroute.router.RouterService;
 
 /**
@@ -39,20 +35,11 @@ import org.balanceroute.router.RouterService;
  * sent to the runtime's own port. One cluster for the class (1 prefill, 8 decode ranks: the
  * router's default G), faults and statistics cleared before each test.
  */
-public class ProxyIT extends BalanceRouteTestSupport {
+public class ProxyIT extends SimClusterTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String MODEL = "balanceroute-sim";
     private static final String CONNECTOR_PID = "org.balanceroute.connector.vllm";
-
-    @Override
-    @Configuration
-    public Option[] configuration() throws IOException {
-        List<Option> options = new ArrayList<>(Arrays.asList(super.configuration()));
-        options.add(bundle(new java.io.File(System.getProperty("balanceroute.enginesim.bundle")).toURI().toString())
-                .startLevel(2));
-        return options.toArray(Option[]::new);
-    }
 
     /** One cluster for the class, configured once. */
     private static SimCluster shared;
@@ -122,14 +109,6 @@ public class ProxyIT extends BalanceRouteTestSupport {
             }
         }
         return out;
-    }
-
-    private void awaitRouterIdle() throws InterruptedException {
-        await("the router's snapshot back to zero load", () -> {
-            ClusterSnapshot s = router.snapshot();
-            return Arrays.stream(s.loads()).sum() == 0 && Arrays.stream(s.running()).sum() == 0
-                    && Arrays.stream(s.queued()).sum() == 0 && s.poolDepth() == 0;
-        });
     }
 
     @Test

@@ -40,9 +40,29 @@ public interface ClusterView {
     /** The i-th running request of worker g, 0 <= i < running(g); order is unspecified. */
     RequestView active(int worker, int index);
 
-    /** cap_g: free slots of worker g = B - running - queued (never negative). */
+    /**
+     * Whether worker g takes new requests. False while its engine fails its health check: no
+     * policy may place a request there (it offers no {@link #freeSlots}); the requests already on
+     * it stay until they end. True unless the driver says otherwise.
+     */
+    default boolean available(int worker) {
+        return true;
+    }
+
+    /** How many workers are {@link #available}; {@link #workers()} unless the driver says otherwise. */
+    default int availableWorkers() {
+        int n = 0;
+        for (int g = 0, w = workers(); g < w; g++) {
+            if (available(g)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** cap_g: free slots of worker g = B - running - queued (never negative); 0 when it is not {@link #available}. */
     default int freeSlots(int worker) {
-        return Math.max(0, capacity() - running(worker) - queued(worker));
+        return available(worker) ? Math.max(0, capacity() - running(worker) - queued(worker)) : 0;
     }
 
     /** Outstanding requests of worker g: running plus queued (what JSQ balances). */

@@ -19,6 +19,8 @@ public final class ClusterState implements ClusterView {
     private final ArrayDeque<TrackedRequest>[] queue;
     private final long[] queuedTokens;
     private final long[] inFlightBytes;
+    private final boolean[] unavailable;
+    private int markedDown;
     private long step;
 
     @SuppressWarnings("unchecked")
@@ -40,6 +42,7 @@ public final class ClusterState implements ClusterView {
         }
         this.queuedTokens = new long[workers];
         this.inFlightBytes = new long[workers];
+        this.unavailable = new boolean[workers];
     }
 
     @Override
@@ -80,6 +83,42 @@ public final class ClusterState implements ClusterView {
     @Override
     public long inFlightBytes(int worker) {
         return inFlightBytes[worker];
+    }
+
+    /**
+     * Not marked down, or every worker is: with all marked down the marks are ignored, so requests
+     * go on reaching the engines and fail fast there (a clear error) instead of stalling in the
+     * pool on marks that may be stale. The prefill tier does the same.
+     */
+    @Override
+    public boolean available(int worker) {
+        return !unavailable[worker] || markedDown == workers;
+    }
+
+    @Override
+    public int availableWorkers() {
+        return markedDown == workers ? workers : workers - markedDown;
+    }
+
+    @Override
+    public int freeSlots(int worker) {
+        return available(worker) ? Math.max(0, capacity - running[worker] - queue[worker].size()) : 0;
+    }
+
+    /**
+     * Marks worker g down (its engine failed its health check: out of routing) or up. Its
+     * running and queued requests stay: they end as the engine ends them.
+     *
+     * @return whether this changed the mark
+     */
+    boolean setAvailable(int worker, boolean available) {
+        checkWorker(worker);
+        if (unavailable[worker] != available) {
+            return false;
+        }
+        unavailable[worker] = !available;
+        markedDown += available ? -1 : 1;
+        return true;
     }
 
     @Override

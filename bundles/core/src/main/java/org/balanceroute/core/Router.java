@@ -55,6 +55,18 @@ public final class Router {
         }
     }
 
+    /**
+     * Takes worker g out of routing (its engine failed its health check) or puts it back; in
+     * force for the next arrival or dispatch step. Requests already on it stay there and end as
+     * the engine ends them. While every worker is marked down the marks are ignored
+     * ({@link ClusterState#available}): requests fail fast at the engines rather than stall.
+     *
+     * @return whether this changed anything
+     */
+    public boolean setWorkerAvailable(int worker, boolean available) {
+        return cluster.setAvailable(worker, available);
+    }
+
     /** A request that finished prefill: it waits in the pool or is routed now, as the policy wants. */
     public void submit(TrackedRequest r) {
         if (r.phase != TrackedRequest.Phase.NEW) {
@@ -73,7 +85,21 @@ public final class Router {
             throw new IllegalStateException("policy " + policy.name() + " routed to worker " + g
                     + ", outside [0, " + cluster.workers() + ")");
         }
+        if (!cluster.available(g)) {
+            // a policy that ignores availability (e.g. hot-deployed) must not reach a dead engine
+            g = leastOutstandingAvailable();
+        }
         cluster.place(r, g);
+    }
+
+    private int leastOutstandingAvailable() {
+        int best = -1;
+        for (int g = 0, n = cluster.workers(); g < n; g++) {
+            if (cluster.available(g) && (best < 0 || cluster.outstanding(g) < cluster.outstanding(best))) {
+                best = g;
+            }
+        }
+        return best;
     }
 
     /**
@@ -133,7 +159,7 @@ public final class Router {
             cluster.checkWorker(worker);
             if (cluster.freeSlots(worker) < 1) {
                 throw new IllegalArgumentException("policy " + policy.name() + " assigned to worker "
-                        + worker + ", which has no free slot");
+                        + worker + ", which has no free slot or is unavailable");
             }
             cluster.place(pool.removeAt(poolIndex), worker);
         }

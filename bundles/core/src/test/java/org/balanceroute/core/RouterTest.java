@@ -189,4 +189,66 @@ class RouterTest {
         assertEquals(2, store.latest().size());
         assertTrue(store.latest().stream().allMatch(s -> s.load(0) == 25));
     }
+
+    @Test
+    void anUnavailableWorkerOffersNoSlotsAndKeepsWhatRunsOnIt() {
+        ClusterState cluster = new ClusterState(2, 2);
+        Router router = new Router(cluster, new Fixed(0), List.of());
+        TrackedRequest running = request(1, 10);
+        router.submit(running);
+        assertTrue(router.setWorkerAvailable(0, false));
+        assertEquals(false, router.setWorkerAvailable(0, false), "no change the second time");
+        assertEquals(0, cluster.freeSlots(0));
+        assertEquals(2, cluster.freeSlots(1));
+        assertEquals(1, cluster.availableWorkers());
+        assertEquals(TrackedRequest.Phase.RUNNING, running.phase());
+        assertEquals(10, cluster.load(0));
+        router.complete(running);
+        assertEquals(0, cluster.load(0));
+        assertTrue(router.setWorkerAvailable(0, true));
+        assertEquals(2, cluster.freeSlots(0));
+    }
+
+    @Test
+    void anArrivalPolicyThatPicksAnUnavailableWorkerIsRedirectedToTheLeastOutstandingAvailableOne() {
+        ClusterState cluster = new ClusterState(3, 4);
+        Router router = new Router(cluster, new Fixed(0), List.of());
+        router.setWorkerAvailable(0, false);
+        router.setWorkerAvailable(1, true);
+        TrackedRequest a = request(1, 10), b = request(2, 10);
+        router.submit(a);
+        router.submit(b);
+        assertEquals(1, a.worker());
+        assertEquals(2, b.worker(), "worker 1 has one outstanding, worker 2 none");
+    }
+
+    @Test
+    void withEveryWorkerMarkedDownTheMarksAreIgnoredSoRequestsFailFastAtTheEngines() {
+        ClusterState cluster = new ClusterState(2, 4);
+        Router router = new Router(cluster, new RoundRobin(), List.of());
+        router.setWorkerAvailable(0, false);
+        assertEquals(0, cluster.freeSlots(0));
+        router.setWorkerAvailable(1, false);
+        assertEquals(2, cluster.availableWorkers());
+        assertEquals(4, cluster.freeSlots(0));
+        TrackedRequest a = request(1, 10), b = request(2, 20);
+        router.submit(a);
+        router.submit(b);
+        assertEquals(0, a.worker());
+        assertEquals(1, b.worker());
+        router.setWorkerAvailable(1, true);
+        assertEquals(1, cluster.availableWorkers(), "worker 0's mark counts again");
+        assertEquals(0, cluster.freeSlots(0));
+    }
+
+    @Test
+    void aPoolPolicyCannotAssignToAnUnavailableWorker() {
+        ClusterState cluster = new ClusterState(2, 4);
+        Router router = new Router(cluster, new OldestToZero(), List.of());
+        router.submit(request(1, 10));
+        router.setWorkerAvailable(0, false);
+        assertEquals(0, router.dispatch(), "worker 0 shows no free slot");
+        router.setWorkerAvailable(0, true);
+        assertEquals(1, router.dispatch());
+    }
 }

@@ -29,5 +29,6 @@ final class FakeRouter implements RouterService {
     @Override public CompletableFuture<StepResult> dispatchStep() { throw new UnsupportedOperationException(); }
     @Override public void requestStep() { throw new UnsupportedOperationException(); }
     @Override public long observedStepNanos() { return 0; }
+    @Override public void setWorkerAvailable(int worker, boolean available) { }
     @Override public boolean automaticStepping() { return false; }
 }

@@ -3,9 +3,10 @@ package org.balanceroute.connector.vllm;
 /**
  * An upstream hop failed: {@link #status()} is the engine's HTTP status and {@link #body()} its
  * body (an OpenAI error body from vLLM), or status 0 and a null body when no answer came
- * (connection refused, timeout, cut), the cause attached.
+ * (connection refused, timeout, cut), the cause attached. Not final: {@link PrefillQueueFullException}
+ * is one that never reached an upstream.
  */
-public final class UpstreamException extends RuntimeException {
+public class UpstreamException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 

@@ -25,7 +25,7 @@ public interface VllmConnector {
     /** G, the configured decode workers. */
     int decodeWorkers();
 
-    /** P, the configured prefill instances. */
+    /** P, the configured prefill instances; 0 in co-located mode (decode workers run the whole request). */
     int prefillInstances();
 
     /** Whether the last health check of decode worker g answered 200 (true before the first check). */
@@ -36,14 +36,19 @@ public interface VllmConnector {
 
     /**
      * The prefill hop: the client body mutated as the contract says, sent to the least-loaded
-     * healthy prefill instance, retried with backoff (never on HTTP 400).
+     * healthy prefill instance, retried with backoff (never on HTTP 400). At most
+     * {@code prefillMaxInFlight} prefills run per instance; beyond that they wait in a bounded
+     * FIFO and start as slots free. In co-located mode ({@link #prefillInstances()} 0) nothing is
+     * sent: the future is already complete with an {@link PrefillResult#estimated() estimated} s_i
+     * and no KV handle.
      *
      * @param requestId the X-Request-Id, reused for the decode hop
      * @param path {@code /v1/completions} or {@code /v1/chat/completions}
      * @param clientBody the client's body; not modified
      * @return the prompt length and the KV handle; completes exceptionally with
      *     {@link UpstreamException} (the upstream status and body, or status 0 and the cause when
-     *     nothing answered) once no attempt is left
+     *     nothing answered) once no attempt is left, or at once with
+     *     {@link PrefillQueueFullException} when the wait queue is full
      */
     CompletableFuture<PrefillResult> prefill(String requestId, String path, ObjectNode clientBody);
 

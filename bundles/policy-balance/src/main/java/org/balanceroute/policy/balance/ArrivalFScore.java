@@ -7,8 +7,10 @@ import org.balanceroute.api.RequestView;
  * BR-0 without the pool: each request is routed on arrival to the worker with the highest
  * F_g({i}), counting prompts queued at a worker as its load. Among workers that absorb the
  * request without raising the barrier (F = s_i for all of them) it takes the one with the most
- * free slots, then the largest margin; when every worker overflows, the lightest. Stage 2's
- * subset choice is lost, which is the price of the lowest latency. O(G).
+ * free slots, then the largest margin; when every worker overflows, the lightest. Workers that
+ * are not {@link ClusterView#available} are skipped (their load still counts in M: their running
+ * requests are still in the barrier until they end). Stage 2's subset choice is lost, which is the
+ * price of the lowest latency. O(G).
  */
 final class ArrivalFScore {
 
@@ -26,6 +28,9 @@ final class ArrivalFScore {
         int bestFree = 0;
         long bestMargin = 0;
         for (int g = 0; g < workers; g++) {
+            if (!cluster.available(g)) {
+                continue;
+            }
             long margin = max - effectiveLoad(cluster, g);
             long f = FScore.br0(request.promptTokens(), margin, workers);
             int free = cluster.freeSlots(g);

@@ -30,5 +30,10 @@ class Br0BypassPolicyTest {
         assertEquals(2, bypass.route(cluster, new TrackedRequest(5, 3_000, 0, 0, 0)));
         // 5,000 overflows everywhere: the largest margin overflows least
         assertEquals(1, bypass.route(cluster, new TrackedRequest(6, 5_000, 0, 0, 0)));
+        // worker 2 out of routing: 3,000 goes to worker 1, the other that absorbs it
+        router.setWorkerAvailable(2, false);
+        assertEquals(1, bypass.route(cluster, new TrackedRequest(7, 3_000, 0, 0, 0)));
+        router.setWorkerAvailable(1, false);
+        assertEquals(0, bypass.route(cluster, new TrackedRequest(8, 3_000, 0, 0, 0)));
     }
 }

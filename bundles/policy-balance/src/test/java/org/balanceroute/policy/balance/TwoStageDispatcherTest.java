@@ -147,4 +147,28 @@ class TwoStageDispatcherTest {
         }
         return out;
     }
+
+    /** BR-0 and BR-H never place a pooled request on an unavailable worker, and still place on the others. */
+    @Test
+    void poolPoliciesSkipUnavailableWorkers() {
+        Random random = new Random(29);
+        int placedSomewhere = 0;
+        for (int trial = 0; trial < 300; trial++) {
+            int workers = 2 + random.nextInt(10);
+            Router router = Fixtures.randomState(random, workers, 8, 1 + random.nextInt(40), new long[] {1});
+            int down = random.nextInt(workers);
+            router.setWorkerAvailable(down, false);
+            List<TrackedRequest> pool = new ArrayList<>();
+            for (int i = 0; i < router.pool().size(); i++) {
+                pool.add(router.pool().get(i));
+            }
+            router.setPolicy(trial % 2 == 0 ? BalancePolicy.br0(DEFAULTS) : BalancePolicy.brh("c",
+                    DEFAULTS, new Fixtures.ConstantPredictor(3)));
+            placedSomewhere += router.dispatch();
+            for (TrackedRequest r : pool) {
+                assertTrue(r.worker() != down, "trial " + trial + ": request " + r.id() + " placed on down worker " + down);
+            }
+        }
+        assertTrue(placedSomewhere > 100, "placed " + placedSomewhere);
+    }
 }

@@ -1,9 +1,13 @@
 package org.balanceroute.policy.baseline;
 
 import java.util.function.IntToLongFunction;
+import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.RoutingPolicy;
 
-/** Shared shape of the baselines: they route on arrival and never use the prompt pool. */
+/**
+ * Shared shape of the baselines: they route on arrival, never use the prompt pool, and skip
+ * workers that are not {@link ClusterView#available} (the router calls them only while one is).
+ */
 abstract class ArrivalPolicy implements RoutingPolicy {
 
     @Override
@@ -16,17 +20,36 @@ abstract class ArrivalPolicy implements RoutingPolicy {
         return name();
     }
 
-    /** The worker with the smallest key; ties go to the lowest index (what a min-heap scan does). */
-    static int argMin(int workers, IntToLongFunction key) {
-        int best = 0;
-        long bestKey = key.applyAsLong(0);
-        for (int g = 1; g < workers; g++) {
-            long k = key.applyAsLong(g);
-            if (k < bestKey) {
-                best = g;
-                bestKey = k;
+    /** The available worker with the smallest key; ties go to the lowest index (what a min-heap scan does). */
+    static int argMin(ClusterView cluster, IntToLongFunction key) {
+        int best = -1;
+        long bestKey = Long.MAX_VALUE;
+        for (int g = 0, n = cluster.workers(); g < n; g++) {
+            if (cluster.available(g)) {
+                long k = key.applyAsLong(g);
+                if (best < 0 || k < bestKey) {
+                    best = g;
+                    bestKey = k;
+                }
             }
         }
-        return best;
+        return Math.max(best, 0);
+    }
+
+    /**
+     * The worker with index {@code i} among the available ones, 0 &lt;= i &lt; availableWorkers():
+     * {@code i} itself while every worker is available (O(1)), else an O(G) scan.
+     */
+    static int nthAvailable(ClusterView cluster, int i) {
+        int n = cluster.workers();
+        if (cluster.availableWorkers() == n) {
+            return i;
+        }
+        for (int g = 0, seen = 0; g < n; g++) {
+            if (cluster.available(g) && seen++ == i) {
+                return g;
+            }
+        }
+        return 0;
     }
 }

@@ -18,6 +18,6 @@ public final class JoinShortestQueuePolicy extends ArrivalPolicy {
 
     @Override
     public int route(ClusterView cluster, RequestView request) {
-        return argMin(cluster.workers(), cluster::outstanding);
+        return argMin(cluster, cluster::outstanding);
     }
 }

@@ -18,6 +18,6 @@ public final class LeastTokensPolicy extends ArrivalPolicy {
 
     @Override
     public int route(ClusterView cluster, RequestView request) {
-        return argMin(cluster.workers(), g -> cluster.load(g) + cluster.queuedTokens(g));
+        return argMin(cluster, g -> cluster.load(g) + cluster.queuedTokens(g));
     }
 }

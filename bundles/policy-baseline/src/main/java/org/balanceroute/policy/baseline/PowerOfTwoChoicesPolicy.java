@@ -5,8 +5,9 @@ import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.RequestView;
 
 /**
- * Power of two choices (Mitzenmacher 2001): sample two distinct workers, take the one with fewer
- * outstanding requests (ties: the first sampled). Cost O(1).
+ * Power of two choices (Mitzenmacher 2001): sample two distinct available workers, take the one
+ * with fewer outstanding requests (ties: the first sampled). Cost O(1) while all are available,
+ * else O(G).
  */
 public final class PowerOfTwoChoicesPolicy extends ArrivalPolicy {
 
@@ -25,15 +26,17 @@ public final class PowerOfTwoChoicesPolicy extends ArrivalPolicy {
 
     @Override
     public int route(ClusterView cluster, RequestView request) {
-        int n = cluster.workers();
-        if (n == 1) {
-            return 0;
+        int n = cluster.availableWorkers();
+        if (n <= 1) {
+            return nthAvailable(cluster, 0);
         }
         int a = random.nextInt(n);
         int b = random.nextInt(n - 1);
         if (b >= a) {
             b++; // distinct from a, uniformly
         }
+        a = nthAvailable(cluster, a);
+        b = nthAvailable(cluster, b);
         return cluster.outstanding(b) < cluster.outstanding(a) ? b : a;
     }
 }

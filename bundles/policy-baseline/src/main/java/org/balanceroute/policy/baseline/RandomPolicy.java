@@ -4,7 +4,7 @@ import java.util.random.RandomGenerator;
 import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.RequestView;
 
-/** Uniformly random worker. Cost O(1). */
+/** Uniformly random available worker. Cost O(1) while all are available, else O(G). */
 public final class RandomPolicy extends ArrivalPolicy {
 
     public static final String NAME = "random";
@@ -23,6 +23,6 @@ public final class RandomPolicy extends ArrivalPolicy {
 
     @Override
     public int route(ClusterView cluster, RequestView request) {
-        return random.nextInt(cluster.workers());
+        return nthAvailable(cluster, random.nextInt(Math.max(1, cluster.availableWorkers())));
     }
 }

@@ -3,7 +3,7 @@ package org.balanceroute.policy.baseline;
 import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.RequestView;
 
-/** Workers in turn. Cost O(1). */
+/** Workers in turn, skipping unavailable ones. Cost O(1) while all are available. */
 public final class RoundRobinPolicy extends ArrivalPolicy {
 
     public static final String NAME = "round-robin";
@@ -17,7 +17,11 @@ public final class RoundRobinPolicy extends ArrivalPolicy {
 
     @Override
     public int route(ClusterView cluster, RequestView request) {
-        int g = next % cluster.workers();
+        int n = cluster.workers();
+        int g = next % n;
+        for (int tries = 1; !cluster.available(g) && tries < n; tries++) {
+            g = (g + 1) % n;
+        }
         next = g + 1;
         return g;
     }

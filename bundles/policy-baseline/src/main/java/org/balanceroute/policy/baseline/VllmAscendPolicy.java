@@ -20,6 +20,6 @@ public final class VllmAscendPolicy extends ArrivalPolicy {
 
     @Override
     public int route(ClusterView cluster, RequestView request) {
-        return argMin(cluster.workers(), cluster::inFlightBytes);
+        return argMin(cluster, cluster::inFlightBytes);
     }
 }

@@ -128,4 +128,41 @@ class BaselinePoliciesTest {
             assertFalse(p.usesPromptPool(), p.name());
         }
     }
+
+    @Test
+    void everyBaselineSkipsAnUnavailableWorkerEvenWhenItIsTheBestChoice() {
+        place(0, 100, 100, 50);
+        place(2, 100, 100, 50); // worker 1 is empty: every load rule prefers it
+        router.setWorkerAvailable(1, false);
+        for (RoutingPolicy p : List.of(new RandomPolicy(new SplittableRandom(1)), new RoundRobinPolicy(),
+                new PowerOfTwoChoicesPolicy(new SplittableRandom(1)), new JoinShortestQueuePolicy(),
+                new LeastTokensPolicy(), new VllmAscendPolicy())) {
+            int[] counts = new int[3];
+            for (int i = 0; i < 300; i++) {
+                counts[route(p, 5)]++;
+            }
+            assertEquals(0, counts[1], p.name() + " routed to the unavailable worker");
+        }
+        router.setWorkerAvailable(1, true);
+        assertEquals(1, route(new JoinShortestQueuePolicy(), 5), "re-admitted");
+    }
+
+    @Test
+    void randomAndRoundRobinSpreadOverTheAvailableWorkersOnly() {
+        router.setWorkerAvailable(0, false);
+        RandomPolicy random = new RandomPolicy(new SplittableRandom(5));
+        RoundRobinPolicy rr = new RoundRobinPolicy();
+        int[] r = new int[3];
+        int[] robin = new int[3];
+        for (int i = 0; i < 3000; i++) {
+            r[route(random, 1)]++;
+            robin[route(rr, 1)]++;
+        }
+        assertEquals(0, r[0]);
+        assertEquals(1500, r[1], 150);
+        assertEquals(1500, r[2], 150);
+        assertEquals(0, robin[0]);
+        assertEquals(1500, robin[1]);
+        assertEquals(1500, robin[2]);
+    }
 }

@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.balanceroute.connector.vllm.DecodeExchange;
 import org.balanceroute.connector.vllm.DecodeListener;
+import org.balanceroute.connector.vllm.PrefillQueueFullException;
 import org.balanceroute.connector.vllm.PrefillResult;
 import org.balanceroute.connector.vllm.UpstreamException;
 import org.balanceroute.connector.vllm.VllmConnector;
@@ -223,11 +224,14 @@ public final class CompletionFlow {
 
     /** 429 with Retry-After: the prompt pool is at its limit. */
     static Response poolFull(int depth, int limit, int retryAfterSeconds, String requestId) {
-        OpenAiError e = new OpenAiError(429, OpenAiError.RATE_LIMIT, "the prompt pool is full (" + depth
-                + " requests waiting for a decode worker, maxPoolDepth " + limit + "); retry after "
-                + retryAfterSeconds + " s", null);
-        return Response.fromResponse(error(e, requestId)).header("Retry-After", Integer.toString(retryAfterSeconds))
-                .build();
+        return tooBusy("the prompt pool is full (" + depth + " requests waiting for a decode worker, maxPoolDepth "
+                + limit + "); retry after " + retryAfterSeconds + " s", retryAfterSeconds, requestId);
+    }
+
+    /** 429 with Retry-After and an OpenAI error body: the prompt pool or the prefill queue is full. */
+    static Response tooBusy(String message, int retryAfterSeconds, String requestId) {
+        return Response.fromResponse(error(new OpenAiError(429, OpenAiError.RATE_LIMIT, message, null), requestId))
+                .header("Retry-After", Integer.toString(retryAfterSeconds)).build();
     }
 
     /** {@code GET /v1/models}: the first decode worker's answer. */
@@ -644,7 +648,12 @@ public final class CompletionFlow {
                     return; // aborted already; nothing was submitted
                 }
                 if (e != null) {
-                    fail(Outcome.ERROR, upstreamError(cause(e), requestId, "prefill"));
+                    Throwable c = cause(e);
+                    if (c instanceof PrefillQueueFullException) { // back-pressure from the prefill tier
+                        fail(Outcome.REJECTED, tooBusy(c.getMessage(), settings.retryAfterSeconds(), requestId));
+                    } else {
+                        fail(Outcome.ERROR, upstreamError(c, requestId, "prefill"));
+                    }
                     return;
                 }
                 router.submit(id, p.promptTokens(), promptKey(endpoint, hopBody), bodyBytes)

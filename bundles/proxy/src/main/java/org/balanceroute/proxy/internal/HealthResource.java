@@ -17,8 +17,8 @@ import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsName;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
 
 /**
- * {@code GET /health}: 200 when at least one prefill instance and every decode worker passed
- * their last health check, else 503; the body {@code {"status": "ok" | "unavailable",
+ * {@code GET /health}: 200 when at least one prefill instance (none in co-located mode) and every
+ * decode worker passed their last health check, else 503; the body {@code {"status": "ok" | "unavailable",
  * "prefill": [bool...], "decode": [bool...]}} says which.
  */
 @Component(service = HealthResource.class, scope = ServiceScope.PROTOTYPE)
@@ -51,7 +51,7 @@ public final class HealthResource {
             decode.add(up);
             allDecode &= up;
         }
-        boolean ok = anyPrefill && allDecode;
+        boolean ok = (anyPrefill || connector.prefillInstances() == 0) && allDecode; // 0: co-located mode
         ObjectNode answer = MAPPER.createObjectNode();
         answer.put("status", ok ? "ok" : "unavailable");
         answer.set("prefill", prefill);

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.balanceroute.connector.vllm.DecodeListener;
+import org.balanceroute.connector.vllm.PrefillQueueFullException;
 import org.balanceroute.connector.vllm.UpstreamException;
 import org.balanceroute.proxy.ProxyObserver.Outcome;
 import org.junit.jupiter.api.AfterEach;
@@ -115,6 +116,21 @@ class CompletionFlowTest {
         FlowFakes.Async async = send(Endpoint.COMPLETIONS, STREAM);
         assertEquals(1, connector.prefills.size());
         assertFalse(async.isDone());
+    }
+
+    @Test
+    void aFullPrefillQueueIs429WithRetryAfterAndNothingReachesTheRouter() throws Exception {
+        flow(0, 1000, 60_000, 0);
+        FlowFakes.Async async = send(Endpoint.COMPLETIONS, STREAM);
+        connector.prefills.get(0).completeExceptionally(new PrefillQueueFullException("prefill queue full (4096)"));
+        await("the answer", async::isDone);
+        assertEquals(429, async.response.getStatus());
+        assertEquals("3", async.response.getHeaderString("Retry-After"));
+        JsonNode error = entity(async).path("error");
+        assertEquals("rate_limit_error", error.path("type").asText());
+        assertEquals("prefill queue full (4096)", error.path("message").asText());
+        assertEquals(List.of(Outcome.REJECTED), List.copyOf(observer.outcomes));
+        assertTrue(router.order.isEmpty(), "back-pressure before the pool");
     }
 
     @Test

@@ -66,6 +66,7 @@ final class FlowFakes {
         @Override public CompletableFuture<StepResult> dispatchStep() { throw new UnsupportedOperationException(); }
         @Override public void requestStep() { throw new UnsupportedOperationException("steps automatically"); }
         @Override public long observedStepNanos() { return 0; }
+        @Override public void setWorkerAvailable(int worker, boolean available) { }
 
         @Override
         public CompletableFuture<Placement> submit(long id, int promptTokens, long key, int bytes) {

@@ -562,6 +562,17 @@ final class DispatchLoop {
         }
     }
 
+    /** Health-check ejection and re-admission: enqueued, applied in order like every other command. */
+    void setWorkerAvailable(int worker, boolean available) {
+        enqueue(() -> {
+            if (worker < 0 || worker >= cluster.workers()) {
+                LOG.debug("router: availability of worker {}, outside [0, {}); ignored", worker, cluster.workers());
+            } else if (router.setWorkerAvailable(worker, available)) {
+                LOG.info("router: worker {} {}", worker, available ? "is back in routing" : "is out of routing");
+            }
+        });
+    }
+
     private void teachPredictors(RequestView request, int outputTokens) {
         for (TerminationPredictor p : predictors) {
             try {
@@ -604,8 +615,12 @@ final class DispatchLoop {
         if (cluster.workers() == applied.workers() && cluster.capacity() == applied.capacity()) {
             return;
         }
+        ClusterState before = cluster;
         cluster = new ClusterState(applied.workers(), applied.capacity());
         router = new Router(cluster, router.policy(), List.of(predictorFanout));
+        for (int g = 0, n = Math.min(before.workers(), cluster.workers()); g < n; g++) {
+            router.setWorkerAvailable(g, before.available(g)); // a down engine stays out of routing
+        }
         LOG.info("router: cluster is now {} workers x {} slots", applied.workers(), applied.capacity());
     }
 

@@ -209,6 +209,11 @@ public final class RouterComponent implements RouterService {
     }
 
     @Override
+    public void setWorkerAvailable(int worker, boolean available) {
+        loop.setWorkerAvailable(worker, available);
+    }
+
+    @Override
     public boolean automaticStepping() {
         return loop.settings().stepIntervalMillis() > 0;
     }

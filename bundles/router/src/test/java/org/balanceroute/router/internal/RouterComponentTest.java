@@ -425,4 +425,37 @@ class RouterComponentTest {
         assertThrows(IllegalStateException.class, () -> router.snapshot());
         router = null;
     }
+
+    @Test
+    void anUnavailableWorkerIsSkippedUntilReadmittedAndKeptAcrossAResize() throws Exception {
+        start(Map.of("policy", "jsq", "workers", 2, "capacity", 4), new JoinShortestQueuePolicy(), br0());
+        router.setWorkerAvailable(0, false);
+        router.setWorkerAvailable(7, false); // outside the cluster: ignored
+        for (long id = 1; id <= 3; id++) {
+            assertEquals(1, get(router.submit(id, 100, 0, 10)).worker(), "jsq skips worker 0");
+        }
+        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "br0", "workers", 2, "capacity", 4)));
+        CompletableFuture<Placement> pooled = router.submit(4, 100, 0, 10);
+        assertEquals(1, get(router.dispatchStep()).placements().size());
+        assertEquals(1, get(pooled).worker(), "br0 sees no free slot on worker 0");
+        for (long id = 1; id <= 4; id++) {
+            assertTrue(get(router.complete(id)));
+        }
+        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq", "workers", 3, "capacity", 4)));
+        assertEquals(3, router.snapshot().workers());
+        assertEquals(1, get(router.submit(5, 100, 0, 10)).worker(), "worker 0 still out after the resize");
+        assertEquals(2, get(router.submit(6, 100, 0, 10)).worker());
+        router.setWorkerAvailable(0, true);
+        assertEquals(0, get(router.submit(7, 100, 0, 10)).worker(), "re-admitted");
+    }
+
+    @Test
+    void withEveryWorkerOutTheMarksAreIgnored() throws Exception {
+        start(Map.of("policy", "br0", "workers", 2, "capacity", 4), br0());
+        router.setWorkerAvailable(0, false);
+        router.setWorkerAvailable(1, false);
+        CompletableFuture<Placement> placed = router.submit(1, 100, 0, 10);
+        assertEquals(1, get(router.dispatchStep()).placements().size(), "not stalled in the pool");
+        assertTrue(get(placed).worker() >= 0);
+    }
 }

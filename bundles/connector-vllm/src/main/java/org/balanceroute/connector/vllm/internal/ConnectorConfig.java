@@ -12,10 +12,16 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
         "http://127.0.0.1:18203", "http://127.0.0.1:18204", "http://127.0.0.1:18205", "http://127.0.0.1:18206",
         "http://127.0.0.1:18207"};
 
+    int DEFAULT_PREFILL_MAX_IN_FLIGHT = 64;
+    int DEFAULT_PREFILL_QUEUE_MAX = 4096;
+
     // Lists are comma-separated strings, not String[]: a String[] set through ConfigAdmin was not
     // written back to its .cfg file by FileInstall (the file kept its old value); strings are.
 
-    @AttributeDefinition(description = "Base URLs of the prefill instances (KV producers), comma-separated")
+    @AttributeDefinition(description = "Base URLs of the prefill instances (KV producers), comma-separated; empty:"
+            + " co-located mode, no prefill hop: requests go straight to a decode worker without kv_transfer_params,"
+            + " s_i estimated from the body (token ids: their count; text: ceil(characters / 4), chat over the"
+            + " concatenated message contents)")
     String prefillUrls() default "http://127.0.0.1:18100";
 
     @AttributeDefinition(description = "Decode workers in router order (worker g = entry g), comma-separated: a base URL,"
@@ -42,7 +48,16 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     @AttributeDefinition(description = "First retry backoff, ms, doubled each attempt (0..60000)")
     long retryBackoffMillis() default 100;
 
-    @AttributeDefinition(description = "Health check period per endpoint (GET /health), ms (100..3600000)")
+    @AttributeDefinition(description = "Prefill in-flight budget per prefill instance (0..100000; 0: unbounded);"
+            + " beyond it prefills wait in the connector's queue")
+    int prefillMaxInFlight() default DEFAULT_PREFILL_MAX_IN_FLIGHT;
+
+    @AttributeDefinition(description = "Prefills that may wait for a slot when every healthy instance is at its"
+            + " budget (0..1000000; 0: none waits); beyond it the request fails fast (the proxy answers 429)")
+    int prefillQueueMax() default DEFAULT_PREFILL_QUEUE_MAX;
+
+    @AttributeDefinition(description = "Health check period per endpoint (GET /health), ms (100..3600000); a decode"
+            + " worker that fails it is taken out of routing until it answers 200 again")
     long healthIntervalMillis() default 5000;
 
     @AttributeDefinition(description = "Connections per upstream endpoint; each open stream holds one (1..100000)")

@@ -6,11 +6,12 @@ import java.util.List;
 
 /**
  * The connector's configuration, checked: {@link #from} names the first invalid property and its
- * range, and never half-applies.
+ * range, and never half-applies. An empty {@code prefillUrls} is valid: co-located mode.
  */
 public record ConnectorSettings(List<String> prefillUrls, List<DecodeWorker> decodeWorkers, String apiKey,
         long connectTimeoutMillis, long prefillTimeoutMillis, long decodeIdleTimeoutMillis, RetryPolicy retry,
-        long healthIntervalMillis, int maxConnectionsPerEndpoint, int maxQueuedPerEndpoint, int maxResponseBytes) {
+        long healthIntervalMillis, int maxConnectionsPerEndpoint, int maxQueuedPerEndpoint, int maxResponseBytes,
+        int prefillMaxInFlight, int prefillQueueMax) {
 
     /** A decode worker: base URL, and the DP rank to pin with the header (-1: none). */
     public record DecodeWorker(String url, int rank) {
@@ -20,7 +21,8 @@ public record ConnectorSettings(List<String> prefillUrls, List<DecodeWorker> dec
     static ConnectorSettings defaults() {
         return new ConnectorSettings(List.of(ConnectorConfig.DEFAULT_PREFILL),
                 java.util.Arrays.stream(ConnectorConfig.DEFAULT_DECODE).map(u -> new DecodeWorker(u, -1)).toList(),
-                "", 2000, 60000, 300000, new RetryPolicy(2, 100, 30_000), 5000, 4096, 16384, 16 * 1024 * 1024);
+                "", 2000, 60000, 300000, new RetryPolicy(2, 100, 30_000), 5000, 4096, 16384, 16 * 1024 * 1024,
+                ConnectorConfig.DEFAULT_PREFILL_MAX_IN_FLIGHT, ConnectorConfig.DEFAULT_PREFILL_QUEUE_MAX);
     }
 
     static ConnectorSettings from(ConnectorConfig c) {
@@ -28,9 +30,7 @@ public record ConnectorSettings(List<String> prefillUrls, List<DecodeWorker> dec
         for (String u : nonNull(new String[] {c.prefillUrls()})) {
             prefill.add(url("prefillUrls", u));
         }
-        if (prefill.isEmpty()) {
-            throw new IllegalArgumentException("prefillUrls: at least one prefill instance");
-        }
+        // no prefill instance: co-located mode, the decode workers run the whole request
         List<DecodeWorker> decode = new ArrayList<>();
         for (String d : nonNull(new String[] {c.decodeWorkers()})) {
             decode.add(worker(d));
@@ -50,7 +50,9 @@ public record ConnectorSettings(List<String> prefillUrls, List<DecodeWorker> dec
                 range("healthIntervalMillis", c.healthIntervalMillis(), 100, 3_600_000),
                 (int) range("maxConnectionsPerEndpoint", c.maxConnectionsPerEndpoint(), 1, 100_000),
                 (int) range("maxQueuedPerEndpoint", c.maxQueuedPerEndpoint(), 1, 1_000_000),
-                (int) range("maxResponseBytes", c.maxResponseBytes(), 1024, 1 << 30));
+                (int) range("maxResponseBytes", c.maxResponseBytes(), 1024, 1 << 30),
+                (int) range("prefillMaxInFlight", c.prefillMaxInFlight(), 0, 100_000),
+                (int) range("prefillQueueMax", c.prefillQueueMax(), 0, 1_000_000));
     }
 
     /** The entries, each also split on commas (a .cfg file gives one comma-separated string), blanks dropped. */

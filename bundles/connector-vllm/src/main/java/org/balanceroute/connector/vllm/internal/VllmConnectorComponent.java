@@ -8,13 +8,16 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.balanceroute.connector.vllm.DecodeAvailabilityListener;
 import org.balanceroute.connector.vllm.DecodeExchange;
 import org.balanceroute.connector.vllm.DecodeListener;
+import org.balanceroute.connector.vllm.PrefillQueueFullException;
 import org.balanceroute.connector.vllm.PrefillResult;
 import org.balanceroute.connector.vllm.UpstreamException;
 import org.balanceroute.connector.vllm.UpstreamResponse;
@@ -30,6 +33,9 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.metatype.annotations.Designate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,16 +45,23 @@ import org.slf4j.LoggerFactory;
  * stopped at deactivation; answers read as they arrive, never a thread per stream).
  *
  * <p>Prefill: the least-loaded (fewest in flight) healthy instance, another one on retry when
- * there is one; {@link RetryPolicy} decides retries. Decode: the SSE body parsed incrementally
- * ({@link SseParser}), each event handed on at once. Health: every {@code healthIntervalMillis}
- * each endpoint's {@code GET /health} (with the rank header for a pinned worker); a failure
- * marks it down (logged once per transition), a 200 back up. Nothing fails at start when no
- * engine runs: the checks only mark endpoints down.
+ * there is one; {@link RetryPolicy} decides retries; {@link PrefillSlots} bounds the prefills in
+ * flight per instance and queues the rest (full queue: {@link PrefillQueueFullException}). No
+ * prefill instance configured: co-located mode, s_i estimated ({@link Payloads#estimatedPromptTokens}).
+ * Decode: the SSE body parsed incrementally ({@link SseParser}), each event handed on at once.
  *
- * <p>Configuration changes apply live (endpoints, key, timeouts, retries; requests in flight
- * finish where they are); the connection pool sizes and the connect timeout apply at the next
- * activation. An invalid configuration is logged naming the property, and the previous one
- * (at first activation, the defaults) stays in force.
+ * <p>Health: every {@code healthIntervalMillis} each endpoint's {@code GET /health} (with the rank
+ * header for a pinned worker); a failure marks it down (logged once per transition), a 200 back
+ * up; a decode request refused at connect marks its worker down at once. Decode marks are told
+ * to every registered {@link DecodeAvailabilityListener} (the router ejects and re-admits the
+ * worker), serially under a small lock that only health transitions take, never a request. Nothing
+ * fails at start when no engine runs: the checks only mark endpoints down.
+ *
+ * <p>Configuration changes apply live (endpoints, key, timeouts, retries, budget, health period;
+ * requests in flight and queued prefills finish where they are; an endpoint kept keeps its
+ * mark); the connection pool sizes and the connect timeout apply at the next activation. An
+ * invalid configuration is logged naming the property, and the previous one (at first
+ * activation, the defaults) stays in force.
  */
 @Component(service = VllmConnector.class, name = VllmConnector.PID, configurationPid = VllmConnector.PID)
 @Designate(ocd = ConnectorConfig.class)
@@ -60,42 +73,37 @@ public final class VllmConnectorComponent implements VllmConnector {
 
     private final HttpClient client;
     private final ScheduledExecutorService scheduler;
+    private final List<DecodeAvailabilityListener> listeners = new CopyOnWriteArrayList<>();
+    /** Serialises decode health transitions and what listeners are told, so they hear them in order. */
+    private final Object healthLock = new Object();
     private volatile Endpoints endpoints;
+    private ScheduledFuture<?> healthChecks;
 
-    /** Endpoints of one configuration with their health and in-flight counters. */
+    /** Endpoints of one configuration with their health marks and prefill slots. */
     private static final class Endpoints {
         final ConnectorSettings settings;
         final AtomicIntegerArray prefillDown;
-        final AtomicIntegerArray prefillInflight;
         final AtomicIntegerArray decodeDown;
-        final AtomicInteger rotation = new AtomicInteger();
+        /** Null in co-located mode. */
+        final PrefillSlots prefillSlots;
 
-        Endpoints(ConnectorSettings s) {
+        /** The marks of the endpoints {@code previous} also had are kept: a config edit does not re-admit a dead engine. */
+        Endpoints(ConnectorSettings s, Endpoints previous) {
             settings = s;
             prefillDown = new AtomicIntegerArray(s.prefillUrls().size());
-            prefillInflight = new AtomicIntegerArray(s.prefillUrls().size());
             decodeDown = new AtomicIntegerArray(s.decodeWorkers().size());
-        }
-
-        /** Fewest in flight among the healthy instances (all when none is), avoiding {@code avoid} when another exists. */
-        int pickPrefill(int avoid) {
-            int n = prefillDown.length();
-            boolean anyHealthy = false;
-            for (int i = 0; i < n; i++) {
-                anyHealthy |= prefillDown.get(i) == 0;
-            }
-            int start = Math.floorMod(rotation.getAndIncrement(), n);
-            int best = -1;
-            for (int k = 0; k < n; k++) {
-                int i = (start + k) % n;
-                if ((anyHealthy && prefillDown.get(i) != 0) || (i == avoid && n > 1)) {
-                    continue;
+            prefillSlots = s.prefillUrls().isEmpty() ? null
+                    : new PrefillSlots(prefillDown, s.prefillMaxInFlight(), s.prefillQueueMax());
+            if (previous != null) {
+                for (int i = 0; i < s.prefillUrls().size(); i++) {
+                    int was = previous.settings.prefillUrls().indexOf(s.prefillUrls().get(i));
+                    prefillDown.set(i, was < 0 ? 0 : previous.prefillDown.get(was));
                 }
-                if (best < 0 || prefillInflight.get(i) < prefillInflight.get(best)) {
-                    best = i;
+                for (int g = 0; g < s.decodeWorkers().size(); g++) {
+                    int was = previous.settings.decodeWorkers().indexOf(s.decodeWorkers().get(g));
+                    decodeDown.set(g, was < 0 ? 0 : previous.decodeDown.get(was));
                 }
             }
-            return best < 0 ? Math.max(0, avoid) : best;
         }
     }
 
@@ -121,7 +129,7 @@ public final class VllmConnectorComponent implements VllmConnector {
             t.setDaemon(true);
             return t;
         });
-        endpoints = new Endpoints(settings);
+        endpoints = new Endpoints(settings, null);
         scheduleHealthChecks(settings.healthIntervalMillis());
     }
 
@@ -138,9 +146,16 @@ public final class VllmConnectorComponent implements VllmConnector {
     void modified(ConnectorConfig config) {
         try {
             ConnectorSettings s = ConnectorSettings.from(config);
-            endpoints = new Endpoints(s);
-            LOG.info("{}: {} prefill instance(s), {} decode worker(s)", PID, s.prefillUrls().size(),
-                    s.decodeWorkers().size());
+            synchronized (healthLock) {
+                Endpoints next = new Endpoints(s, endpoints);
+                endpoints = next;
+                for (DecodeAvailabilityListener l : listeners) {
+                    tellAll(next, l);
+                }
+            }
+            scheduleHealthChecks(s.healthIntervalMillis());
+            LOG.info("{}: {} prefill instance(s){}, {} decode worker(s)", PID, s.prefillUrls().size(),
+                    s.prefillUrls().isEmpty() ? " (co-located mode)" : "", s.decodeWorkers().size());
         } catch (IllegalArgumentException e) {
             LOG.error("{}: invalid configuration, the previous one stays in force: {}", PID, e.getMessage());
         }
@@ -154,6 +169,20 @@ public final class VllmConnectorComponent implements VllmConnector {
         } catch (Exception e) {
             LOG.warn("{}: stopping the HTTP client: {}", PID, e.toString());
         }
+    }
+
+    /** Registers a listener (whiteboard) and tells it every decode worker's current mark. */
+    @Reference(name = "availabilityListener", cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC, unbind = "removeAvailabilityListener")
+    public void addAvailabilityListener(DecodeAvailabilityListener listener) {
+        synchronized (healthLock) {
+            listeners.add(listener);
+            tellAll(endpoints, listener);
+        }
+    }
+
+    public void removeAvailabilityListener(DecodeAvailabilityListener listener) {
+        listeners.remove(listener);
     }
 
     @Override
@@ -180,6 +209,10 @@ public final class VllmConnectorComponent implements VllmConnector {
 
     @Override
     public CompletableFuture<PrefillResult> prefill(String requestId, String path, ObjectNode clientBody) {
+        Endpoints ep = endpoints;
+        if (ep.prefillSlots == null) {
+            return CompletableFuture.completedFuture(PrefillResult.coLocated(Payloads.estimatedPromptTokens(clientBody)));
+        }
         CompletableFuture<PrefillResult> result = new CompletableFuture<>();
         byte[] body;
         try {
@@ -188,18 +221,30 @@ public final class VllmConnectorComponent implements VllmConnector {
             result.completeExceptionally(e);
             return result;
         }
-        attemptPrefill(endpoints, requestId, path, body, 1, -1, result);
+        startPrefill(ep, requestId, path, body, 1, -1, result);
         return result;
     }
 
-    private void attemptPrefill(Endpoints ep, String requestId, String path, byte[] body, int attempt, int previous,
+    /** Attempt {@code attempt} on a free slot now, or queued for one; a full queue fails the first attempt at once. */
+    private void startPrefill(Endpoints ep, String requestId, String path, byte[] body, int attempt, int previous,
+            CompletableFuture<PrefillResult> result) {
+        boolean admitted = ep.prefillSlots.acquire(previous, attempt > 1,
+                i -> attemptPrefill(ep, requestId, path, body, attempt, i, result));
+        if (!admitted) {
+            result.completeExceptionally(new PrefillQueueFullException("every prefill instance is at its budget of "
+                    + ep.settings.prefillMaxInFlight() + " in flight and " + ep.settings.prefillQueueMax()
+                    + " prefills already wait"));
+        }
+    }
+
+    /** One attempt on instance {@code i}, whose slot it holds and releases when the answer is in. */
+    private void attemptPrefill(Endpoints ep, String requestId, String path, byte[] body, int attempt, int i,
             CompletableFuture<PrefillResult> result) {
         if (result.isDone()) {
+            ep.prefillSlots.release(i);
             return;
         }
         ConnectorSettings s = ep.settings;
-        int i = ep.pickPrefill(previous);
-        ep.prefillInflight.incrementAndGet(i);
         Request request = client.newRequest(s.prefillUrls().get(i) + path)
                 .method("POST")
                 .timeout(s.prefillTimeoutMillis(), TimeUnit.MILLISECONDS)
@@ -213,7 +258,7 @@ public final class VllmConnectorComponent implements VllmConnector {
         request.send(new BufferingResponseListener(s.maxResponseBytes()) {
             @Override
             public void onComplete(Result r) {
-                ep.prefillInflight.decrementAndGet(i);
+                ep.prefillSlots.release(i);
                 int status = r.isFailed() || r.getResponse() == null ? 0 : r.getResponse().getStatus();
                 byte[] content = r.isFailed() ? null : getContent();
                 if (status == 200) {
@@ -230,7 +275,7 @@ public final class VllmConnectorComponent implements VllmConnector {
                     LOG.debug("prefill {} attempt {} on {} failed ({}), retrying in {} ms", requestId, attempt,
                             s.prefillUrls().get(i), what, wait);
                     try {
-                        scheduler.schedule(() -> attemptPrefill(ep, requestId, path, body, attempt + 1, i, result),
+                        scheduler.schedule(() -> startPrefill(ep, requestId, path, body, attempt + 1, i, result),
                                 wait, TimeUnit.MILLISECONDS);
                     } catch (RuntimeException rejected) {
                         result.completeExceptionally(new UpstreamException(0, null, "connector stopped", rejected));
@@ -264,9 +309,11 @@ public final class VllmConnectorComponent implements VllmConnector {
     @Override
     public DecodeExchange decode(String requestId, int worker, String path, ObjectNode clientBody,
             ObjectNode kvTransferParams, DecodeListener listener) {
-        ConnectorSettings s = endpoints.settings;
+        Endpoints ep = endpoints;
+        ConnectorSettings s = ep.settings;
         ConnectorSettings.DecodeWorker w = s.decodeWorkers().get(worker);
-        DecodeRelay relay = new DecodeRelay(listener, s.maxResponseBytes());
+        DecodeRelay relay = new DecodeRelay(listener, s.maxResponseBytes(),
+                () -> markDecode(ep, worker, false, "a decode request was refused at connect"));
         byte[] body;
         try {
             body = MAPPER.writeValueAsBytes(Payloads.decodeBody(clientBody, kvTransferParams));
@@ -298,6 +345,7 @@ public final class VllmConnectorComponent implements VllmConnector {
     private static final class DecodeRelay implements DecodeExchange {
         private final DecodeListener listener;
         private final int maxBytes;
+        private final Runnable refused;
         volatile Request request;
         private volatile boolean cancelled;
         private int status;
@@ -306,9 +354,10 @@ public final class VllmConnectorComponent implements VllmConnector {
         private ByteArrayOutputStream buffer;
         private boolean overflow;
 
-        DecodeRelay(DecodeListener listener, int maxBytes) {
+        DecodeRelay(DecodeListener listener, int maxBytes, Runnable refused) {
             this.listener = listener;
             this.maxBytes = maxBytes;
+            this.refused = refused;
         }
 
         void headers(Response response) {
@@ -353,6 +402,9 @@ public final class VllmConnectorComponent implements VllmConnector {
                 return;
             }
             if (result.isFailed()) {
+                if (contentType == null && status == 0 && refusedAtConnect(result.getFailure())) {
+                    refused.run(); // no need to wait for the next health check to stop routing there
+                }
                 listener.onFailure(result.getFailure());
             } else if (overflow) {
                 listener.onFailure(new UpstreamException(502, null, "decode answer larger than maxResponseBytes", null));
@@ -362,6 +414,15 @@ public final class VllmConnectorComponent implements VllmConnector {
                 }
                 listener.onEnd(status, contentType, buffer == null ? new byte[0] : buffer.toByteArray());
             }
+        }
+
+        private static boolean refusedAtConnect(Throwable t) {
+            for (Throwable c = t; c != null; c = c.getCause()) {
+                if (c instanceof java.net.ConnectException) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         @Override
@@ -436,8 +497,16 @@ public final class VllmConnectorComponent implements VllmConnector {
 
     // ---- health --------------------------------------------------------------------------
 
-    private void scheduleHealthChecks(long intervalMillis) {
-        scheduler.scheduleWithFixedDelay(this::checkHealth, 0, intervalMillis, TimeUnit.MILLISECONDS);
+    /** (Re)starts the periodic checks, the first one now. */
+    private synchronized void scheduleHealthChecks(long intervalMillis) {
+        if (healthChecks != null) {
+            healthChecks.cancel(false);
+        }
+        try {
+            healthChecks = scheduler.scheduleWithFixedDelay(this::checkHealth, 0, intervalMillis, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException stopped) {
+            LOG.debug("{}: health checks not scheduled: {}", PID, stopped.toString());
+        }
     }
 
     private void checkHealth() {
@@ -451,8 +520,7 @@ public final class VllmConnectorComponent implements VllmConnector {
         }
         for (int g = 0; g < s.decodeWorkers().size(); g++) {
             int worker = g;
-            check(s.decodeWorkers().get(g), s, timeout,
-                    up -> mark(ep.decodeDown, worker, up, "decode worker " + worker + " (" + s.decodeWorkers().get(worker).url() + ")"));
+            check(s.decodeWorkers().get(g), s, timeout, up -> markDecode(ep, worker, up, "health check"));
         }
     }
 
@@ -462,6 +530,39 @@ public final class VllmConnectorComponent implements VllmConnector {
             send("GET", w, "/health", s, timeout).whenComplete((r, e) -> outcome.accept(e == null && r.status() == 200));
         } catch (RuntimeException e) {
             outcome.accept(false);
+        }
+    }
+
+    /**
+     * A decode worker's mark, told to the listeners before it is set: whoever sees the new mark
+     * (a test, {@code /health}) knows the router has been told. Marks of a replaced configuration are dropped.
+     */
+    private void markDecode(Endpoints ep, int worker, boolean up, String why) {
+        synchronized (healthLock) {
+            if (ep != endpoints || (ep.decodeDown.get(worker) == 0) == up) {
+                return;
+            }
+            for (DecodeAvailabilityListener l : listeners) {
+                tell(l, worker, up);
+            }
+            ep.decodeDown.set(worker, up ? 0 : 1);
+        }
+        LOG.info("decode worker {} ({}) is {}", worker, ep.settings.decodeWorkers().get(worker).url(),
+                up ? "up: back in routing" : "down (" + why + "): out of routing");
+    }
+
+    /** Every decode worker's mark, to one listener (under the health lock). */
+    private static void tellAll(Endpoints ep, DecodeAvailabilityListener l) {
+        for (int g = 0; g < ep.decodeDown.length(); g++) {
+            tell(l, g, ep.decodeDown.get(g) == 0);
+        }
+    }
+
+    private static void tell(DecodeAvailabilityListener l, int worker, boolean up) {
+        try {
+            l.decodeWorkerAvailable(worker, up);
+        } catch (RuntimeException e) {
+            LOG.warn("{}: availability listener {} failed: {}", PID, l, e.toString());
         }
     }
 

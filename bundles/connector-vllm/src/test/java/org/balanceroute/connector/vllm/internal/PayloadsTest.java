@@ -64,4 +64,18 @@ class PayloadsTest {
         assertFalse(decode.has("kv_transfer_params"));
         assertSame(null, decode.get("kv_transfer_params"));
     }
+
+    @Test
+    void coLocatedPromptLengthIsEstimatedFromTheBody() throws Exception {
+        assertEquals(5, Payloads.estimatedPromptTokens(json("{\"prompt\": [1, 2, 3, 4, 5]}")));
+        assertEquals(3, Payloads.estimatedPromptTokens(json("{\"prompt\": \"123456789\"}")), "ceil(9 / 4)");
+        assertEquals(2, Payloads.estimatedPromptTokens(json("{\"prompt\": \"12345678\"}")));
+        assertEquals(1, Payloads.estimatedPromptTokens(json("{\"prompt\": \"\"}")), "at least 1");
+        // chat: ceil over the concatenation (4 + 5 + 3 = 12 characters), not a sum of per-message ceilings
+        assertEquals(3, Payloads.estimatedPromptTokens(json("{\"messages\": [{\"role\": \"system\", \"content\": \"abcd\"},"
+                + " {\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"efghi\"}]},"
+                + " {\"role\": \"assistant\", \"content\": null}, {\"role\": \"user\", \"content\": \"jkl\"}]}")));
+        assertEquals(7, Payloads.estimatedPromptTokens(json("{\"prompt\": [[1, 2, 3], \"abcdefgh\", [4, 5]]}")),
+                "a list of prompts adds up");
+    }
 }

@@ -1,6 +1,7 @@
 package org.balanceroute.connector.vllm.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,8 +32,14 @@ class VllmConnectorHttpTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static ConnectorSettings settings(List<String> prefill, List<String> decode, int retries) {
+        return settings(prefill, decode, retries, 60_000, 64, 4096);
+    }
+
+    private static ConnectorSettings settings(List<String> prefill, List<String> decode, int retries,
+            long healthIntervalMillis, int prefillMaxInFlight, int prefillQueueMax) {
         return new ConnectorSettings(prefill, decode.stream().map(u -> new ConnectorSettings.DecodeWorker(u, -1)).toList(),
-                "", 2000, 10_000, 10_000, new RetryPolicy(retries, 10, 100), 60_000, 64, 1024, 1 << 20);
+                "", 2000, 10_000, 10_000, new RetryPolicy(retries, 10, 100), healthIntervalMillis, 64, 1024, 1 << 20,
+                prefillMaxInFlight, prefillQueueMax);
     }
 
     private static ObjectNode json(String s) throws Exception {
@@ -118,6 +126,172 @@ class VllmConnectorHttpTest {
             e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, () -> down.get(10, TimeUnit.SECONDS));
             assertEquals(503, assertInstanceOf(UpstreamException.class, e.getCause()).status());
             assertEquals(4, hits.get(), "the first attempt and 3 retries");
+        } finally {
+            c.close();
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void coLocatedModeSendsThePlainBodyStraightToDecodeWithAnEstimatedPromptLength() throws Exception {
+        try (SimCluster sim = SimCluster.start(SimConfig.builder().prefill(0).decode(1).portBase(0)
+                .allRanksEndpoint(false).timeFactor(0.01).build())) {
+            VllmConnectorComponent c = new VllmConnectorComponent(settings(List.of(), List.of(sim.decodeUrl(0)), 2));
+            try {
+                assertEquals(0, c.prefillInstances());
+                ObjectNode body = json("{\"model\": \"balanceroute-sim\", \"messages\": [{\"role\": \"user\","
+                        + " \"content\": \"thirteen char\"}], \"max_tokens\": 4, \"ignore_eos\": true, \"stream\": true,"
+                        + " \"stream_options\": {\"include_usage\": true}}");
+                CompletableFuture<PrefillResult> f = c.prefill("co-1", "/v1/chat/completions", body);
+                assertTrue(f.isDone(), "no hop: complete at once");
+                PrefillResult p = f.get();
+                assertTrue(p.estimated());
+                assertEquals(null, p.kvTransferParams());
+                assertEquals(4, p.promptTokens(), "ceil(13 / 4)");
+
+                Collected got = new Collected();
+                c.decode("co-1", 0, "/v1/chat/completions", body, p.kvTransferParams(), got);
+                got.done.get(10, TimeUnit.SECONDS);
+                assertEquals(200, got.status, "the decode rank serves a plain request");
+                JsonNode usage = JSON.readTree(got.events.get(got.events.size() - 2)).path("usage");
+                assertEquals(4, usage.path("completion_tokens").asInt());
+                assertEquals(p.promptTokens(), usage.path("prompt_tokens").asInt(), "the engine counts as estimated");
+            } finally {
+                c.close();
+            }
+        }
+    }
+
+    private static boolean eventually(java.util.function.BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        return true;
+    }
+
+    /** Records what availability listeners are told. */
+    private static final class Availability implements org.balanceroute.connector.vllm.DecodeAvailabilityListener {
+        final java.util.concurrent.LinkedBlockingQueue<String> told = new java.util.concurrent.LinkedBlockingQueue<>();
+
+        @Override
+        public void decodeWorkerAvailable(int worker, boolean available) {
+            told.add(worker + (available ? " up" : " down"));
+        }
+
+        /** The next call other than {@code skip}, waiting up to 10 s. */
+        String next(String skip) throws InterruptedException {
+            for (String s; (s = told.poll(10, TimeUnit.SECONDS)) != null; ) {
+                if (!s.equals(skip)) {
+                    return s;
+                }
+            }
+            return "nothing";
+        }
+    }
+
+    @Test
+    void aDecodeWorkerFailingItsHealthCheckIsReportedDownAndUpAgain() throws Exception {
+        try (SimCluster sim = SimCluster.start(SimConfig.builder().prefill(1).decode(2).portBase(0)
+                .allRanksEndpoint(false).timeFactor(0.01).build())) {
+            VllmConnectorComponent c = new VllmConnectorComponent(settings(List.of(sim.prefillUrl(0)),
+                    List.of(sim.decodeUrl(0), sim.decodeUrl(1)), 0, 100, 64, 16));
+            try {
+                Availability a = new Availability();
+                c.addAvailabilityListener(a);
+                assertEquals("0 up", a.told.poll(), "told the current marks when registered");
+                assertEquals("1 up", a.told.poll());
+                sim.applyFaults("{\"rank\": 1, \"down\": true}");
+                assertEquals("1 down", a.next(null));
+                assertTrue(eventually(() -> !c.decodeHealthy(1)), "the mark follows what the listener was told");
+                assertTrue(c.decodeHealthy(0));
+                sim.applyFaults("{\"rank\": 1, \"down\": false}");
+                assertEquals("1 up", a.next(null));
+                assertTrue(eventually(() -> c.decodeHealthy(1)));
+                assertEquals(null, a.told.poll(300, TimeUnit.MILLISECONDS), "told once per transition");
+            } finally {
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    void aDecodeRequestRefusedAtConnectMarksItsWorkerDownAtOnce() throws Exception {
+        CountDownLatch checked = new CountDownLatch(1);
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/health", ex -> {
+            ex.getResponseHeaders().set("Connection", "close"); // no pooled connection outlives the server
+            ex.sendResponseHeaders(200, -1);
+            ex.close();
+            checked.countDown();
+        });
+        server.start();
+        String url = "http://127.0.0.1:" + server.getAddress().getPort();
+        VllmConnectorComponent c = new VllmConnectorComponent(settings(List.of(), List.of(url), 0, 3_600_000, 64, 16));
+        try {
+            assertTrue(checked.await(10, TimeUnit.SECONDS), "the first health check passed");
+            server.stop(0); // the next check is an hour away: only the refused decode can mark it
+            Availability a = new Availability();
+            c.addAvailabilityListener(a);
+            assertEquals("0 up", a.told.poll());
+            Collected got = new Collected();
+            c.decode("r", 0, "/v1/completions", json("{\"model\": \"m\", \"prompt\": \"x\"}"), null, got);
+            ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                    () -> got.done.get(10, TimeUnit.SECONDS));
+            assertNotNull(e.getCause());
+            assertEquals("0 down", a.next(null));
+            assertTrue(eventually(() -> !c.decodeHealthy(0)));
+        } finally {
+            c.close();
+        }
+    }
+
+    @Test
+    void prefillsBeyondTheBudgetWaitAndBeyondTheQueueFailFast() throws Exception {
+        CountDownLatch hold = new CountDownLatch(1);
+        AtomicInteger arrived = new AtomicInteger();
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        server.createContext("/v1/completions", ex -> {
+            ex.getRequestBody().readAllBytes();
+            arrived.incrementAndGet();
+            try {
+                hold.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            byte[] out = "{\"usage\": {\"prompt_tokens\": 3}, \"kv_transfer_params\": {\"h\": 1}}"
+                    .getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().set("Content-Type", "application/json");
+            ex.sendResponseHeaders(200, out.length);
+            ex.getResponseBody().write(out);
+            ex.close();
+        });
+        server.start();
+        String url = "http://127.0.0.1:" + server.getAddress().getPort();
+        VllmConnectorComponent c = new VllmConnectorComponent(settings(List.of(url), List.of(url), 0, 3_600_000, 2, 1));
+        try {
+            ObjectNode body = json("{\"model\": \"m\", \"prompt\": \"x\"}");
+            List<CompletableFuture<PrefillResult>> admitted = new ArrayList<>();
+            for (int k = 0; k < 3; k++) {
+                admitted.add(c.prefill("p" + k, "/v1/completions", body));
+            }
+            CompletableFuture<PrefillResult> refused = c.prefill("p3", "/v1/completions", body);
+            ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                    () -> refused.get(1, TimeUnit.SECONDS));
+            UpstreamException u = assertInstanceOf(org.balanceroute.connector.vllm.PrefillQueueFullException.class,
+                    e.getCause());
+            assertEquals(429, u.status());
+            eventually(() -> arrived.get() >= 2);
+            assertEquals(2, arrived.get(), "two in flight (the budget), the third waits in the connector");
+            hold.countDown();
+            for (CompletableFuture<PrefillResult> f : admitted) {
+                assertEquals(3, f.get(10, TimeUnit.SECONDS).promptTokens());
+            }
+            assertEquals(3, arrived.get(), "the queued one started when a slot freed");
         } finally {
             c.close();
             server.stop(0);

@@ -1,0 +1,33 @@
+package org.balanceroute.proxy.internal;
+
+import org.balanceroute.connector.vllm.DecodeAvailabilityListener;
+import org.balanceroute.router.RouterService;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+/**
+ * Health-check ejection: the connector's decode worker marks, applied to the router. The
+ * connector does not depend on the router (it publishes marks to whiteboard listeners); the proxy
+ * holds both, so it bridges them. Decode worker g is router worker g. After a worker comes back,
+ * with manual stepping, one dispatch step places whatever waited in the pool meanwhile.
+ * Non-blocking: both calls only enqueue for the dispatch thread.
+ */
+@Component(service = DecodeAvailabilityListener.class)
+public final class DecodeAvailabilityBridge implements DecodeAvailabilityListener {
+
+    private final RouterService router;
+
+    @Activate
+    public DecodeAvailabilityBridge(@Reference(name = "router") RouterService router) {
+        this.router = router;
+    }
+
+    @Override
+    public void decodeWorkerAvailable(int worker, boolean available) {
+        router.setWorkerAvailable(worker, available);
+        if (available && !router.automaticStepping()) {
+            router.dispatchStep();
+        }
+    }
+}
