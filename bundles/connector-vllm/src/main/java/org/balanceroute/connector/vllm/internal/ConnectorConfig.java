@@ -7,7 +7,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
         description = "Prefill instances and DP decode workers of a vLLM / vllm-ascend PD-disaggregated deployment.")
 @interface ConnectorConfig {
 
-    String[] DEFAULT_PREFILL = {"http://127.0.0.1:18100"};
+    String[] DEFAULT_PREFILL = {"http://127.0.0.1:18100", "http://127.0.0.1:18101"};
     String[] DEFAULT_DECODE = {"http://127.0.0.1:18200", "http://127.0.0.1:18201", "http://127.0.0.1:18202",
         "http://127.0.0.1:18203", "http://127.0.0.1:18204", "http://127.0.0.1:18205", "http://127.0.0.1:18206",
         "http://127.0.0.1:18207"};
@@ -22,7 +22,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
             + " co-located mode, no prefill hop: requests go straight to a decode worker without kv_transfer_params,"
             + " s_i estimated from the body (token ids: their count; text: ceil(characters / 4), chat over the"
             + " concatenated message contents)")
-    String prefillUrls() default "http://127.0.0.1:18100";
+    String prefillUrls() default "http://127.0.0.1:18100, http://127.0.0.1:18101";
 
     @AttributeDefinition(description = "Decode workers in router order (worker g = entry g), comma-separated: a base URL,"
             + " one per DP rank, or URL;rank=N to pin rank N with the X-data-parallel-rank header on one endpoint")

@@ -30,7 +30,7 @@ class ConnectorSettingsTest {
     @Test
     void theDefaultsPointAtTheSimulatedCluster() {
         ConnectorSettings d = ConnectorSettings.defaults();
-        assertEquals(List.of("http://127.0.0.1:18100"), d.prefillUrls());
+        assertEquals(List.of("http://127.0.0.1:18100", "http://127.0.0.1:18101"), d.prefillUrls());
         assertEquals(8, d.decodeWorkers().size());
         assertEquals("http://127.0.0.1:18207", d.decodeWorkers().get(7).url());
     }
