@@ -76,7 +76,7 @@ public final class ProxyOverhead {
               --prompt-tokens N        prompt length, token ids (128)
               --latency-max-tokens N   tokens per request in (a) (16)
               --latency-requests N     measured requests per path in (a) (1000)
-              --latency-warmup N       warm-up requests per path in (a), not measured (300)
+              --latency-warmup N       warm-up requests per path in (a), not measured (200)
               --stream-max-tokens N    tokens per request in (b) (128)
               --concurrency LIST       streams in (b), comma-separated (1,64,512)
               --warmup-seconds S       (b) warm-up per run, not measured (5)
@@ -302,6 +302,10 @@ public final class ProxyOverhead {
         }
         Throughput t = new Throughput(path, o.durationSeconds, w.tokens.sum(), w.requests.sum(), w.errors.sum(), e2e,
                 pool.mean(), pool.max(), stepMs, w.firstError);
+        if (pool.failed() > 0) {
+            System.err.println("proxy-overhead: " + path.label + ", " + streams + " streams: " + pool.failed()
+                    + " GET /admin/snapshot samples got no answer within 2 s (the runtime's HTTP server saturated?)");
+        }
         if (t.firstError != null) {
             System.err.println("proxy-overhead: " + path.label + ", " + streams + " streams: " + t.errors
                     + " failed in the window; first: " + t.firstError);
@@ -544,9 +548,11 @@ public final class ProxyOverhead {
         private long sum;
         private int count;
         private int max = -1;
+        private int failed;
 
         synchronized void sample(int depth) {
             if (depth < 0) {
+                failed++;
                 return;
             }
             sum += depth;
@@ -560,6 +566,10 @@ public final class ProxyOverhead {
 
         synchronized int max() {
             return max;
+        }
+
+        synchronized int failed() {
+            return failed;
         }
     }
 
@@ -644,7 +654,7 @@ public final class ProxyOverhead {
         int promptTokens = 128;
         int latencyMaxTokens = 16;
         int latencyRequests = 1000;
-        int latencyWarmup = 300;
+        int latencyWarmup = 200;
         int streamMaxTokens = 128;
         int[] concurrency = {1, 64, 512};
         double warmupSeconds = 5;
