@@ -1,0 +1,770 @@
+package org.balanceroute.benchmarks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Flow;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Proxy overhead: what the BalanceRoute proxy adds to a request, measured against a simulated
+ * vLLM cluster whose step time is near zero, so that what remains is the proxy (and the HTTP
+ * hops it adds), not the engine. Not a test and not run by CI: {@code benchmarks/proxy-overhead.sh}
+ * starts the cluster and the runtime and runs this.
+ *
+ * <p>Two paths send the same streaming completion (token-id prompt, {@code ignore_eos}):
+ * <ul>
+ *   <li><b>proxy</b>: one {@code POST /v1/completions} to the runtime, which does the prefill
+ *       hop, waits for the router's placement and relays the decode stream;</li>
+ *   <li><b>direct</b>: the client does what the proxy does upstream, per CONTRACT-vllm.md: the
+ *       prefill hop ({@code stream: false}, {@code max_tokens: 1}, {@code do_remote_decode}),
+ *       then the decode call on a rank with the prefill's {@code kv_transfer_params} verbatim and
+ *       the same {@code X-Request-Id}. The rank is fixed per stream ({@code stream % G}), so 512
+ *       streams put exactly B=64 on each of 8 ranks.</li>
+ * </ul>
+ * Latency is the client's view: send of the first hop to {@code data: [DONE]}. The difference
+ * between the two paths is the proxy's cost: two extra loopback hops (client to proxy, proxy's
+ * relay) plus parsing, routing and relaying.
+ *
+ * <p>(a) latency at concurrency 1: requests alternate proxy / direct (the order flipping every
+ * pair), so that noise from other processes on the machine falls on both paths alike.
+ * (b) throughput: closed loop, each of C streams issues requests back to back for a warm-up
+ * then a measured window; tokens are counted from the cumulative usage on every chunk
+ * ({@code continuous_usage_stats}, which the proxy's router also needs to count multi-token
+ * chunks), so a request straddling the window's edge counts only the tokens inside it.
+ *
+ * <p>The client is the JDK's non-blocking {@link HttpClient} (HTTP/1.1, lines pushed to a
+ * {@link Flow.Subscriber}): no thread per stream, so 512 streams cost the client little CPU,
+ * which matters when client, proxy and cluster share two cores.
+ */
+public final class ProxyOverhead {
+
+    static final String USAGE = """
+            Usage: java -cp benchmarks/target/benchmarks.jar org.balanceroute.benchmarks.ProxyOverhead \\
+                     --proxy URL --prefill URL --decode URL,URL,... [options]
+            (benchmarks/proxy-overhead.sh starts the simulated cluster and the runtime and runs this)
+
+            Required:
+              --proxy URL              the runtime, e.g. http://127.0.0.1:8400
+              --prefill URL            the prefill server the proxy uses (direct path's first hop)
+              --decode URLS            the decode ranks, comma-separated (direct path's second hop)
+            Options:
+              --sim URL                a cluster endpoint for GET /sim/stats (engine step time per run)
+              --admin USER:PASSWORD    admin API credentials, for GET /admin/snapshot (admin:admin)
+              --model NAME             the model field (balanceroute-sim)
+              --prompt-tokens N        prompt length, token ids (128)
+              --latency-max-tokens N   tokens per request in (a) (16)
+              --latency-requests N     measured requests per path in (a) (1000)
+              --latency-warmup N       warm-up requests per path in (a), not measured (200)
+              --stream-max-tokens N    tokens per request in (b) (128)
+              --concurrency LIST       streams in (b), comma-separated (1,64,512)
+              --warmup-seconds S       (b) warm-up per run, not measured (5)
+              --duration-seconds S     (b) measured window per run (20)
+              --skip-latency, --skip-throughput
+            """;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String COMPLETION_TOKENS = "\"completion_tokens\"";
+
+    final Options o;
+    private final HttpClient client;
+    private final ExecutorService executor;
+    private final String modelJson;
+    private final String promptJson;
+    private final String runId = Long.toHexString(System.currentTimeMillis() & 0xFFFFFFFL);
+    private final AtomicLong ids = new AtomicLong();
+
+    ProxyOverhead(Options o) {
+        this.o = o;
+        // A fixed small executor: callbacks are short, and a cached pool would grow threads
+        // that compete for the two cores with the proxy and the cluster.
+        this.executor = Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, "overhead-client");
+            t.setDaemon(true);
+            return t;
+        });
+        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5)).executor(executor).build();
+        this.modelJson = JSON.valueToTree(o.model).toString();
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < o.promptTokens; i++) {
+            sb.append(i == 0 ? "" : ",").append(i % 1000 + 1);
+        }
+        this.promptJson = sb.append(']').toString();
+    }
+
+    public static void main(String[] args) {
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("proxy-overhead: " + e.getMessage());
+            System.err.print(USAGE);
+            System.exit(2);
+            return;
+        }
+        if (o == null) {
+            System.out.print(USAGE);
+            return;
+        }
+        try {
+            new ProxyOverhead(o).run();
+            System.exit(0);
+        } catch (BenchmarkException e) {
+            System.err.println("proxy-overhead: " + e.getMessage());
+            System.exit(1);
+        } catch (InterruptedException e) {
+            System.exit(130);
+        }
+    }
+
+    static final class BenchmarkException extends Exception {
+        BenchmarkException(String message) {
+            super(message);
+        }
+    }
+
+    void run() throws BenchmarkException, InterruptedException {
+        // one request each way first: a wrong URL or configuration fails here, not mid-run
+        for (Path path : Path.values()) {
+            Outcome r = send(path, 0, o.latencyMaxTokens).join();
+            if (r.error != null) {
+                throw new BenchmarkException("probe through the " + path.label + " path failed: " + r.error);
+            }
+            if (r.tokens != o.latencyMaxTokens) {
+                throw new BenchmarkException("probe through the " + path.label + " path: " + r.tokens
+                        + " tokens counted, expected " + o.latencyMaxTokens);
+            }
+        }
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "%nProxy overhead, %s; prompt %d token ids, ignore_eos, streamed%n",
+                ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME), o.promptTokens));
+        if (o.latency) {
+            out.append(latency());
+            System.out.print(out);
+            System.out.flush();
+            out.setLength(0);
+        }
+        if (o.throughput) {
+            out.append(String.format(Locale.ROOT, "%n(b) relayed tokens/s, closed loop, %d tokens per request, "
+                    + "%.0f s measured after %.0f s warm-up%n", o.streamMaxTokens, o.durationSeconds, o.warmupSeconds));
+            out.append(String.format(Locale.ROOT, "%7s %-7s %10s %8s %8s %9s %9s %7s %11s %11s %9s%n",
+                    "streams", "path", "tok/s", "vs dir", "req/s", "e2e p50", "e2e p99", "errors",
+                    "pool mean", "pool max", "step ms"));
+            for (int c : o.concurrency) {
+                Throughput direct = throughput(Path.DIRECT, c);
+                Throughput proxy = throughput(Path.PROXY, c);
+                out.append(direct.row(c, Double.NaN)).append(proxy.row(c, direct.tokensPerSecond()));
+            }
+            out.append("(e2e: ms from send to [DONE] of the requests ended in the window; pool: the router's prompt pool,\n"
+                    + " GET /admin/snapshot every 250 ms; step ms: the engine's mean decode step, GET /sim/stats)\n");
+        }
+        System.out.print(out);
+        System.out.flush();
+    }
+
+    // ---------------------------------------------------------------- (a) latency
+
+    private String latency() throws BenchmarkException {
+        System.err.printf(Locale.ROOT, "proxy-overhead: (a) latency: %d + %d requests per path, interleaved%n",
+                o.latencyWarmup, o.latencyRequests);
+        long[][] e2e = new long[2][o.latencyRequests];
+        long[][] ttft = new long[2][o.latencyRequests];
+        int errors = 0;
+        for (int i = -o.latencyWarmup; i < o.latencyRequests; i++) {
+            // flip the order every pair: neither path always runs right after the other
+            Path[] order = (i & 1) == 0 ? new Path[] {Path.PROXY, Path.DIRECT} : new Path[] {Path.DIRECT, Path.PROXY};
+            for (Path p : order) {
+                Outcome r = send(p, 0, o.latencyMaxTokens).join();
+                if (r.error != null || r.tokens != o.latencyMaxTokens) {
+                    errors++;
+                    System.err.println("proxy-overhead: " + p.label + ": " + (r.error != null ? r.error : r.tokens + " tokens"));
+                    if (errors > 10) {
+                        throw new BenchmarkException("more than 10 failed requests in (a); see above");
+                    }
+                }
+                if (i >= 0) {
+                    e2e[p.ordinal()][i] = r.endNanos - r.startNanos;
+                    ttft[p.ordinal()][i] = r.firstTokenNanos - r.startNanos;
+                }
+            }
+        }
+        for (long[] a : e2e) {
+            Arrays.sort(a);
+        }
+        for (long[] a : ttft) {
+            Arrays.sort(a);
+        }
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%n(a) latency per request, concurrency 1, %d tokens each, %d measured per path "
+                + "after %d warm-up, interleaved%n", o.latencyMaxTokens, o.latencyRequests, o.latencyWarmup));
+        sb.append(String.format(Locale.ROOT, "%-22s %9s %9s %9s %12s %12s%n", "path", "e2e p50", "e2e p99", "e2e mean",
+                "TTFT p50", "TTFT p99"));
+        for (Path p : Path.values()) {
+            long[] a = e2e[p.ordinal()];
+            long[] t = ttft[p.ordinal()];
+            sb.append(String.format(Locale.ROOT, "%-22s %9.3f %9.3f %9.3f %12.3f %12.3f%n", p.label + " (ms)",
+                    ms(pct(a, 50)), ms(pct(a, 99)), ms(mean(a)), ms(pct(t, 50)), ms(pct(t, 99))));
+        }
+        long[] pe = e2e[Path.PROXY.ordinal()], de = e2e[Path.DIRECT.ordinal()];
+        long[] pt = ttft[Path.PROXY.ordinal()], dt = ttft[Path.DIRECT.ordinal()];
+        sb.append(String.format(Locale.ROOT, "%-22s %+9.3f %+9.3f %+9.3f %+12.3f %+12.3f%n", "added by proxy (ms)",
+                ms(pct(pe, 50) - pct(de, 50)), ms(pct(pe, 99) - pct(de, 99)), ms(mean(pe) - mean(de)),
+                ms(pct(pt, 50) - pct(dt, 50)), ms(pct(pt, 99) - pct(dt, 99))));
+        sb.append("(added: difference of the two distributions' percentiles, not a per-request difference)\n");
+        return sb.toString();
+    }
+
+    // ---------------------------------------------------------------- (b) throughput
+
+    record Throughput(Path path, double seconds, long tokens, long requests, long errors, long[] e2e,
+            double poolMean, int poolMax, double stepMs, String firstError) {
+
+        double tokensPerSecond() {
+            return tokens / seconds;
+        }
+
+        String row(int streams, double directTokensPerSecond) {
+            String vs = Double.isNaN(directTokensPerSecond) ? "" : String.format(Locale.ROOT, "%7.1f%%",
+                    (tokensPerSecond() / directTokensPerSecond - 1) * 100);
+            return String.format(Locale.ROOT, "%7d %-7s %,10.0f %8s %8.1f %9.2f %9.2f %7d %11s %11s %9s%n", streams,
+                    path.label, tokensPerSecond(), vs, requests / seconds, ms(pct(e2e, 50)), ms(pct(e2e, 99)), errors,
+                    Double.isNaN(poolMean) ? "-" : String.format(Locale.ROOT, "%.1f", poolMean),
+                    poolMax < 0 ? "-" : Integer.toString(poolMax),
+                    Double.isNaN(stepMs) ? "-" : String.format(Locale.ROOT, "%.3f", stepMs));
+        }
+    }
+
+    private Throughput throughput(Path path, int streams) throws BenchmarkException, InterruptedException {
+        System.err.printf(Locale.ROOT, "proxy-overhead: (b) %s, %d streams: %.0f s warm-up + %.0f s%n", path.label, streams,
+                o.warmupSeconds, o.durationSeconds);
+        long start = System.nanoTime();
+        long windowStart = start + (long) (o.warmupSeconds * 1e9);
+        long windowEnd = windowStart + (long) (o.durationSeconds * 1e9);
+        Window w = new Window(windowStart, windowEnd);
+        // engine ground truth and pool samples cover the measured window only
+        ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "overhead-sampler");
+            t.setDaemon(true);
+            return t;
+        });
+        PoolSamples pool = new PoolSamples();
+        sampler.schedule(this::resetSimStats, windowStart - System.nanoTime(), TimeUnit.NANOSECONDS);
+        if (path == Path.PROXY) {
+            sampler.scheduleAtFixedRate(() -> {
+                long now = System.nanoTime();
+                if (now >= windowStart && now < windowEnd) {
+                    pool.sample(poolDepth());
+                }
+            }, windowStart - System.nanoTime(), 250_000_000L, TimeUnit.NANOSECONDS);
+        }
+        CompletableFuture<?>[] loops = new CompletableFuture<?>[streams];
+        for (int s = 0; s < streams; s++) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            loops[s] = done;
+            loop(path, s, w, done);
+        }
+        try {
+            CompletableFuture.allOf(loops).get((long) (o.warmupSeconds + o.durationSeconds) + 120, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new BenchmarkException(path.label + ", " + streams + " streams: " + e.getCause());
+        } catch (TimeoutException e) {
+            throw new BenchmarkException(path.label + ", " + streams + " streams: requests still open 120 s after the window;"
+                    + " is the cluster or the runtime stuck?");
+        } finally {
+            sampler.shutdownNow();
+        }
+        double stepMs = simStepMs();
+        long[] e2e;
+        synchronized (w.e2e) {
+            e2e = w.e2e.stream().mapToLong(Long::longValue).sorted().toArray();
+        }
+        Throughput t = new Throughput(path, o.durationSeconds, w.tokens.sum(), w.requests.sum(), w.errors.sum(), e2e,
+                pool.mean(), pool.max(), stepMs, w.firstError);
+        if (pool.failed() > 0) {
+            System.err.println("proxy-overhead: " + path.label + ", " + streams + " streams: " + pool.failed()
+                    + " GET /admin/snapshot samples got no answer within 2 s (the runtime's HTTP server saturated?)");
+        }
+        if (t.firstError != null) {
+            System.err.println("proxy-overhead: " + path.label + ", " + streams + " streams: " + t.errors
+                    + " failed in the window; first: " + t.firstError);
+        }
+        return t;
+    }
+
+    /** What one run's streams share: the window and its counters. */
+    static final class Window {
+        final long start;
+        final long end;
+        final LongAdder tokens = new LongAdder();
+        final LongAdder requests = new LongAdder();
+        final LongAdder errors = new LongAdder();
+        final List<Long> e2e = new ArrayList<>();
+        volatile String firstError;
+
+        Window(long start, long end) {
+            this.start = start;
+            this.end = end;
+        }
+
+        boolean inside(long t) {
+            return t >= start && t < end;
+        }
+    }
+
+    /**
+     * One stream: requests back to back until the window ends, then completes {@code done}. Each
+     * next request starts from the previous one's callback (async, so that quick failures do
+     * not recurse on one stack), rather than a chain of composed futures growing per request.
+     */
+    private void loop(Path path, int stream, Window w, CompletableFuture<Void> done) {
+        if (System.nanoTime() >= w.end) {
+            done.complete(null);
+            return;
+        }
+        send(path, stream, o.streamMaxTokens, w).whenCompleteAsync((r, failure) -> {
+            if (failure != null) {
+                done.completeExceptionally(failure);
+                return;
+            }
+            if (w.inside(r.endNanos)) {
+                if (r.error != null) {
+                    w.errors.increment();
+                    if (w.firstError == null) {
+                        w.firstError = r.error;
+                    }
+                } else {
+                    w.requests.increment();
+                    synchronized (w.e2e) {
+                        w.e2e.add(r.endNanos - r.startNanos);
+                    }
+                }
+            } else if (r.error != null && r.endNanos < w.start) {
+                System.err.println("proxy-overhead: warm-up error (" + path.label + "): " + r.error);
+            }
+            loop(path, stream, w, done);
+        }, executor);
+    }
+
+    // ---------------------------------------------------------------- the two paths
+
+    enum Path {
+        DIRECT("direct"), PROXY("proxy");
+
+        final String label;
+
+        Path(String label) {
+            this.label = label;
+        }
+    }
+
+    /** The outcome of one request; times from {@link System#nanoTime()}. */
+    record Outcome(long startNanos, long firstTokenNanos, long endNanos, int tokens, String error) {
+        static Outcome failed(long start, String error) {
+            return new Outcome(start, -1, System.nanoTime(), 0, error);
+        }
+    }
+
+    CompletableFuture<Outcome> send(Path path, int stream, int maxTokens) {
+        return send(path, stream, maxTokens, null);
+    }
+
+    private CompletableFuture<Outcome> send(Path path, int stream, int maxTokens, Window w) {
+        String id = "overhead-" + runId + "-" + ids.incrementAndGet();
+        String body = "{\"model\":" + modelJson + ",\"prompt\":" + promptJson + ",\"max_tokens\":"
+                + maxTokens + ",\"ignore_eos\":true,\"stream\":true,"
+                + "\"stream_options\":{\"include_usage\":true,\"continuous_usage_stats\":true}";
+        long start = System.nanoTime();
+        if (path == Path.PROXY) {
+            return stream(o.proxy, id, body + "}", start, w);
+        }
+        // the prefill hop exactly as the proxy builds it (CONTRACT-vllm.md, step 2)
+        String prefillBody = "{\"model\":" + modelJson + ",\"prompt\":" + promptJson
+                + ",\"max_tokens\":1,\"min_tokens\":1,\"ignore_eos\":true,\"stream\":false,"
+                + "\"kv_transfer_params\":{\"do_remote_decode\":true,\"do_remote_prefill\":false,\"remote_engine_id\":null,"
+                + "\"remote_block_ids\":null,\"remote_host\":null,\"remote_port\":null}}";
+        HttpRequest prefill = HttpRequest.newBuilder(o.prefill.resolve("/v1/completions"))
+                .timeout(Duration.ofSeconds(60))
+                .header("Content-Type", "application/json").header("X-Request-Id", id)
+                .POST(HttpRequest.BodyPublishers.ofString(prefillBody)).build();
+        URI decode = o.decode.get(stream % o.decode.size());
+        return client.sendAsync(prefill, HttpResponse.BodyHandlers.ofByteArray()).handle((resp, failure) -> {
+            if (failure != null) {
+                return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: " + failure));
+            }
+            if (resp.statusCode() != 200) {
+                return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: HTTP " + resp.statusCode() + " "
+                        + new String(resp.body(), StandardCharsets.UTF_8)));
+            }
+            JsonNode kv;
+            try {
+                kv = JSON.readTree(resp.body()).get("kv_transfer_params");
+            } catch (IOException e) {
+                return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: unreadable answer: " + e));
+            }
+            if (kv == null || kv.isNull()) {
+                return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: no kv_transfer_params"));
+            }
+            // the decode hop: the client's body plus the prefill's handle, verbatim (step 4)
+            return stream(decode, id, body + ",\"kv_transfer_params\":" + kv + "}", start, w);
+        }).thenCompose(f -> f);
+    }
+
+    private CompletableFuture<Outcome> stream(URI base, String id, String body, long start, Window w) {
+        HttpRequest request = HttpRequest.newBuilder(base.resolve("/v1/completions"))
+                .timeout(Duration.ofSeconds(120))
+                .header("Content-Type", "application/json").header("Accept", "text/event-stream")
+                .header("X-Request-Id", id)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        SseCounter counter = new SseCounter(start, w);
+        return client.sendAsync(request, HttpResponse.BodyHandlers.fromLineSubscriber(counter, c -> c, "\n"))
+                .handle((resp, failure) -> {
+                    if (failure != null) {
+                        return Outcome.failed(start, base.getAuthority() + ": " + failure);
+                    }
+                    return counter.outcome(resp.statusCode());
+                });
+    }
+
+    /**
+     * Reads one SSE answer line by line: the first token's time, the cumulative
+     * {@code usage.completion_tokens} of each chunk (added to the window's count as it grows),
+     * in-band errors and {@code [DONE]}. Looks for the one field it needs rather than parsing
+     * each chunk, to keep the client's CPU out of the figures.
+     */
+    static final class SseCounter implements Flow.Subscriber<String> {
+        private final long start;
+        private final Window window;
+        private long first = -1;
+        private int tokens;
+        private boolean done;
+        private String error;
+        private final StringBuilder other = new StringBuilder();
+
+        SseCounter(long start, Window window) {
+            this.start = start;
+            this.window = window;
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(String line) {
+            if (!line.startsWith("data:")) {
+                if (other.length() < 500) {
+                    other.append(line);
+                }
+                return;
+            }
+            int data = line.length() > 5 && line.charAt(5) == ' ' ? 6 : 5;
+            if (line.startsWith("[DONE]", data)) {
+                done = true;
+                return;
+            }
+            if (line.startsWith("{\"error\"", data)) {
+                error = "in-band error: " + line;
+                return;
+            }
+            int cumulative = completionTokens(line);
+            if (cumulative > tokens) {
+                long now = System.nanoTime();
+                if (first < 0) {
+                    first = now;
+                }
+                if (window != null && window.inside(now)) {
+                    window.tokens.add(cumulative - tokens);
+                }
+                tokens = cumulative;
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            error = "stream broken: " + t;
+        }
+
+        @Override
+        public void onComplete() {
+        }
+
+        Outcome outcome(int status) {
+            long end = System.nanoTime();
+            if (status != 200) {
+                return new Outcome(start, first, end, tokens, "HTTP " + status + " " + other);
+            }
+            if (error == null && !done) {
+                error = "the stream ended without data: [DONE]";
+            }
+            return new Outcome(start, first, end, tokens, error);
+        }
+    }
+
+    /** The value of the last {@code "completion_tokens": N} in the line, or -1. */
+    static int completionTokens(String line) {
+        int at = line.lastIndexOf(COMPLETION_TOKENS);
+        if (at < 0) {
+            return -1;
+        }
+        int i = at + COMPLETION_TOKENS.length();
+        while (i < line.length() && (line.charAt(i) == ' ' || line.charAt(i) == ':')) {
+            i++;
+        }
+        int v = 0;
+        boolean any = false;
+        while (i < line.length() && Character.isDigit(line.charAt(i))) {
+            v = v * 10 + (line.charAt(i++) - '0');
+            any = true;
+        }
+        return any ? v : -1;
+    }
+
+    // ---------------------------------------------------------------- side channels
+
+    static final class PoolSamples {
+        private long sum;
+        private int count;
+        private int max = -1;
+        private int failed;
+
+        synchronized void sample(int depth) {
+            if (depth < 0) {
+                failed++;
+                return;
+            }
+            sum += depth;
+            count++;
+            max = Math.max(max, depth);
+        }
+
+        synchronized double mean() {
+            return count == 0 ? Double.NaN : (double) sum / count;
+        }
+
+        synchronized int max() {
+            return max;
+        }
+
+        synchronized int failed() {
+            return failed;
+        }
+    }
+
+    /** The router's prompt-pool depth, or -1 when the admin API does not answer. */
+    private int poolDepth() {
+        try {
+            HttpResponse<String> r = client.send(HttpRequest.newBuilder(o.proxy.resolve("/admin/snapshot"))
+                    .timeout(Duration.ofSeconds(2)).header("Authorization", o.adminAuth).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? JSON.readTree(r.body()).path("poolDepth").asInt(-1) : -1;
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    private void resetSimStats() {
+        if (o.sim == null) {
+            return;
+        }
+        try {
+            client.send(HttpRequest.newBuilder(o.sim.resolve("/sim/stats/reset")).timeout(Duration.ofSeconds(2))
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
+        } catch (IOException e) {
+            System.err.println("proxy-overhead: POST /sim/stats/reset: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The engine's mean wall-clock decode step since the last reset, or NaN. */
+    private double simStepMs() {
+        if (o.sim == null) {
+            return Double.NaN;
+        }
+        try {
+            HttpResponse<String> r = client.send(HttpRequest.newBuilder(o.sim.resolve("/sim/stats"))
+                    .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? JSON.readTree(r.body()).path("meanStepMs").asDouble(Double.NaN) : Double.NaN;
+        } catch (IOException e) {
+            return Double.NaN;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Double.NaN;
+        }
+    }
+
+    // ---------------------------------------------------------------- statistics
+
+    /** Nearest-rank percentile of a sorted array; 0 when empty. */
+    static long pct(long[] sorted, double p) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    }
+
+    static long mean(long[] a) {
+        long s = 0;
+        for (long v : a) {
+            s += v;
+        }
+        return a.length == 0 ? 0 : s / a.length;
+    }
+
+    static double ms(long nanos) {
+        return nanos / 1e6;
+    }
+
+    // ---------------------------------------------------------------- options
+
+    static final class Options {
+        URI proxy;
+        URI prefill;
+        List<URI> decode = new ArrayList<>();
+        URI sim;
+        String adminAuth = basic("admin:admin");
+        String model = "balanceroute-sim";
+        int promptTokens = 128;
+        int latencyMaxTokens = 16;
+        int latencyRequests = 1000;
+        int latencyWarmup = 200;
+        int streamMaxTokens = 128;
+        int[] concurrency = {1, 64, 512};
+        double warmupSeconds = 5;
+        double durationSeconds = 20;
+        boolean latency = true;
+        boolean throughput = true;
+
+        /** @return null for --help */
+        static Options parse(String[] args) {
+            Options o = new Options();
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                switch (a) {
+                    case "-h", "--help" -> {
+                        return null;
+                    }
+                    case "--proxy" -> o.proxy = url(a, value(args, ++i, a));
+                    case "--prefill" -> o.prefill = url(a, value(args, ++i, a));
+                    case "--decode" -> {
+                        for (String u : value(args, ++i, a).split(",")) {
+                            if (!u.isBlank()) {
+                                o.decode.add(url(a, u.strip()));
+                            }
+                        }
+                    }
+                    case "--sim" -> o.sim = url(a, value(args, ++i, a));
+                    case "--admin" -> {
+                        String v = value(args, ++i, a);
+                        if (!v.contains(":")) {
+                            throw new IllegalArgumentException("--admin must be USER:PASSWORD");
+                        }
+                        o.adminAuth = basic(v);
+                    }
+                    case "--model" -> o.model = value(args, ++i, a);
+                    case "--prompt-tokens" -> o.promptTokens = integer(a, value(args, ++i, a), 1, 100_000);
+                    case "--latency-max-tokens" -> o.latencyMaxTokens = integer(a, value(args, ++i, a), 1, 100_000);
+                    case "--latency-requests" -> o.latencyRequests = integer(a, value(args, ++i, a), 1, 10_000_000);
+                    case "--latency-warmup" -> o.latencyWarmup = integer(a, value(args, ++i, a), 0, 10_000_000);
+                    case "--stream-max-tokens" -> o.streamMaxTokens = integer(a, value(args, ++i, a), 1, 100_000);
+                    case "--concurrency" -> {
+                        String[] parts = value(args, ++i, a).split(",");
+                        o.concurrency = new int[parts.length];
+                        for (int k = 0; k < parts.length; k++) {
+                            o.concurrency[k] = integer(a, parts[k].strip(), 1, 100_000);
+                        }
+                    }
+                    case "--warmup-seconds" -> o.warmupSeconds = seconds(a, value(args, ++i, a), 0);
+                    case "--duration-seconds" -> o.durationSeconds = seconds(a, value(args, ++i, a), 0.1);
+                    case "--skip-latency" -> o.latency = false;
+                    case "--skip-throughput" -> o.throughput = false;
+                    default -> throw new IllegalArgumentException("unknown option '" + a + "'");
+                }
+            }
+            if (o.proxy == null) {
+                throw new IllegalArgumentException("--proxy URL is required");
+            }
+            if (o.prefill == null) {
+                throw new IllegalArgumentException("--prefill URL is required");
+            }
+            if (o.decode.isEmpty()) {
+                throw new IllegalArgumentException("--decode URL,URL,... is required");
+            }
+            return o;
+        }
+
+        private static String basic(String userPassword) {
+            return "Basic " + Base64.getEncoder().encodeToString(userPassword.getBytes(StandardCharsets.UTF_8));
+        }
+
+        private static String value(String[] args, int i, String option) {
+            if (i >= args.length) {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            return args[i];
+        }
+
+        private static URI url(String option, String v) {
+            try {
+                URI u = new URI(v.strip());
+                if (!"http".equalsIgnoreCase(u.getScheme()) || u.getHost() == null) {
+                    throw new IllegalArgumentException(option + " must be http://HOST:PORT, got '" + v + "'");
+                }
+                return URI.create("http://" + u.getRawAuthority());
+            } catch (java.net.URISyntaxException e) {
+                throw new IllegalArgumentException(option + " must be http://HOST:PORT, got '" + v + "'");
+            }
+        }
+
+        private static int integer(String option, String v, int min, int max) {
+            try {
+                int n = Integer.parseInt(v.strip());
+                if (n < min || n > max) {
+                    throw new NumberFormatException();
+                }
+                return n;
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(option + " must be an integer from " + min + " to " + max + ", got '" + v + "'");
+            }
+        }
+
+        private static double seconds(String option, String v, double min) {
+            try {
+                double d = Double.parseDouble(v.strip());
+                if (!(d >= min) || Double.isInfinite(d)) {
+                    throw new NumberFormatException();
+                }
+                return d;
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(option + " must be a number of seconds >= " + min + ", got '" + v + "'");
+            }
+        }
+    }
+}
