@@ -141,10 +141,7 @@ await() {
 }
 
 # the cluster first: ./balanceroute builds what it needs, one build at a time.
-# sun.net.httpserver.nodelay: the cluster's JDK HttpServer leaves Nagle on by default, and its
-# small writes then wait for the peer's delayed ACK (~40 ms), which would swamp a 20 us step.
-start sim-cluster env BALANCEROUTE_JAVA_OPTS="${BALANCEROUTE_JAVA_OPTS:-} -Dsun.net.httpserver.nodelay=true" \
-  "$root/balanceroute" sim-cluster --prefill 1 --decode 8 --port-base "$port_base" \
+start sim-cluster "$root/balanceroute" sim-cluster --prefill 1 --decode 8 --port-base "$port_base" \
   --time-factor "$time_factor"
 await "the simulated cluster ($sim_url/health)" curl -sf "$sim_url/health"
 

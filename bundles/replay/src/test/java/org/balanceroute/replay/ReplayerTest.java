@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -22,6 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /** The replayer over real HTTP against an in-process simulated cluster. */
 class ReplayerTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private static SimCluster cluster;
 
@@ -71,12 +75,19 @@ class ReplayerTest {
     }
 
     @Test
-    void theBodyIsATokenIdPrompt() {
+    void theBodyIsATokenIdPrompt() throws Exception {
         Replayer replayer = new Replayer("http://127.0.0.1:1", "m", 1, 1, null);
         String body = replayer.body(new TraceRequest(0, 1002, 5, 0));
         assertTrue(body.startsWith("{\"model\":\"m\",\"prompt\":[1,2,3,"), body.substring(0, 40));
         assertTrue(body.contains(",999,1000,1,2],\"max_tokens\":5,\"ignore_eos\":true,\"stream\":true,"
                 + "\"stream_options\":{\"include_usage\":true}}"));
+        for (int n : new int[] {1, 999, 1000, 1001, 2000, 2001, 12345}) {
+            JsonNode prompt = JSON.readTree(replayer.body(new TraceRequest(0, n, 5, 0))).get("prompt");
+            assertEquals(n, prompt.size(), "ids in a prompt of " + n);
+            for (int i = 0; i < n; i++) {
+                assertEquals(i % Replayer.PROMPT_ID_CYCLE + 1, prompt.get(i).asInt());
+            }
+        }
     }
 
     @Test

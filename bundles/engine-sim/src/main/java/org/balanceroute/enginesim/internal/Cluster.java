@@ -30,6 +30,11 @@ public final class Cluster implements AutoCloseable {
         if (System.getProperty("sun.net.httpserver.idleInterval") == null) {
             System.setProperty("sun.net.httpserver.idleInterval", "600");
         }
+        // Nagle's algorithm (the JDK server's default) holds a small write, a stream chunk, until
+        // the peer's delayed ACK: ~40 ms, longer than many decode steps.
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+            System.setProperty("sun.net.httpserver.nodelay", "true");
+        }
     }
 
     final SimConfig config;

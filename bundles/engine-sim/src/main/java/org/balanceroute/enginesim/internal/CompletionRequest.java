@@ -91,6 +91,13 @@ record CompletionRequest(boolean chat, String model, int promptTokens, int maxTo
         if (p.isTextual()) {
             return textTokens(p.asText());
         }
+        if (p.isPojo() && ((com.fasterxml.jackson.databind.node.POJONode) p).getPojo()
+                instanceof RequestBodies.TokenIds ids) {
+            if (ids.count() == 0) {
+                throw ApiException.badRequest("prompt", "prompt cannot be empty");
+            }
+            return ids.count();
+        }
         if (p.isArray()) {
             if (p.isEmpty()) {
                 throw ApiException.badRequest("prompt", "prompt cannot be empty");

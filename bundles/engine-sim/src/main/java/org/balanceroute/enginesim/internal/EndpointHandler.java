@@ -158,7 +158,7 @@ final class EndpointHandler implements HttpHandler {
             bytes = in.readAllBytes();
         }
         try {
-            JsonNode tree = cluster.json.readTree(bytes);
+            JsonNode tree = RequestBodies.read(cluster.json, bytes);
             if (tree == null || tree.isMissingNode()) {
                 throw ApiException.badRequest(null, "the request body is empty: a JSON object is expected");
             }

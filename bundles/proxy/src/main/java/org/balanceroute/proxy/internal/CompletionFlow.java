@@ -255,51 +255,6 @@ public final class CompletionFlow {
         return UUID.randomUUID().toString();
     }
 
-    /**
-     * Prompt identity for the exact-match predictor: FNV-1a over the prompt (or messages) JSON
-     * tree, never 0. The tree is walked, not serialised: a token-id prompt of 100k ids would
-     * otherwise be written out once more per request only to be hashed.
-     */
-    static long promptKey(Endpoint endpoint, ObjectNode body) {
-        long h = hash(0xcbf29ce484222325L, body.path(endpoint == Endpoint.COMPLETIONS ? "prompt" : "messages"));
-        return h == 0 ? 1 : h;
-    }
-
-    private static long mix(long h, long v) {
-        return (h ^ v) * 0x100000001b3L;
-    }
-
-    private static long hash(long h, JsonNode n) {
-        h = mix(h, n.getNodeType().ordinal() + 1); // the type is part of the identity: "1" is not 1
-        if (n.isTextual()) {
-            String t = n.textValue();
-            for (int i = 0; i < t.length(); i++) {
-                h = mix(h, t.charAt(i));
-            }
-        } else if (n.isIntegralNumber() && n.canConvertToLong()) {
-            h = mix(h, n.longValue());
-        } else if (n.isArray()) {
-            for (int i = 0, size = n.size(); i < size; i++) {
-                h = hash(h, n.get(i));
-            }
-            h = mix(h, n.size());
-        } else if (n.isObject()) {
-            for (var it = n.fields(); it.hasNext(); ) {
-                var e = it.next();
-                String k = e.getKey();
-                for (int i = 0; i < k.length(); i++) {
-                    h = mix(h, k.charAt(i));
-                }
-                h = hash(h, e.getValue());
-            }
-        } else if (!n.isMissingNode() && !n.isNull()) {
-            String t = n.asText();
-            for (int i = 0; i < t.length(); i++) {
-                h = mix(h, t.charAt(i));
-            }
-        }
-        return h;
-    }
 
     private static Throwable cause(Throwable e) {
         Throwable c = e;
@@ -656,7 +611,7 @@ public final class CompletionFlow {
                     }
                     return;
                 }
-                router.submit(id, p.promptTokens(), promptKey(endpoint, hopBody), bodyBytes)
+                router.submit(id, p.promptTokens(), PromptKeys.of(endpoint, hopBody), bodyBytes)
                         .copy()
                         .orTimeout(settings.placementTimeoutMillis(), TimeUnit.MILLISECONDS)
                         .whenCompleteAsync((placement, f) -> placed(p, placement, f), executor);

@@ -1,6 +1,7 @@
 package org.balanceroute.proxy.internal;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import org.glassfish.jersey.server.ChunkedOutput;
 
 /**
@@ -22,13 +23,17 @@ interface EventSink {
     /** The response entity that carries this stream. */
     Object entity();
 
-    /** A sink over a new {@link ChunkedOutput}. */
+    /**
+     * A sink over a new {@link ChunkedOutput} of bytes: Jersey writes a {@code byte[]} chunk
+     * straight to the response, where a {@code String} chunk would get a new writer (and its
+     * 8 KB buffer) per event.
+     */
     static EventSink chunked() {
-        ChunkedOutput<String> out = new ChunkedOutput<>(String.class);
+        ChunkedOutput<byte[]> out = new ChunkedOutput<>(byte[].class);
         return new EventSink() {
             @Override
             public void write(String frame) throws IOException {
-                out.write(frame);
+                out.write(frame.getBytes(StandardCharsets.UTF_8));
             }
 
             @Override

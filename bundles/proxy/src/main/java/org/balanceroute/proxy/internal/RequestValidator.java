@@ -1,8 +1,15 @@
 package org.balanceroute.proxy.internal;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.POJONode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import org.balanceroute.connector.vllm.TokenIdPrompt;
 
 /**
  * Checks a client body before anything goes upstream: size (413), JSON object, {@code model},
@@ -24,7 +31,7 @@ final class RequestValidator {
         }
         JsonNode root;
         try {
-            root = MAPPER.readTree(raw);
+            root = read(endpoint, raw);
         } catch (Exception e) {
             throw OpenAiError.invalid("the request body is not valid JSON", null);
         }
@@ -37,7 +44,8 @@ final class RequestValidator {
         }
         if (endpoint == Endpoint.COMPLETIONS) {
             JsonNode prompt = body.get("prompt");
-            boolean ok = prompt != null && (prompt.isTextual() || (prompt.isArray() && !prompt.isEmpty()));
+            boolean ok = prompt != null && (prompt.isTextual() || (prompt.isArray() && !prompt.isEmpty())
+                    || (prompt instanceof POJONode pojo && pojo.getPojo() instanceof TokenIdPrompt));
             if (!ok) {
                 throw OpenAiError.invalid("'prompt' is required (a string or an array of token ids)", "prompt");
             }
@@ -54,6 +62,60 @@ final class RequestValidator {
             throw OpenAiError.invalid("'stream' must be a boolean", "stream");
         }
         return body;
+    }
+
+    /**
+     * The body as a tree, except a completions {@code prompt} that is a flat, non-empty list of
+     * token ids: that one is kept verbatim as a {@link TokenIdPrompt} (counted and hashed while
+     * it is read), so neither hop has to write 100k ids out again. Any other shape is read as a
+     * tree, as is the whole body when the prompt turns out not to be such a list.
+     */
+    static JsonNode read(Endpoint endpoint, byte[] raw) throws IOException {
+        if (endpoint != Endpoint.COMPLETIONS) {
+            return MAPPER.readTree(raw);
+        }
+        try (JsonParser p = MAPPER.getFactory().createParser(raw)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return MAPPER.readTree(raw);
+            }
+            ObjectNode body = JsonNodeFactory.instance.objectNode();
+            for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+                String name = p.currentName();
+                if (p.nextToken() == JsonToken.START_ARRAY && name.equals("prompt")) {
+                    TokenIdPrompt ids = tokenIds(p, raw);
+                    if (ids == null) {
+                        return MAPPER.readTree(raw);
+                    }
+                    body.set(name, new POJONode(ids));
+                } else {
+                    body.set(name, MAPPER.readTree(p));
+                }
+            }
+            if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
+                return MAPPER.readTree(raw); // let the tree reader decide what is wrong
+            }
+            return body;
+        }
+    }
+
+    /** The flat id list the parser is at the start of, or null if it is empty or holds anything else. */
+    private static TokenIdPrompt tokenIds(JsonParser p, byte[] raw) throws IOException {
+        int start = (int) p.currentTokenLocation().getByteOffset();
+        PromptKeys.Ids key = new PromptKeys.Ids();
+        int count = 0;
+        for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+            if (t != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+                return null;
+            }
+            key.add(p.getLongValue());
+            count++;
+        }
+        if (count == 0 || start < 0) {
+            return null;
+        }
+        int end = (int) p.currentTokenLocation().getByteOffset() + 1;
+        // the list is digits, signs, commas and white space: ASCII, so a byte is a char
+        return new TokenIdPrompt(new String(raw, start, end - start, StandardCharsets.ISO_8859_1), count, key.key(count));
     }
 
     private static void positive(ObjectNode body, String field) {

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.POJONode;
+import java.nio.charset.StandardCharsets;
+import org.balanceroute.connector.vllm.TokenIdPrompt;
 import org.junit.jupiter.api.Test;
 
 class PromptKeyTest {
@@ -12,7 +15,7 @@ class PromptKeyTest {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private static long key(Endpoint e, String json) throws Exception {
-        return CompletionFlow.promptKey(e, (ObjectNode) MAPPER.readTree(json));
+        return PromptKeys.of(e, (ObjectNode) MAPPER.readTree(json));
     }
 
     @Test
@@ -32,6 +35,28 @@ class PromptKeyTest {
         assertNotEquals(key(Endpoint.COMPLETIONS, "{\"prompt\": \"ab\"}"), key(Endpoint.COMPLETIONS, "{\"prompt\": \"ba\"}"));
         assertNotEquals(key(Endpoint.CHAT_COMPLETIONS, "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}"),
                 key(Endpoint.CHAT_COMPLETIONS, "{\"messages\": [{\"role\": \"system\", \"content\": \"hi\"}]}"));
+    }
+
+    @Test
+    void aTokenIdPromptKeptVerbatimHasTheTreeKeyAndIsWrittenBackAsSent() throws Exception {
+        String body = "{\"model\": \"m\", \"prompt\": [ 7, 8,9 , -1, 9007199254740993 ], \"max_tokens\": 3}";
+        ObjectNode read = RequestValidator.validate(Endpoint.COMPLETIONS, body.getBytes(StandardCharsets.UTF_8), 1 << 20);
+        TokenIdPrompt ids = (TokenIdPrompt) ((POJONode) read.get("prompt")).getPojo();
+        assertEquals(5, ids.count());
+        assertEquals(key(Endpoint.COMPLETIONS, body), PromptKeys.of(Endpoint.COMPLETIONS, read));
+        assertEquals("{\"model\":\"m\",\"prompt\":[ 7, 8,9 , -1, 9007199254740993 ],\"max_tokens\":3}",
+                MAPPER.writeValueAsString(read));
+        assertEquals(MAPPER.readTree(body), MAPPER.readTree(MAPPER.writeValueAsString(read)));
+    }
+
+    @Test
+    void otherPromptsAreReadAsATree() throws Exception {
+        for (String prompt : new String[] {"\"text\"", "[[1, 2], [3]]", "[1, \"a\"]", "[\"a\"]", "[1, 2.5]",
+                "[123456789012345678901234567890]"}) {
+            String body = "{\"model\": \"m\", \"prompt\": " + prompt + "}";
+            ObjectNode read = RequestValidator.validate(Endpoint.COMPLETIONS, body.getBytes(StandardCharsets.UTF_8), 1 << 20);
+            assertEquals(MAPPER.readTree(prompt), read.get("prompt"), prompt);
+        }
     }
 
     @Test

@@ -3,11 +3,14 @@ package org.balanceroute.connector.vllm.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.POJONode;
+import org.balanceroute.connector.vllm.TokenIdPrompt;
 
 /**
  * The two request bodies of the vllm-ascend sequential contract (CONTRACT-vllm.md, "Two-hop
- * request flow"; vllm-ascend load_balance_proxy_server_example.py). Both copy the client body:
- * the caller's object is never modified.
+ * request flow"; vllm-ascend load_balance_proxy_server_example.py). Both make a shallow copy
+ * of the client body: its top-level fields are replaced, the nodes below them shared (a
+ * 100k-id prompt is not copied per hop); the caller's object is never modified.
  */
 public final class Payloads {
 
@@ -81,6 +84,9 @@ public final class Payloads {
         }
         if (prompt.isTextual()) {
             return ceilQuarter(prompt.asText().length());
+        }
+        if (prompt instanceof POJONode pojo && pojo.getPojo() instanceof TokenIdPrompt ids) {
+            return ids.count();
         }
         if (prompt.isIntegralNumber()) {
             return 1;

@@ -1,0 +1,55 @@
+package org.balanceroute.enginesim.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class RequestBodiesTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static JsonNode read(String body) throws Exception {
+        return RequestBodies.read(JSON, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static int promptTokens(String body) throws Exception {
+        return CompletionRequest.parse(read(body), false, "m", 16).promptTokens();
+    }
+
+    @Test
+    void aTokenIdPromptIsCountedAndTheRestReadAsATree() throws Exception {
+        JsonNode b = read("{\"model\": \"m\", \"prompt\": [5, 6, 7], \"max_tokens\": 4,"
+                + " \"kv_transfer_params\": {\"remote_block_ids\": [1, 2], \"x\": null}}");
+        assertTrue(b.get("prompt").isPojo());
+        assertEquals(4, b.get("max_tokens").asInt());
+        assertEquals(2, b.path("kv_transfer_params").path("remote_block_ids").size());
+        assertTrue(b.path("kv_transfer_params").get("x").isNull());
+        assertEquals(3, promptTokens("{\"model\": \"m\", \"prompt\": [5, 6, 7]}"));
+    }
+
+    @Test
+    void otherPromptsAreReadAsBefore() throws Exception {
+        assertEquals(2, promptTokens("{\"prompt\": \"abcdefgh\"}"));
+        assertTrue(read("{\"prompt\": [[1, 2], [3]]}").get("prompt").isArray());
+        assertTrue(read("{\"prompt\": [1, \"a\"]}").get("prompt").isArray());
+        ApiException batched = assertThrows(ApiException.class, () -> promptTokens("{\"prompt\": [[1, 2], [3]]}"));
+        assertEquals("prompt", batched.param);
+        ApiException empty = assertThrows(ApiException.class, () -> promptTokens("{\"prompt\": []}"));
+        assertEquals("prompt", empty.param);
+    }
+
+    @Test
+    void invalidJsonStillFailsAndNoValueIsNull() throws Exception {
+        assertThrows(JsonProcessingException.class, () -> read("{\"prompt\": [1, 2,"));
+        assertThrows(JsonProcessingException.class, () -> read("{\"prompt\": [1, 2]} trailing"));
+        assertNull(read(""));
+        assertTrue(read("[1, 2]").isArray());
+    }
+}
