@@ -508,11 +508,13 @@ public final class CompletionFlow {
         /** The client left or lags too far behind: cancel upstream, release at once. */
         private void clientGone() {
             gone = true;
+            // counted before the cancellation: the abort completes the placement future, whose
+            // callback (another thread) would otherwise count an error first
+            end(Outcome.CLIENT_DISCONNECT);
             Hop h = hop;
             if (h != null) {
                 h.cancel();
             }
-            end(Outcome.CLIENT_DISCONNECT);
         }
 
         /** Token timing of a streaming request: TTFT at the first token, the last token's time for TPOT. */
@@ -626,6 +628,9 @@ public final class CompletionFlow {
             private void placed(PrefillResult p, Placement placement, Throwable f) {
                 if (f != null) {
                     release(false);
+                    if (gone) {
+                        return; // the client left: counted and released already
+                    }
                     Throwable c = cause(f);
                     if (c instanceof TimeoutException) {
                         fail(Outcome.TIMEOUT, error(new OpenAiError(503, OpenAiError.UNAVAILABLE, "waited more than "
