@@ -17,7 +17,7 @@ public interface ProxyObserver {
     enum Outcome {
         /** Answered in full (non-streaming 200, or a stream that reached {@code [DONE]} without error). */
         OK("ok"),
-        /** Refused before any upstream call: invalid body (400), too large (413), or the prompt pool full (429). */
+        /** Refused: invalid body (400), too large (413), the prompt pool full (429, before the prefill) or the prefill queue full (429). */
         REJECTED("rejected"),
         /** Waited longer than {@code placementTimeoutMillis} for a decode worker (503). */
         TIMEOUT("timeout"),
