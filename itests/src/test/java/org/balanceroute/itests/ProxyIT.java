@@ -144,6 +144,9 @@ public class ProxyIT extends SimClusterTestSupport {
             assertEquals(24, usage.path("completion_tokens").asInt());
             awaitRouterIdle();
             assertEquals(1, JSON.readTree(cluster.statsJson()).path("completed").asInt());
+            // the router learned the decode step from this stream's chunks, and /metrics says so
+            double step = MetricsIT.scrape(this).getOrDefault("balanceroute_decode_step_seconds", 0.0);
+            assertTrue("observed decode step " + step + " s", step > 0 && step < 1);
         }
     }
 

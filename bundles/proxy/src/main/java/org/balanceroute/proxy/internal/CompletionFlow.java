@@ -193,10 +193,6 @@ public final class CompletionFlow {
         pings.shutdownNow();
     }
 
-    VllmConnector connector() {
-        return connector;
-    }
-
     /** Handles one generation request; answers through {@code async}. */
     void handle(Endpoint endpoint, byte[] raw, String clientRequestId, AsyncResponse async) {
         ProxySettings s = settings;

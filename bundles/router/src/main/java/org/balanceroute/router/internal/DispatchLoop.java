@@ -125,7 +125,7 @@ final class DispatchLoop {
     private volatile Map<String, RoutingPolicy> available = Map.of();
     private volatile TerminationPredictor[] predictors = new TerminationPredictor[0];
     private volatile String activeName = RouterService.NO_POLICY;
-    /** The decode step period observed from the token streams, published for readers; 0 while unknown. */
+    /** The decode step period observed from the token streams; 0 while unknown. Written by the dispatch thread only. */
     private volatile long observedStepNanos;
     /** Told about every dispatch step (metrics); null when none is registered. */
     private volatile DispatchObserver observer;
@@ -143,14 +143,13 @@ final class DispatchLoop {
     private long nextAutoStep;
     private boolean stepWanted;
     private long lastStepAt;
-    private boolean stepped;
-    private long stepPeriod;
 
     DispatchLoop(RouterSettings settings, LongSupplier clock) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.applied = settings;
         this.nextAutoStep = clock.getAsLong();
+        this.lastStepAt = nextAutoStep;
         this.cluster = new ClusterState(settings.workers(), settings.capacity());
         this.router = new Router(cluster, hold, List.of(predictorFanout));
         this.thread = new Thread(this::run, "balanceroute-dispatch");
@@ -370,7 +369,7 @@ final class DispatchLoop {
             wait = Math.max(0, nextAutoStep - now); // differences only: the clock may be negative
         }
         if (stepWanted) {
-            long asked = stepped && stepPeriod > 0 ? Math.max(0, lastStepAt + stepPeriod - now) : 0;
+            long asked = Math.max(0, lastStepAt + observedStepNanos - now);
             wait = wait < 0 ? asked : Math.min(wait, asked);
         }
         return wait;
@@ -449,8 +448,8 @@ final class DispatchLoop {
         if (sample > MAX_STEP_NANOS) {
             return;
         }
-        stepPeriod = stepPeriod == 0 ? sample : stepPeriod + (sample - stepPeriod) / PERIOD_SMOOTHING;
-        observedStepNanos = stepPeriod;
+        long period = observedStepNanos;
+        observedStepNanos = period == 0 ? sample : period + (sample - period) / PERIOD_SMOOTHING;
     }
 
     private boolean doComplete(long id) {
@@ -483,7 +482,6 @@ final class DispatchLoop {
     private StepResult doStep(boolean report) {
         long started = System.nanoTime();
         lastStepAt = clock.getAsLong();
-        stepped = true;
         long step = cluster.step();
         int n = copyPool();
         List<Placement> placements = report ? new ArrayList<>() : null;
