@@ -86,6 +86,10 @@ public abstract class BalanceRouteTestSupport {
                 systemProperty("felix.fileinstall.dir").value(config.toString()),
                 systemProperty("felix.fileinstall.poll").value("200"),
                 systemProperty("felix.fileinstall.noInitialDelay").value("true"),
+                // The files seed the configuration; tests then update ConfigAdmin in quick
+                // succession. Written back, an update's file could be read by the next poll after
+                // a newer update and put the older values back (lost updates, seen in CI).
+                systemProperty("felix.fileinstall.enableConfigSave").value("false"),
                 systemProperty("balanceroute.example.bundle").value(System.getProperty("balanceroute.example.bundle")),
                 systemProperty("org.ops4j.pax.url.mvn.localRepository")
                         .value(System.getProperty("org.ops4j.pax.url.mvn.localRepository", "")),

@@ -175,13 +175,7 @@ public class ConnectorIT extends SimClusterTestSupport {
         }
         await("the default budget back: 4 concurrent requests all answered 200", () -> {
             try {
-                if (concurrently(4, completion(2)).stream().allMatch(x -> x.statusCode() == 200)) {
-                    return true;
-                }
-                // FileInstall writes every update back to its file and may apply an older write
-                // after a newer update (seen once in CI): say it again until it holds
-                configure(CONNECTOR_PID, "prefillMaxInFlight", "64", "prefillQueueMax", "4096");
-                return false;
+                return concurrently(4, completion(2)).stream().allMatch(x -> x.statusCode() == 200);
             } catch (Exception e) {
                 throw new AssertionError(e);
             }
