@@ -84,6 +84,8 @@ public final class VllmConnectorComponent implements VllmConnector {
         final ConnectorSettings settings;
         final AtomicIntegerArray prefillDown;
         final AtomicIntegerArray decodeDown;
+        /** When the evidence behind each decode mark was gathered (nanoTime); under the health lock. */
+        final long[] decodeMarkedAt;
         /** Null in co-located mode. */
         final PrefillSlots prefillSlots;
 
@@ -92,6 +94,8 @@ public final class VllmConnectorComponent implements VllmConnector {
             settings = s;
             prefillDown = new AtomicIntegerArray(s.prefillUrls().size());
             decodeDown = new AtomicIntegerArray(s.decodeWorkers().size());
+            decodeMarkedAt = new long[s.decodeWorkers().size()];
+            java.util.Arrays.fill(decodeMarkedAt, System.nanoTime());
             prefillSlots = s.prefillUrls().isEmpty() ? null
                     : new PrefillSlots(prefillDown, s.prefillMaxInFlight(), s.prefillQueueMax());
             if (previous != null) {
@@ -102,6 +106,9 @@ public final class VllmConnectorComponent implements VllmConnector {
                 for (int g = 0; g < s.decodeWorkers().size(); g++) {
                     int was = previous.settings.decodeWorkers().indexOf(s.decodeWorkers().get(g));
                     decodeDown.set(g, was < 0 ? 0 : previous.decodeDown.get(was));
+                    if (was >= 0) {
+                        decodeMarkedAt[g] = previous.decodeMarkedAt[was];
+                    }
                 }
             }
         }
@@ -313,7 +320,7 @@ public final class VllmConnectorComponent implements VllmConnector {
         ConnectorSettings s = ep.settings;
         ConnectorSettings.DecodeWorker w = s.decodeWorkers().get(worker);
         DecodeRelay relay = new DecodeRelay(listener, s.maxResponseBytes(),
-                () -> markDecode(ep, worker, false, "a decode request was refused at connect"));
+                () -> markDecode(ep, worker, false, System.nanoTime(), "a decode request was refused at connect"));
         byte[] body;
         try {
             body = MAPPER.writeValueAsBytes(Payloads.decodeBody(clientBody, kvTransferParams));
@@ -520,7 +527,8 @@ public final class VllmConnectorComponent implements VllmConnector {
         }
         for (int g = 0; g < s.decodeWorkers().size(); g++) {
             int worker = g;
-            check(s.decodeWorkers().get(g), s, timeout, up -> markDecode(ep, worker, up, "health check"));
+            long sent = System.nanoTime();
+            check(s.decodeWorkers().get(g), s, timeout, up -> markDecode(ep, worker, up, sent, "health check"));
         }
     }
 
@@ -535,13 +543,18 @@ public final class VllmConnectorComponent implements VllmConnector {
 
     /**
      * A decode worker's mark, told to the listeners before it is set: whoever sees the new mark
-     * (a test, {@code /health}) knows the router has been told. Marks of a replaced configuration are dropped.
+     * (a test, {@code /health}) knows the router has been told. Marks of a replaced configuration
+     * are dropped, and so is evidence older than the mark's own: a health check sent before a
+     * decode was refused must not bring the worker back when its answer comes in after.
+     *
+     * @param observedAt when the evidence was gathered (a check: when it was sent), nanoTime
      */
-    private void markDecode(Endpoints ep, int worker, boolean up, String why) {
+    private void markDecode(Endpoints ep, int worker, boolean up, long observedAt, String why) {
         synchronized (healthLock) {
-            if (ep != endpoints || (ep.decodeDown.get(worker) == 0) == up) {
+            if (ep != endpoints || (ep.decodeDown.get(worker) == 0) == up || observedAt - ep.decodeMarkedAt[worker] < 0) {
                 return;
             }
+            ep.decodeMarkedAt[worker] = observedAt;
             for (DecodeAvailabilityListener l : listeners) {
                 tell(l, worker, up);
             }
