@@ -2,12 +2,13 @@ package org.balanceroute.enginesim.internal;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.POJONode;
 import java.io.IOException;
+import org.balanceroute.wire.TokenIdList;
 
 /**
  * Reads a request body into a JSON tree, except a top-level {@code "prompt"} that is a flat list
@@ -36,38 +37,31 @@ final class RequestBodies {
                 return null;
             }
             if (first != JsonToken.START_OBJECT) {
-                return mapper.readTree(bytes);
+                return tree(mapper, bytes);
             }
-            ObjectNode body = JsonNodeFactory.instance.objectNode();
             for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
                 String name = p.currentName();
                 JsonToken value = p.nextToken();
                 if (name.equals("prompt") && value == JsonToken.START_ARRAY) {
-                    int count = countIds(p);
-                    if (count < 0) {
-                        return mapper.readTree(bytes); // not a flat id list: the general path
+                    int open = (int) p.currentTokenLocation().getByteOffset();
+                    long scanned = TokenIdList.scan(bytes, open, null);
+                    if (scanned == TokenIdList.NOT_IDS) {
+                        return tree(mapper, bytes); // not a flat id list: the general path
                     }
-                    body.set(name, new POJONode(new TokenIds(count)));
-                } else {
-                    body.set(name, mapper.readTree(p));
+                    JsonNode body = tree(mapper, TokenIdList.withoutList(bytes, open, scanned));
+                    if (body instanceof ObjectNode o) {
+                        o.set(name, new POJONode(new TokenIds(TokenIdList.count(scanned))));
+                    }
+                    return body;
                 }
+                p.skipChildren();
             }
-            if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
-                return mapper.readTree(bytes); // let the tree reader say what is wrong
-            }
-            return body;
+            return tree(mapper, bytes);
         }
     }
 
-    /** Counts the integers up to the array's end; -1 at the first element that is not one. */
-    private static int countIds(JsonParser p) throws IOException {
-        int n = 0;
-        for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
-            if (t != JsonToken.VALUE_NUMBER_INT) {
-                return -1;
-            }
-            n++;
-        }
-        return n;
+    /** The whole body as a tree; anything after the value is an error. */
+    private static JsonNode tree(ObjectMapper mapper, byte[] bytes) throws IOException {
+        return mapper.readerFor(JsonNode.class).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readValue(bytes);
     }
 }

@@ -46,6 +46,36 @@ class RequestBodiesTest {
     }
 
     @Test
+    void theIdScanAgreesWithAJsonReaderOnEveryLayout() throws Exception {
+        assertEquals(3, promptTokens("{\"prompt\":[5,6,7],\"model\":\"m\"}"));
+        assertEquals(3, promptTokens("{\"prompt\" : [\n\t5 ,\r\n -6,7 ] }"));
+        assertEquals(1, promptTokens("{\"max_tokens\": 2, \"prompt\": [0]}"));
+        assertEquals(2, promptTokens("{\"prompt\": [12345678901234567890, 1]}"));
+        java.util.SplittableRandom r = new java.util.SplittableRandom(7);
+        for (int round = 0; round < 200; round++) {
+            int n = 1 + r.nextInt(300);
+            StringBuilder list = new StringBuilder("[");
+            for (int k = 0; k < n; k++) {
+                list.append(k == 0 ? "" : r.nextBoolean() ? "," : " , ").append(r.nextInt(200_000));
+            }
+            String body = "{\"model\": \"m\", \"prompt\": " + list + "], \"max_tokens\": " + n + "}";
+            assertEquals(JSON.readTree(body).get("prompt").size(), promptTokens(body));
+            assertEquals(n, read(body).get("max_tokens").asInt());
+        }
+    }
+
+    @Test
+    void aListTheScanRefusesGoesThroughTheJsonReader() throws Exception {
+        assertTrue(read("{\"prompt\": [1, 2.5]}").get("prompt").isArray());
+        assertTrue(read("{\"prompt\": [1, 2e3]}").get("prompt").isArray());
+        assertTrue(read("{\"prompt\": [1, null]}").get("prompt").isArray());
+        assertThrows(JsonProcessingException.class, () -> read("{\"prompt\": [01, 2]}"));
+        assertThrows(JsonProcessingException.class, () -> read("{\"prompt\": [1, -]}"));
+        assertThrows(JsonProcessingException.class, () -> read("{\"prompt\": [1 2]}"));
+        assertThrows(JsonProcessingException.class, () -> read("{\"prompt\": [1, 2], \"max_tokens\": }"));
+    }
+
+    @Test
     void invalidJsonStillFailsAndNoValueIsNull() throws Exception {
         assertThrows(JsonProcessingException.class, () -> read("{\"prompt\": [1, 2,"));
         assertThrows(JsonProcessingException.class, () -> read("{\"prompt\": [1, 2]} trailing"));

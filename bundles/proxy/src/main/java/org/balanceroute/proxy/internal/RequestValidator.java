@@ -2,14 +2,16 @@ package org.balanceroute.proxy.internal;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.POJONode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import org.balanceroute.connector.vllm.TokenIdPrompt;
+import org.balanceroute.wire.TokenIdList;
 
 /**
  * Checks a client body before anything goes upstream: size (413), JSON object, {@code model},
@@ -20,6 +22,9 @@ import org.balanceroute.connector.vllm.TokenIdPrompt;
 final class RequestValidator {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
+    /** Reads a whole body; anything after the value is an error. */
+    private static final ObjectReader STRICT = MAPPER.readerFor(JsonNode.class)
+            .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private RequestValidator() {
     }
@@ -78,44 +83,28 @@ final class RequestValidator {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return MAPPER.readTree(raw);
             }
-            ObjectNode body = JsonNodeFactory.instance.objectNode();
             for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
                 String name = p.currentName();
                 if (p.nextToken() == JsonToken.START_ARRAY && name.equals("prompt")) {
-                    TokenIdPrompt ids = tokenIds(p, raw);
-                    if (ids == null) {
-                        return MAPPER.readTree(raw);
+                    int open = (int) p.currentTokenLocation().getByteOffset();
+                    PromptKeys.Ids key = new PromptKeys.Ids();
+                    long scanned = TokenIdList.scan(raw, open, key::add);
+                    int count = TokenIdList.count(scanned);
+                    if (scanned == TokenIdList.NOT_IDS || count == 0) {
+                        return STRICT.readValue(raw);
                     }
-                    body.set(name, new POJONode(ids));
-                } else {
-                    body.set(name, MAPPER.readTree(p));
+                    JsonNode body = STRICT.readValue(TokenIdList.withoutList(raw, open, scanned));
+                    if (body instanceof ObjectNode o) {
+                        // the list is digits, signs, commas and white space: ASCII, so a byte is a char
+                        String json = new String(raw, open, TokenIdList.close(scanned) + 1 - open, StandardCharsets.ISO_8859_1);
+                        o.set(name, new POJONode(new TokenIdPrompt(json, count, key.key(count))));
+                    }
+                    return body;
                 }
+                p.skipChildren();
             }
-            if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
-                return MAPPER.readTree(raw); // let the tree reader decide what is wrong
-            }
-            return body;
+            return STRICT.readValue(raw); // no prompt list: the tree reader has the last word
         }
-    }
-
-    /** The flat id list the parser is at the start of, or null if it is empty or holds anything else. */
-    private static TokenIdPrompt tokenIds(JsonParser p, byte[] raw) throws IOException {
-        int start = (int) p.currentTokenLocation().getByteOffset();
-        PromptKeys.Ids key = new PromptKeys.Ids();
-        int count = 0;
-        for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
-            if (t != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-                return null;
-            }
-            key.add(p.getLongValue());
-            count++;
-        }
-        if (count == 0 || start < 0) {
-            return null;
-        }
-        int end = (int) p.currentTokenLocation().getByteOffset() + 1;
-        // the list is digits, signs, commas and white space: ASCII, so a byte is a char
-        return new TokenIdPrompt(new String(raw, start, end - start, StandardCharsets.ISO_8859_1), count, key.key(count));
     }
 
     private static void positive(ObjectNode body, String field) {

@@ -14,6 +14,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.balanceroute.connector.vllm.DecodeAvailabilityListener;
 import org.balanceroute.connector.vllm.DecodeExchange;
 import org.balanceroute.connector.vllm.DecodeListener;
@@ -68,6 +70,8 @@ import org.slf4j.LoggerFactory;
 public final class VllmConnectorComponent implements VllmConnector {
 
     private static final Logger LOG = LoggerFactory.getLogger(VllmConnectorComponent.class);
+    /** Pause before a decode connect is tried again. */
+    private static final long RETRY_DELAY_MILLIS = 10;
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final String JSON = "application/json";
 
@@ -328,7 +332,7 @@ public final class VllmConnectorComponent implements VllmConnector {
             listener.onFailure(e);
             return () -> { };
         }
-        Request request = client.newRequest(w.url() + path)
+        relay.start(s.decodeConnectRetries(), this::later, () -> client.newRequest(w.url() + path)
                 .method("POST")
                 .idleTimeout(s.decodeIdleTimeoutMillis(), TimeUnit.MILLISECONDS)
                 .headers(h -> {
@@ -342,9 +346,7 @@ public final class VllmConnectorComponent implements VllmConnector {
                 })
                 .body(new BytesRequestContent(JSON, body))
                 .onResponseHeaders(relay::headers)
-                .onResponseContent(relay::content);
-        relay.request = request;
-        request.send(relay::complete);
+                .onResponseContent(relay::content));
         return relay;
     }
 
@@ -353,6 +355,9 @@ public final class VllmConnectorComponent implements VllmConnector {
         private final DecodeListener listener;
         private final int maxBytes;
         private final Runnable refused;
+        private Supplier<Request> requests;
+        private Consumer<Runnable> later;
+        private int connectRetriesLeft;
         volatile Request request;
         private volatile boolean cancelled;
         private int status;
@@ -365,6 +370,23 @@ public final class VllmConnectorComponent implements VllmConnector {
             this.listener = listener;
             this.maxBytes = maxBytes;
             this.refused = refused;
+        }
+
+        /** Sends the first attempt; a connect timeout sends a new one, up to {@code connectRetries} times. */
+        void start(int connectRetries, Consumer<Runnable> later, Supplier<Request> requests) {
+            this.requests = requests;
+            this.later = later;
+            this.connectRetriesLeft = connectRetries;
+            send();
+        }
+
+        private void send() {
+            Request r = requests.get();
+            request = r;
+            if (cancelled) { // cancel() ran before this attempt existed
+                r.abort(new java.util.concurrent.CancellationException("cancelled by the proxy"));
+            }
+            r.send(this::complete);
         }
 
         void headers(Response response) {
@@ -409,6 +431,13 @@ public final class VllmConnectorComponent implements VllmConnector {
                 return;
             }
             if (result.isFailed()) {
+                if (status == 0 && connectRetriesLeft > 0 && connectTimedOut(result.getFailure())) {
+                    connectRetriesLeft--; // the body never left: a new connection cannot run the request twice
+                    LOG.debug("decode connect timed out, trying a new connection ({} more allowed)", connectRetriesLeft);
+                    // not from this callback: the failed connect also fails whatever is queued for it
+                    later.accept(this::send);
+                    return;
+                }
                 if (contentType == null && status == 0 && refusedAtConnect(result.getFailure())) {
                     refused.run(); // no need to wait for the next health check to stop routing there
                 }
@@ -421,6 +450,16 @@ public final class VllmConnectorComponent implements VllmConnector {
                 }
                 listener.onEnd(status, contentType, buffer == null ? new byte[0] : buffer.toByteArray());
             }
+        }
+
+        private static boolean connectTimedOut(Throwable t) {
+            for (Throwable c = t; c != null; c = c.getCause()) {
+                // Jetty's ClientConnector fails a connect that outlived connectTimeout so
+                if (c instanceof java.net.SocketTimeoutException && "Connect Timeout".equals(c.getMessage())) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         private static boolean refusedAtConnect(Throwable t) {
@@ -441,6 +480,15 @@ public final class VllmConnectorComponent implements VllmConnector {
                     r.abort(new java.util.concurrent.CancellationException("cancelled by the proxy"));
                 }
             }
+        }
+    }
+
+    /** Runs a retry shortly, on the connector's scheduler; at once if the connector is closing. */
+    private void later(Runnable r) {
+        try {
+            scheduler.schedule(r, RETRY_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            r.run();
         }
     }
 

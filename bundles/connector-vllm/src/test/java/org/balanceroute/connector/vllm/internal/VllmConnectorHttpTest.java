@@ -39,7 +39,7 @@ class VllmConnectorHttpTest {
             long healthIntervalMillis, int prefillMaxInFlight, int prefillQueueMax) {
         return new ConnectorSettings(prefill, decode.stream().map(u -> new ConnectorSettings.DecodeWorker(u, -1)).toList(),
                 "", 2000, 10_000, 10_000, new RetryPolicy(retries, 10, 100), healthIntervalMillis, 64, 1024, 1 << 20,
-                prefillMaxInFlight, prefillQueueMax);
+                prefillMaxInFlight, prefillQueueMax, 0);
     }
 
     private static ObjectNode json(String s) throws Exception {
@@ -246,6 +246,87 @@ class VllmConnectorHttpTest {
             assertTrue(eventually(() -> !c.decodeHealthy(0)));
         } finally {
             c.close();
+        }
+    }
+
+    @Test
+    void aDecodeConnectThatTimesOutIsTriedAgainOnANewConnection() throws Exception {
+        try (java.net.ServerSocket listener = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            InetSocketAddress address = (InetSocketAddress) listener.getLocalSocketAddress();
+            // Nobody accepts yet: once the accept queue is full the kernel drops further SYNs, so a
+            // connect times out with nothing sent.
+            List<java.net.Socket> fillers = new ArrayList<>();
+            for (int k = 0; k < 16; k++) {
+                java.net.Socket f = new java.net.Socket();
+                try {
+                    f.connect(address, 300);
+                    fillers.add(f);
+                } catch (java.net.SocketTimeoutException full) {
+                    f.close();
+                    break;
+                }
+            }
+            String url = "http://127.0.0.1:" + address.getPort();
+            ObjectNode body = json("{\"model\": \"m\", \"prompt\": \"x\", \"stream\": true}");
+            VllmConnectorComponent once = new VllmConnectorComponent(connectTimeoutSettings(url, 0));
+            try {
+                Collected failed = new Collected();
+                once.decode("r0", 0, "/v1/completions", body, null, failed);
+                ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                        () -> failed.done.get(10, TimeUnit.SECONDS));
+                assertTrue(String.valueOf(e.getCause()).contains("Connect Timeout"), String.valueOf(e.getCause()));
+            } finally {
+                once.close();
+            }
+            VllmConnectorComponent retrying = new VllmConnectorComponent(connectTimeoutSettings(url, 10));
+            try {
+                Collected got = new Collected();
+                long t0 = System.nanoTime();
+                retrying.decode("r1", 0, "/v1/completions", body, null, got);
+                Thread.sleep(700); // a couple of attempts time out before anyone accepts
+                for (java.net.Socket f : fillers) {
+                    f.close();
+                }
+                Thread server = new Thread(() -> serveOneStream(listener));
+                server.setDaemon(true);
+                server.start();
+                got.done.get(10, TimeUnit.SECONDS);
+                assertTrue(System.nanoTime() - t0 > 600_000_000L, "the first attempts timed out");
+                assertEquals(200, got.status);
+                assertEquals(List.of("{\"choices\": [{\"text\": \"hi\"}]}", "[DONE]"), got.events);
+            } finally {
+                retrying.close();
+            }
+        }
+    }
+
+    private static ConnectorSettings connectTimeoutSettings(String url, int connectRetries) {
+        return new ConnectorSettings(List.of(), List.of(new ConnectorSettings.DecodeWorker(url, -1)), "", 200, 10_000,
+                10_000, new RetryPolicy(0, 10, 100), 3_600_000, 64, 1024, 1 << 20, 64, 16, connectRetries);
+    }
+
+    /** Accepts until a connection sends a request, answers it with one SSE event and [DONE]. */
+    private static void serveOneStream(java.net.ServerSocket listener) {
+        while (true) {
+            try (java.net.Socket s = listener.accept()) {
+                java.io.InputStream in = s.getInputStream();
+                StringBuilder head = new StringBuilder();
+                int b;
+                while (!head.toString().endsWith("\r\n\r\n") && (b = in.read()) >= 0) {
+                    head.append((char) b);
+                }
+                if (!head.toString().endsWith("\r\n\r\n")) {
+                    continue; // a filler: closed without a request
+                }
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+                in.readNBytes(m.find() ? Integer.parseInt(m.group(1)) : 0);
+                s.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+                        + "data: {\"choices\": [{\"text\": \"hi\"}]}\n\ndata: [DONE]\n\n").getBytes(StandardCharsets.UTF_8));
+                s.getOutputStream().flush();
+                return;
+            } catch (java.io.IOException e) {
+                return;
+            }
         }
     }
 
