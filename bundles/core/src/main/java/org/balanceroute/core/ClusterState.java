@@ -158,13 +158,21 @@ public final class ClusterState implements ClusterView {
         }
     }
 
-    /** Counts n more decoded tokens of a running request: its load and its worker's grow by n. */
+    /**
+     * Counts n more decoded tokens: a running request's load and its worker's grow by n. A request
+     * still queued here can have tokens too when a live engine admitted it before the end of the
+     * request that freed its slot reached the router (two streams, no order between them): they
+     * count in its load from when it starts here.
+     */
     void addTokens(TrackedRequest r, int n) {
-        if (r.phase != TrackedRequest.Phase.RUNNING) {
-            throw new IllegalStateException("tokens for a request that is not running: " + r);
+        switch (r.phase) {
+            case RUNNING -> {
+                r.decoded += n;
+                load[r.worker] += n;
+            }
+            case QUEUED -> r.decoded += n;
+            default -> throw new IllegalStateException("tokens for a request that is not on a worker: " + r);
         }
-        r.decoded += n;
-        load[r.worker] += n;
     }
 
     /** Takes a running or queued request off its worker and admits queued work FCFS. */

@@ -153,6 +153,24 @@ class RouterTest {
     }
 
     @Test
+    void tokensOfAQueuedRequestCountFromWhenItStarts() {
+        ClusterState cluster = new ClusterState(1, 1);
+        Router router = new Router(cluster, new Fixed(0), List.of());
+        TrackedRequest a = request(1, 10), b = request(2, 20);
+        router.submit(a);
+        router.submit(b);
+        assertEquals(TrackedRequest.Phase.QUEUED, b.phase());
+        router.onTokens(b, 3); // the engine admitted b before a's end reached the router
+        assertEquals(10, cluster.load(0), "a queued request adds nothing to its worker's load");
+        router.complete(a);
+        assertEquals(TrackedRequest.Phase.RUNNING, b.phase());
+        assertEquals(23, cluster.load(0), "its tokens so far count from when it starts");
+        router.complete(b);
+        assertEquals(0, cluster.load(0));
+        assertThrows(IllegalStateException.class, () -> router.onTokens(b, 1));
+    }
+
+    @Test
     void completionsTeachListenersButAbortsDoNot() {
         ClusterState cluster = new ClusterState(1, 4);
         List<Integer> learned = new ArrayList<>();

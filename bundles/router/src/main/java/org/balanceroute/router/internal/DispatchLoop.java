@@ -424,8 +424,9 @@ final class DispatchLoop {
             LOG.debug("tokens for request {}, which is not in flight", id);
             return;
         }
-        if (r.request.phase() != TrackedRequest.Phase.RUNNING) {
-            LOG.warn("tokens for request {}, which is {} and not running; ignored", id, r.request.phase());
+        TrackedRequest.Phase phase = r.request.phase();
+        if (phase != TrackedRequest.Phase.RUNNING && phase != TrackedRequest.Phase.QUEUED) {
+            LOG.warn("tokens for request {}, which is {} and not on a worker; ignored", id, phase);
             return;
         }
         router.onTokens(r.request, count);
