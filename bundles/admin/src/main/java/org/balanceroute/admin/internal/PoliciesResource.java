@@ -17,7 +17,6 @@ import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ServiceScope;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsExtensionSelect;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsName;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
@@ -31,9 +30,10 @@ import org.slf4j.LoggerFactory;
  * {@code org.balanceroute.policy.balance}; seeds in {@code org.balanceroute.policy.baseline.random}
  * / {@code .p2c}), so a change persists like a configuration file edit and takes effect when
  * the components receive it. Hosted only with the JSON and authentication extensions present.
- * Keeps no state: the whiteboard may release and re-get it at any time.
+ * A singleton and stateless, so safe for concurrent requests: prototype scope cost an SCR component
+ * instance per request, made under a lock every request thread contends for.
  */
-@Component(service = PoliciesResource.class, scope = ServiceScope.PROTOTYPE)
+@Component(service = PoliciesResource.class)
 @JakartarsResource
 @JakartarsName("balanceroute.admin.policies")
 @JakartarsExtensionSelect({JsonProvider.SELECT, BasicAuthFilter.SELECT})

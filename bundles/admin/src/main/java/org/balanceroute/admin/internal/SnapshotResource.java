@@ -13,7 +13,6 @@ import org.balanceroute.router.RouterService;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ServiceScope;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsExtensionSelect;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsName;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
@@ -22,7 +21,7 @@ import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
  * {@code GET /admin/snapshot}: the router's view of the decode cluster, taken on its dispatch
  * thread. Hosted only with the JSON and authentication extensions present. Keeps no state.
  */
-@Component(service = SnapshotResource.class, scope = ServiceScope.PROTOTYPE)
+@Component(service = SnapshotResource.class)
 @JakartarsResource
 @JakartarsName("balanceroute.admin.snapshot")
 @JakartarsExtensionSelect({JsonProvider.SELECT, BasicAuthFilter.SELECT})

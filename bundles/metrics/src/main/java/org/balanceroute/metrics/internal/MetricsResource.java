@@ -9,7 +9,6 @@ import org.balanceroute.router.RouterService;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ServiceScope;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsName;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
 import org.slf4j.Logger;
@@ -18,9 +17,10 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code GET /metrics}: the Prometheus text exposition, on the runtime's port, without
  * credentials (like vLLM's own {@code /metrics}). The router's snapshot is read at scrape time.
- * Keeps no state: the whiteboard may release and re-get it at any time.
+ * A singleton and stateless, so safe for concurrent requests: prototype scope cost an SCR component
+ * instance per request, made under a lock every request thread contends for.
  */
-@Component(service = MetricsResource.class, scope = ServiceScope.PROTOTYPE)
+@Component(service = MetricsResource.class)
 @JakartarsResource
 @JakartarsName("balanceroute.metrics")
 @Path("metrics")

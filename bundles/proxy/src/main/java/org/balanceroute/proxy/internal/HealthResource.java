@@ -12,7 +12,6 @@ import org.balanceroute.connector.vllm.VllmConnector;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ServiceScope;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsName;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
 
@@ -21,7 +20,7 @@ import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
  * decode worker passed their last health check, else 503; the body {@code {"status": "ok" | "unavailable",
  * "prefill": [bool...], "decode": [bool...]}} says which.
  */
-@Component(service = HealthResource.class, scope = ServiceScope.PROTOTYPE)
+@Component(service = HealthResource.class)
 @JakartarsResource
 @JakartarsName("balanceroute.proxy.health")
 @Path("health")

@@ -10,7 +10,6 @@ import org.balanceroute.connector.vllm.VllmConnector;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ServiceScope;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsName;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
 
@@ -19,9 +18,10 @@ import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
  * (streaming and not) and {@code GET /v1/models}. Bodies are taken as bytes and parsed by the
  * flow (so the size limit, malformed JSON and the OpenAI error shape are the proxy's own, and no
  * JSON provider is involved); answers are asynchronous, no container thread waits for an engine.
- * Keeps no state: the whiteboard may re-create it at any time.
+ * A singleton and stateless, so safe for concurrent requests: prototype scope cost an SCR component
+ * instance per request, made under a lock every request thread contends for.
  */
-@Component(service = OpenAiResource.class, scope = ServiceScope.PROTOTYPE)
+@Component(service = OpenAiResource.class)
 @JakartarsResource
 @JakartarsName("balanceroute.proxy.openai")
 @Path("v1")
