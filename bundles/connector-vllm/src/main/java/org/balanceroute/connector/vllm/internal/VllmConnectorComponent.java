@@ -15,7 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import org.balanceroute.connector.vllm.DecodeAvailabilityListener;
 import org.balanceroute.connector.vllm.DecodeExchange;
 import org.balanceroute.connector.vllm.DecodeListener;
@@ -332,7 +332,7 @@ public final class VllmConnectorComponent implements VllmConnector {
             listener.onFailure(e);
             return () -> { };
         }
-        relay.start(s.decodeConnectRetries(), this::later, () -> client.newRequest(w.url() + path)
+        relay.start(s.decodeConnectRetries(), this::later, body, bytes -> client.newRequest(w.url() + path)
                 .method("POST")
                 .idleTimeout(s.decodeIdleTimeoutMillis(), TimeUnit.MILLISECONDS)
                 .headers(h -> {
@@ -344,7 +344,7 @@ public final class VllmConnectorComponent implements VllmConnector {
                         h.put("Authorization", "Bearer " + s.apiKey());
                     }
                 })
-                .body(new BytesRequestContent(JSON, body))
+                .body(new OneShotBytesContent(JSON, bytes))
                 .onResponseHeaders(relay::headers)
                 .onResponseContent(relay::content));
         return relay;
@@ -355,7 +355,9 @@ public final class VllmConnectorComponent implements VllmConnector {
         private final DecodeListener listener;
         private final int maxBytes;
         private final Runnable refused;
-        private Supplier<Request> requests;
+        private Function<byte[], Request> requests;
+        /** The body, kept for a new attempt until an answer began; then let go (a stream lasts long). */
+        private volatile byte[] body;
         private Consumer<Runnable> later;
         private int connectRetriesLeft;
         volatile Request request;
@@ -373,15 +375,20 @@ public final class VllmConnectorComponent implements VllmConnector {
         }
 
         /** Sends the first attempt; a connect timeout sends a new one, up to {@code connectRetries} times. */
-        void start(int connectRetries, Consumer<Runnable> later, Supplier<Request> requests) {
+        void start(int connectRetries, Consumer<Runnable> later, byte[] body, Function<byte[], Request> requests) {
             this.requests = requests;
+            this.body = body;
             this.later = later;
             this.connectRetriesLeft = connectRetries;
             send();
         }
 
         private void send() {
-            Request r = requests.get();
+            byte[] b = body;
+            if (b == null) {
+                return; // already answered or given up
+            }
+            Request r = requests.apply(b);
             request = r;
             if (cancelled) { // cancel() ran before this attempt existed
                 r.abort(new java.util.concurrent.CancellationException("cancelled by the proxy"));
@@ -390,6 +397,7 @@ public final class VllmConnectorComponent implements VllmConnector {
         }
 
         void headers(Response response) {
+            body = null; // answered: no more attempts
             status = response.getStatus();
             contentType = response.getHeaders().get("Content-Type");
             boolean stream = status == 200 && contentType != null
@@ -431,13 +439,14 @@ public final class VllmConnectorComponent implements VllmConnector {
                 return;
             }
             if (result.isFailed()) {
-                if (status == 0 && connectRetriesLeft > 0 && connectTimedOut(result.getFailure())) {
+                if (status == 0 && connectRetriesLeft > 0 && body != null && connectTimedOut(result.getFailure())) {
                     connectRetriesLeft--; // the body never left: a new connection cannot run the request twice
                     LOG.debug("decode connect timed out, trying a new connection ({} more allowed)", connectRetriesLeft);
                     // not from this callback: the failed connect also fails whatever is queued for it
                     later.accept(this::send);
                     return;
                 }
+                body = null;
                 if (contentType == null && status == 0 && refusedAtConnect(result.getFailure())) {
                     refused.run(); // no need to wait for the next health check to stop routing there
                 }
@@ -475,6 +484,7 @@ public final class VllmConnectorComponent implements VllmConnector {
         public void cancel() {
             if (!cancelled) {
                 cancelled = true;
+                body = null;
                 Request r = request;
                 if (r != null) {
                     r.abort(new java.util.concurrent.CancellationException("cancelled by the proxy"));
