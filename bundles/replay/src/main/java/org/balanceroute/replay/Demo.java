@@ -85,6 +85,7 @@ public final class Demo {
     private final PrintStream err = System.err;
 
     public static void main(String[] args) throws Exception {
+        Replayer.configureJdkClient();
         int status;
         Demo demo = new Demo();
         try {

@@ -48,6 +48,7 @@ public final class ReplayCommand {
     }
 
     public static void main(String[] args) throws Exception {
+        Replayer.configureJdkClient();
         System.exit(run(args, System.out, System.err));
     }
 

@@ -63,6 +63,22 @@ public final class Replayer {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** Seconds an idle pooled connection is kept, unless {@code -Djdk.httpclient.keepalive.timeout} says. */
+    static final String KEEP_ALIVE_SECONDS = "4";
+
+    /**
+     * Shortens the JDK client's keep-alive (1200 s by default) below the servers' own: vLLM's
+     * uvicorn closes idle connections after 5 s, and a client that reuses one as the server closes
+     * it loses a request it never sent. It also stops a finished replay's thousands of idle
+     * connections from holding the endpoint's resources for 20 minutes. The JDK reads the property
+     * once, when its first client is built: call this before any.
+     */
+    public static void configureJdkClient() {
+        if (System.getProperty("jdk.httpclient.keepalive.timeout") == null) {
+            System.setProperty("jdk.httpclient.keepalive.timeout", KEEP_ALIVE_SECONDS);
+        }
+    }
+
     private final URI completions;
     private final String model;
     private final double rateScale;
