@@ -266,10 +266,19 @@ public final class VllmConnectorComponent implements VllmConnector {
                     }
                 })
                 .body(new BytesRequestContent(JSON, body));
+        // the proxy cancels the future when its client leaves: the prefill in flight stops too
+        result.whenComplete((v, e) -> {
+            if (result.isCancelled()) {
+                request.abort(new java.util.concurrent.CancellationException("the client left"));
+            }
+        });
         request.send(new BufferingResponseListener(s.maxResponseBytes()) {
             @Override
             public void onComplete(Result r) {
                 ep.prefillSlots.release(i);
+                if (result.isDone()) {
+                    return; // cancelled: nobody waits for it, and it is not tried again
+                }
                 int status = r.isFailed() || r.getResponse() == null ? 0 : r.getResponse().getStatus();
                 byte[] content = r.isFailed() ? null : getContent();
                 if (status == 200) {

@@ -300,6 +300,71 @@ class VllmConnectorHttpTest {
         }
     }
 
+    @Test
+    void aCancelledPrefillIsAbortedOnTheWireAndNotTriedAgain() throws Exception {
+        try (java.net.ServerSocket listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            CountDownLatch received = new CountDownLatch(1);
+            CountDownLatch closed = new CountDownLatch(1);
+            AtomicInteger posts = new AtomicInteger();
+            Thread server = new Thread(() -> {
+                while (true) {
+                    java.net.Socket s;
+                    try {
+                        s = listener.accept();
+                    } catch (java.io.IOException e) {
+                        return;
+                    }
+                    Thread conn = new Thread(() -> holdPrefill(s, posts, received, closed));
+                    conn.setDaemon(true);
+                    conn.start();
+                }
+            });
+            server.setDaemon(true);
+            server.start();
+            String url = "http://127.0.0.1:" + listener.getLocalPort();
+            VllmConnectorComponent c = new VllmConnectorComponent(settings(List.of(url), List.of(url), 2));
+            try {
+                CompletableFuture<PrefillResult> f = c.prefill("p", "/v1/completions",
+                        json("{\"model\": \"m\", \"prompt\": \"x\"}"));
+                assertTrue(received.await(10, TimeUnit.SECONDS), "the prefill reached the server");
+                f.cancel(false); // what the proxy does when its client leaves
+                // well before the prefill's own 10 s timeout would close it
+                assertTrue(closed.await(3, TimeUnit.SECONDS), "the prefill's connection was closed");
+                Thread.sleep(300); // a retry would come after 10 ms of backoff
+                assertEquals(1, posts.get(), "a cancelled prefill is not tried again");
+            } finally {
+                c.close();
+            }
+        }
+    }
+
+    /** Answers GET (health) with 200; holds a POST open and counts down {@code closed} when the client closes it. */
+    private static void holdPrefill(java.net.Socket s, AtomicInteger posts, CountDownLatch received,
+            CountDownLatch closed) {
+        try (s) {
+            java.io.InputStream in = s.getInputStream();
+            StringBuilder head = new StringBuilder();
+            int b;
+            while (!head.toString().endsWith("\r\n\r\n") && (b = in.read()) >= 0) {
+                head.append((char) b);
+            }
+            if (head.toString().startsWith("GET")) {
+                s.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                return;
+            }
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+            in.readNBytes(m.find() ? Integer.parseInt(m.group(1)) : 0);
+            posts.incrementAndGet();
+            received.countDown();
+            if (in.read() < 0) {
+                closed.countDown();
+            }
+        } catch (java.io.IOException e) {
+            closed.countDown(); // reset by the client: closed too
+        }
+    }
+
     private static ConnectorSettings connectTimeoutSettings(String url, int connectRetries) {
         return new ConnectorSettings(List.of(), List.of(new ConnectorSettings.DecodeWorker(url, -1)), "", 200, 10_000,
                 10_000, new RetryPolicy(0, 10, 100), 3_600_000, 64, 1024, 1 << 20, 64, 16, connectRetries);
