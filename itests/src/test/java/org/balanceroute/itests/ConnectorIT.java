@@ -76,6 +76,24 @@ public class ConnectorIT extends SimClusterTestSupport {
         return health().path("decode").path(g).asBoolean(false);
     }
 
+    /** Decode worker g's {@code balanceroute_worker_available} on GET /metrics: "1.0", "0.0", or null. */
+    private String availableMetric(int g) {
+        try {
+            String prefix = "balanceroute_worker_available{worker=\"" + g + "\",} ";
+            for (String line : http("GET", "/metrics", null, false).body().split("\n")) {
+                if (line.startsWith(prefix)) {
+                    return line.substring(prefix.length()).trim();
+                }
+            }
+            return null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
     /** n completions sent at once; their answers. */
     private List<HttpResponse<String>> concurrently(int n, String body) throws Exception {
         return concurrently(n, "/v1/completions", body);
@@ -134,11 +152,13 @@ public class ConnectorIT extends SimClusterTestSupport {
 
                 cluster.applyFaults("{\"rank\": " + DOWN + ", \"down\": true}");
                 await("rank " + DOWN + " marked down", () -> !decodeMarkedUp(DOWN));
+                await("/metrics to show rank " + DOWN + " out of routing", () -> "0.0".equals(availableMetric(DOWN)));
                 long[] done = sixteenRequests(cluster);
                 assertEquals(policy + " sent requests to the ejected rank: " + Arrays.toString(done), 0, done[DOWN]);
 
                 cluster.applyFaults("{\"rank\": " + DOWN + ", \"down\": false}");
                 await("rank " + DOWN + " marked up", () -> decodeMarkedUp(DOWN));
+                await("/metrics to show rank " + DOWN + " back in routing", () -> "1.0".equals(availableMetric(DOWN)));
                 done = sixteenRequests(cluster);
                 assertTrue(policy + " never used the re-admitted rank: " + Arrays.toString(done), done[DOWN] > 0);
             }

@@ -15,18 +15,33 @@ import java.util.Objects;
  * @param running running requests per worker
  * @param queued requests queued at each worker
  * @param poolDepth requests waiting in the prompt pool
+ * @param available per worker, whether it takes new requests (false: its health checks failed and
+ *     the driver took it out of routing; what runs there stays)
  */
 public record ClusterSnapshot(String source, long step, long capturedNanos, int capacity,
-        long[] loads, int[] running, int[] queued, int poolDepth) {
+        long[] loads, int[] running, int[] queued, int poolDepth, boolean[] available) {
 
     public ClusterSnapshot {
         Objects.requireNonNull(source, "source");
         loads = loads.clone();
         running = running.clone();
         queued = queued.clone();
-        if (running.length != loads.length || queued.length != loads.length) {
-            throw new IllegalArgumentException("loads, running and queued must have one entry per worker");
+        available = available.clone();
+        if (running.length != loads.length || queued.length != loads.length || available.length != loads.length) {
+            throw new IllegalArgumentException("loads, running, queued and available must have one entry per worker");
         }
+    }
+
+    /** A snapshot in which every worker is available. */
+    public ClusterSnapshot(String source, long step, long capturedNanos, int capacity,
+            long[] loads, int[] running, int[] queued, int poolDepth) {
+        this(source, step, capturedNanos, capacity, loads, running, queued, poolDepth, allTrue(loads.length));
+    }
+
+    private static boolean[] allTrue(int n) {
+        boolean[] a = new boolean[n];
+        Arrays.fill(a, true);
+        return a;
     }
 
     public int workers() {
@@ -48,6 +63,11 @@ public record ClusterSnapshot(String source, long step, long capturedNanos, int 
         return queued.clone();
     }
 
+    @Override
+    public boolean[] available() {
+        return available.clone();
+    }
+
     public long load(int worker) {
         return loads[worker];
     }
@@ -65,19 +85,21 @@ public record ClusterSnapshot(String source, long step, long capturedNanos, int 
         return o instanceof ClusterSnapshot s && source.equals(s.source) && step == s.step
                 && capturedNanos == s.capturedNanos && capacity == s.capacity
                 && poolDepth == s.poolDepth && Arrays.equals(loads, s.loads)
-                && Arrays.equals(running, s.running) && Arrays.equals(queued, s.queued);
+                && Arrays.equals(running, s.running) && Arrays.equals(queued, s.queued)
+                && Arrays.equals(available, s.available);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(source, step, capturedNanos, capacity, poolDepth,
-                Arrays.hashCode(loads), Arrays.hashCode(running), Arrays.hashCode(queued));
+                Arrays.hashCode(loads), Arrays.hashCode(running), Arrays.hashCode(queued), Arrays.hashCode(available));
     }
 
     @Override
     public String toString() {
         return "ClusterSnapshot[source=" + source + ", step=" + step + ", capacity=" + capacity
                 + ", loads=" + Arrays.toString(loads) + ", running=" + Arrays.toString(running)
-                + ", queued=" + Arrays.toString(queued) + ", poolDepth=" + poolDepth + "]";
+                + ", queued=" + Arrays.toString(queued) + ", poolDepth=" + poolDepth
+                + ", available=" + Arrays.toString(available) + "]";
     }
 }

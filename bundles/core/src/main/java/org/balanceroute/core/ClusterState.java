@@ -220,9 +220,11 @@ public final class ClusterState implements ClusterView {
     /** An immutable copy for publishing through a {@link org.balanceroute.api.SnapshotStore}. */
     public ClusterSnapshot snapshot(String source, long nowNanos, int poolDepth) {
         int[] q = new int[workers];
+        boolean[] up = new boolean[workers];
         for (int g = 0; g < workers; g++) {
             q[g] = queue[g].size();
+            up[g] = !unavailable[g]; // as the health checks say, even when all are down and routing ignores them
         }
-        return new ClusterSnapshot(source, step, nowNanos, capacity, load, running, q, poolDepth);
+        return new ClusterSnapshot(source, step, nowNanos, capacity, load, running, q, poolDepth, up);
     }
 }

@@ -1,5 +1,6 @@
 package org.balanceroute.core;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -219,6 +220,8 @@ class RouterTest {
         assertEquals(0, cluster.freeSlots(0));
         assertEquals(2, cluster.freeSlots(1));
         assertEquals(1, cluster.availableWorkers());
+        assertArrayEquals(new boolean[] {false, true}, cluster.snapshot("p", 0, 0).available(),
+                "the snapshot shows who is out of routing");
         assertEquals(TrackedRequest.Phase.RUNNING, running.phase());
         assertEquals(10, cluster.load(0));
         router.complete(running);

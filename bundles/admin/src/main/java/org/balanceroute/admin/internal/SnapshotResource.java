@@ -38,8 +38,9 @@ public final class SnapshotResource {
 
     /**
      * {@code {"activePolicy", "step", "poolDepth", "capacity", "workers": [{"worker", "load",
-     * "running", "queued"}], "totals": {"load", "running", "queued", "maxLoad", "imbalance"}}}:
-     * loads in KV tokens; step = dispatch steps run so far; imbalance = max - min worker load.
+     * "running", "queued", "available"}], "totals": {"load", "running", "queued", "maxLoad",
+     * "imbalance", "available"}}}: loads in KV tokens; step = dispatch steps run so far; imbalance =
+     * max - min worker load; available = the worker takes new requests (its health checks pass).
      */
     @GET
     public Map<String, Object> snapshot() {
@@ -51,16 +52,19 @@ public final class SnapshotResource {
         long[] loads = s.loads();
         int[] running = s.running();
         int[] queued = s.queued();
+        boolean[] available = s.available();
         List<Map<String, Object>> workers = new ArrayList<>(loads.length);
         long load = 0, max = 0, min = loads.length == 0 ? 0 : Long.MAX_VALUE;
-        int run = 0, queue = 0;
+        int run = 0, queue = 0, up = 0;
         for (int g = 0; g < loads.length; g++) {
             Map<String, Object> w = new LinkedHashMap<>();
             w.put("worker", g);
             w.put("load", loads[g]);
             w.put("running", running[g]);
             w.put("queued", queued[g]);
+            w.put("available", available[g]);
             workers.add(w);
+            up += available[g] ? 1 : 0;
             load += loads[g];
             max = Math.max(max, loads[g]);
             min = Math.min(min, loads[g]);
@@ -73,6 +77,7 @@ public final class SnapshotResource {
         totals.put("queued", queue);
         totals.put("maxLoad", max);
         totals.put("imbalance", max - min);
+        totals.put("available", up);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("activePolicy", activePolicy);
         m.put("step", s.step());

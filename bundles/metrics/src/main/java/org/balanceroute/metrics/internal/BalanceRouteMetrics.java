@@ -35,6 +35,7 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
     static final String WORKER_LOAD = PREFIX + "worker_kv_load_tokens";
     static final String WORKER_RUNNING = PREFIX + "worker_running_requests";
     static final String WORKER_QUEUED = PREFIX + "worker_queued_requests";
+    static final String WORKER_AVAILABLE = PREFIX + "worker_available";
     static final String POOL_DEPTH = PREFIX + "pool_depth";
     static final String IMBALANCE = PREFIX + "imbalance_tokens";
     static final String IMBALANCE_MEAN = PREFIX + "imbalance_mean_tokens";
@@ -140,7 +141,9 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
         long[] loads = s.loads();
         int[] running = s.running();
         int[] queued = s.queued();
+        boolean[] available = s.available();
         List<Sample> load = new ArrayList<>(loads.length);
+        List<Sample> up = new ArrayList<>(loads.length);
         List<Sample> run = new ArrayList<>(loads.length);
         List<Sample> queue = new ArrayList<>(loads.length);
         long max = 0;
@@ -150,6 +153,7 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
             load.add(new Sample(WORKER_LOAD, worker, label, loads[g]));
             run.add(new Sample(WORKER_RUNNING, worker, label, running[g]));
             queue.add(new Sample(WORKER_QUEUED, worker, label, queued[g]));
+            up.add(new Sample(WORKER_AVAILABLE, worker, label, available[g] ? 1 : 0));
             max = Math.max(max, loads[g]);
             min = Math.min(min, loads[g]);
         }
@@ -160,6 +164,8 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
                         "Requests running on the decode worker", run),
                 new MetricFamilySamples(WORKER_QUEUED, Type.GAUGE,
                         "Requests queued at the decode worker (arrival policies, worker full)", queue),
+                new MetricFamilySamples(WORKER_AVAILABLE, Type.GAUGE,
+                        "1 while the decode worker takes new requests, 0 while its health checks fail", up),
                 new MetricFamilySamples(POOL_DEPTH, Type.GAUGE,
                         "Requests waiting in the prompt pool for a dispatch step",
                         List.of(new Sample(POOL_DEPTH, List.of(), List.of(), s.poolDepth()))),

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class BalanceRouteMetricsTest {
 
     private static final ClusterSnapshot SNAPSHOT = new ClusterSnapshot("test", 7, 0, 4,
-            new long[] {1000, 250, 0}, new int[] {3, 1, 0}, new int[] {0, 2, 0}, 5);
+            new long[] {1000, 250, 0}, new int[] {3, 1, 0}, new int[] {0, 2, 0}, 5, new boolean[] {true, true, false});
 
     /** sample line (name with labels) to value, comments left out. */
     private static Map<String, Double> samples(String text) {
@@ -38,6 +38,8 @@ class BalanceRouteMetricsTest {
         assertEquals(3.0, s.get("balanceroute_worker_running_requests{worker=\"0\",}"));
         assertEquals(1.0, s.get("balanceroute_worker_running_requests{worker=\"1\",}"));
         assertEquals(2.0, s.get("balanceroute_worker_queued_requests{worker=\"1\",}"));
+        assertEquals(1.0, s.get("balanceroute_worker_available{worker=\"1\",}"));
+        assertEquals(0.0, s.get("balanceroute_worker_available{worker=\"2\",}"));
         assertEquals(5.0, s.get("balanceroute_pool_depth"));
         assertEquals(1000.0, s.get("balanceroute_imbalance_tokens"));
         assertTrue(text.contains("# TYPE balanceroute_worker_kv_load_tokens gauge"), text);
