@@ -115,6 +115,11 @@ public final class ProxyOverhead {
     }
 
     public static void main(String[] args) {
+        // idle connections kept 4 s, not the JDK's 20 minutes: between runs the runtime closes the
+        // ones left idle, and a POST sent on one fails with no answer (the JDK does not retry it)
+        if (System.getProperty("jdk.httpclient.keepalive.timeout") == null) {
+            System.setProperty("jdk.httpclient.keepalive.timeout", "4");
+        }
         Options o;
         try {
             o = Options.parse(args);
