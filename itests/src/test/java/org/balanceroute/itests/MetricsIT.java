@@ -81,6 +81,9 @@ public class MetricsIT extends BalanceRouteTestSupport {
         assertTrue(first.body(), first.body().contains("# TYPE balanceroute_worker_kv_load_tokens gauge"));
         assertTrue(first.body(), first.body().contains("# TYPE balanceroute_dispatch_step_duration_seconds histogram"));
         assertTrue(first.body(), first.body().contains("balanceroute_requests_total{outcome=\"ok\",}"));
+        // the engine connector is installed and idle: its prefill gauges read 0
+        await("the prefill tier's gauges", () -> Double.valueOf(0).equals(scrape().get("balanceroute_prefill_queued_requests"))
+                && Double.valueOf(0).equals(scrape().get("balanceroute_prefill_in_flight_requests{instance=\"0\",}")));
         assertEquals(0.0, scrape().get(load(0)), 0);
         assertEquals(0.0, scrape().get(load(1)), 0);
         double stepsBefore = scrape().get("balanceroute_dispatch_step_duration_seconds_count");

@@ -34,6 +34,12 @@ public interface VllmConnector {
     /** Whether the last health check of prefill instance i answered 200 (true before the first check). */
     boolean prefillHealthy(int instance);
 
+    /** Prefills running on instance i now (at most {@code prefillMaxInFlight}); 0 in co-located mode. */
+    int prefillInFlight(int instance);
+
+    /** Prefills waiting in the connector for a slot on a prefill instance now; 0 in co-located mode. */
+    int prefillQueued();
+
     /**
      * The prefill hop: the client body mutated as the contract says, sent to the least-loaded
      * healthy prefill instance, retried with backoff (never on HTTP 400). At most

@@ -44,6 +44,12 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
     static final String TPOT = PREFIX + "time_per_output_token_seconds";
     static final String REQUESTS = PREFIX + "requests";
     static final String DECODE_STEP = PREFIX + "decode_step_seconds";
+    static final String PREFILL_IN_FLIGHT = PREFIX + "prefill_in_flight_requests";
+    static final String PREFILL_QUEUED = PREFIX + "prefill_queued_requests";
+
+    /** The prefill tier as the connector sees it: prefills running per instance, and waiting for a slot. */
+    public record PrefillTier(int[] inFlight, int queued) {
+    }
 
     private static final double NANOS = 1e9;
 
@@ -122,9 +128,21 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
      *     per-worker gauges and the pool depth are then left out)
      */
     public String scrape(ClusterSnapshot snapshot) {
+        return scrape(snapshot, null);
+    }
+
+    /**
+     * The exposition with the prefill tier's gauges too.
+     *
+     * @param prefill the connector's prefill counts, or null when no connector is there (left out)
+     */
+    public String scrape(ClusterSnapshot snapshot, PrefillTier prefill) {
         List<MetricFamilySamples> families = new ArrayList<>();
         if (snapshot != null) {
             families.addAll(snapshotFamilies(snapshot));
+        }
+        if (prefill != null) {
+            families.addAll(prefillFamilies(prefill));
         }
         families.addAll(Collections.list(registry.metricFamilySamples()));
         StringWriter out = new StringWriter();
@@ -134,6 +152,20 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
             throw new UncheckedIOException(e);
         }
         return out.toString();
+    }
+
+    static List<MetricFamilySamples> prefillFamilies(PrefillTier p) {
+        List<String> instance = List.of("instance");
+        List<Sample> running = new ArrayList<>(p.inFlight().length);
+        for (int i = 0; i < p.inFlight().length; i++) {
+            running.add(new Sample(PREFILL_IN_FLIGHT, instance, List.of(Integer.toString(i)), p.inFlight()[i]));
+        }
+        return List.of(
+                new MetricFamilySamples(PREFILL_IN_FLIGHT, Type.GAUGE,
+                        "Prefills running on the prefill instance (at most the connector's prefillMaxInFlight)", running),
+                new MetricFamilySamples(PREFILL_QUEUED, Type.GAUGE,
+                        "Prefills waiting in the connector for a prefill slot (a full queue answers 429)",
+                        List.of(new Sample(PREFILL_QUEUED, List.of(), List.of(), p.queued()))));
     }
 
     static List<MetricFamilySamples> snapshotFamilies(ClusterSnapshot s) {

@@ -5,10 +5,13 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
 import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.connector.vllm.VllmConnector;
 import org.balanceroute.router.RouterService;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsName;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
 import org.slf4j.Logger;
@@ -30,6 +33,9 @@ public final class MetricsResource {
 
     private final BalanceRouteMetrics metrics;
     private final RouterService router;
+    /** The engine connector, when one is installed: its prefill tier's gauges. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile VllmConnector connector;
 
     @Activate
     public MetricsResource(@Reference(name = "metrics") BalanceRouteMetrics metrics,
@@ -47,6 +53,17 @@ public final class MetricsResource {
         } catch (IllegalStateException e) {
             LOG.debug("metrics: no router snapshot: {}", e.toString());
         }
-        return Response.ok(metrics.scrape(snapshot), TextFormat.CONTENT_TYPE_004).build();
+        return Response.ok(metrics.scrape(snapshot, prefillTier(connector)), TextFormat.CONTENT_TYPE_004).build();
+    }
+
+    private static BalanceRouteMetrics.PrefillTier prefillTier(VllmConnector c) {
+        if (c == null) {
+            return null;
+        }
+        int[] inFlight = new int[c.prefillInstances()];
+        for (int i = 0; i < inFlight.length; i++) {
+            inFlight[i] = c.prefillInFlight(i);
+        }
+        return new BalanceRouteMetrics.PrefillTier(inFlight, c.prefillQueued());
     }
 }

@@ -48,6 +48,17 @@ class BalanceRouteMetricsTest {
     }
 
     @Test
+    void thePrefillTierHasGaugesWhenAConnectorIsThere() {
+        Map<String, Double> s = samples(new BalanceRouteMetrics().scrape(SNAPSHOT,
+                new BalanceRouteMetrics.PrefillTier(new int[] {64, 12}, 300)));
+        assertEquals(64.0, s.get("balanceroute_prefill_in_flight_requests{instance=\"0\",}"));
+        assertEquals(12.0, s.get("balanceroute_prefill_in_flight_requests{instance=\"1\",}"));
+        assertEquals(300.0, s.get("balanceroute_prefill_queued_requests"));
+        String without = new BalanceRouteMetrics().scrape(SNAPSHOT);
+        assertFalse(without.contains("balanceroute_prefill_queued_requests"), without);
+    }
+
+    @Test
     void withoutASnapshotTheRouterGaugesAreLeftOut() {
         String text = new BalanceRouteMetrics().scrape(null);
         assertFalse(text.contains("balanceroute_worker_kv_load_tokens"), text);

@@ -117,6 +117,8 @@ final class FlowFakes {
         @Override public int prefillInstances() { return 1; }
         @Override public boolean decodeHealthy(int worker) { return true; }
         @Override public boolean prefillHealthy(int instance) { return true; }
+        @Override public int prefillInFlight(int instance) { return 0; }
+        @Override public int prefillQueued() { return 0; }
         @Override public CompletableFuture<UpstreamResponse> getFromFirstDecode(String path) {
             throw new UnsupportedOperationException();
         }

@@ -216,6 +216,18 @@ public final class VllmConnectorComponent implements VllmConnector {
         return endpoints.prefillDown.get(instance) == 0;
     }
 
+    @Override
+    public int prefillInFlight(int instance) {
+        PrefillSlots slots = endpoints.prefillSlots;
+        return slots == null ? 0 : slots.inFlight(instance);
+    }
+
+    @Override
+    public int prefillQueued() {
+        PrefillSlots slots = endpoints.prefillSlots;
+        return slots == null ? 0 : slots.queued();
+    }
+
     // ---- prefill -------------------------------------------------------------------------
 
     @Override
