@@ -4,8 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import org.balanceroute.wire.OpenAiErrorBody;
 
 /**
  * Error answers in the OpenAI shape the proxy's clients already parse:
@@ -34,13 +33,8 @@ final class ErrorResponses {
 
     /** The JSON text of an error. */
     static String body(String message, String type, String param) {
-        Map<String, Object> error = new LinkedHashMap<>();
-        error.put("message", message);
-        error.put("type", type);
-        error.put("param", param);
-        error.put("code", null);
         try {
-            return MAPPER.writeValueAsString(Map.of("error", error));
+            return MAPPER.writeValueAsString(OpenAiErrorBody.of(message, type, param, null));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot serialise an error body", e);
         }

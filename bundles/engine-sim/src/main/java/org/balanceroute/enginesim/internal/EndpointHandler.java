@@ -11,6 +11,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
+import org.balanceroute.wire.OpenAiErrorBody;
 
 /**
  * One endpoint of the cluster: a prefill server, a decode rank (external DP: one endpoint =
@@ -316,9 +317,7 @@ final class EndpointHandler implements HttpHandler {
             while (true) {
                 StreamEvent ev = r.events.take();
                 if (ev.isError()) {
-                    ObjectNode err = cluster.json.createObjectNode();
-                    err.set("error", errorObject(ev.errorType(), null, ev.errorMessage(), ev.errorCode()));
-                    writeEvent(out, err);
+                    writeEvent(out, errorBody(ev.errorType(), null, ev.errorMessage(), ev.errorCode()));
                     out.write(DONE);
                     out.flush();
                     return;
@@ -472,22 +471,12 @@ final class EndpointHandler implements HttpHandler {
                 .append((double) value).append('\n');
     }
 
-    private ObjectNode errorObject(String type, String param, String message, int code) {
-        ObjectNode e = cluster.json.createObjectNode();
-        e.put("message", message).put("type", type);
-        if (param == null) {
-            e.putNull("param");
-        } else {
-            e.put("param", param);
-        }
-        e.put("code", code);
-        return e;
+    private ObjectNode errorBody(String type, String param, String message, int code) {
+        return cluster.json.valueToTree(OpenAiErrorBody.of(message, type, param, code));
     }
 
     private void sendError(HttpExchange ex, int status, String type, String param, String message) throws IOException {
-        ObjectNode body = cluster.json.createObjectNode();
-        body.set("error", errorObject(type, param, message, status));
-        sendJson(ex, status, body);
+        sendJson(ex, status, errorBody(type, param, message, status));
     }
 
     private void sendJson(HttpExchange ex, int status, ObjectNode body) throws IOException {

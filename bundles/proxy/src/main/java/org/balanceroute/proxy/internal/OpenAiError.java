@@ -3,6 +3,7 @@ package org.balanceroute.proxy.internal;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
+import org.balanceroute.wire.OpenAiErrorBody;
 
 /**
  * A request that ends in an OpenAI error body {@code {"error": {"message", "type", "param",
@@ -44,18 +45,7 @@ final class OpenAiError extends RuntimeException {
     }
 
     ObjectNode json() {
-        ObjectNode error = MAPPER.createObjectNode();
-        error.put("message", getMessage());
-        error.put("type", type);
-        if (param == null) {
-            error.putNull("param");
-        } else {
-            error.put("param", param);
-        }
-        error.put("code", status);
-        ObjectNode root = MAPPER.createObjectNode();
-        root.set("error", error);
-        return root;
+        return MAPPER.valueToTree(OpenAiErrorBody.of(getMessage(), type, param, status));
     }
 
     byte[] body() {
