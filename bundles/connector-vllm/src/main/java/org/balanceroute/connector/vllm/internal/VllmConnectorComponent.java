@@ -366,6 +366,7 @@ public final class VllmConnectorComponent implements VllmConnector {
                     }
                 })
                 .body(new OneShotBytesContent(JSON, bytes))
+                .onRequestCommit(relay::committed)
                 .onResponseHeaders(relay::headers)
                 .onResponseContent(relay::content));
         return relay;
@@ -381,6 +382,8 @@ public final class VllmConnectorComponent implements VllmConnector {
         private volatile byte[] body;
         private Consumer<Runnable> later;
         private int connectRetriesLeft;
+        /** The current attempt's request went out on a connection: it is never sent again. */
+        private volatile boolean committed;
         volatile Request request;
         private volatile boolean cancelled;
         private int status;
@@ -409,12 +412,17 @@ public final class VllmConnectorComponent implements VllmConnector {
             if (b == null) {
                 return; // already answered or given up
             }
+            committed = false;
             Request r = requests.apply(b);
             request = r;
             if (cancelled) { // cancel() ran before this attempt existed
                 r.abort(new java.util.concurrent.CancellationException("cancelled by the proxy"));
             }
             r.send(this::complete);
+        }
+
+        void committed(Request r) {
+            committed = true;
         }
 
         void headers(Response response) {
@@ -460,8 +468,12 @@ public final class VllmConnectorComponent implements VllmConnector {
                 return;
             }
             if (result.isFailed()) {
-                if (status == 0 && connectRetriesLeft > 0 && body != null && connectTimedOut(result.getFailure())) {
-                    connectRetriesLeft--; // the body never left: a new connection cannot run the request twice
+                if (!committed && status == 0 && connectRetriesLeft > 0 && body != null
+                        && connectTimedOut(result.getFailure())) {
+                    // never committed to a connection: a new attempt cannot run the request twice (the
+                    // failure's own message is not proof: Jetty can report another connection's
+                    // connect timeout for a request that went out, and the engine then saw it twice)
+                    connectRetriesLeft--;
                     LOG.debug("decode connect timed out, trying a new connection ({} more allowed)", connectRetriesLeft);
                     // not from this callback: the failed connect also fails whatever is queued for it
                     later.accept(this::send);
