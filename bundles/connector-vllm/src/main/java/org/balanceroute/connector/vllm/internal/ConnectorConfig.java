@@ -45,8 +45,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     @AttributeDefinition(description = "Prefill attempts after the first (0..10); never after HTTP 400")
     int prefillRetries() default 2;
 
-    @AttributeDefinition(description = "Decode: new connections tried after one timed out (0..10); nothing was sent"
-            + " on it, so trying again cannot run the request twice")
+    @AttributeDefinition(description = "Decode: new connections tried after one timed out (0..10), only while the"
+            + " request never went out, so the engine cannot run it twice")
     int decodeConnectRetries() default 2;
 
     @AttributeDefinition(description = "First retry backoff, ms, doubled each attempt (0..60000)")
