@@ -1,14 +1,12 @@
 package org.balanceroute.enginesim.internal;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.POJONode;
 import java.io.IOException;
-import org.balanceroute.wire.TokenIdList;
+import org.balanceroute.wire.TokenIdBody;
 
 /**
  * Reads a request body into a JSON tree, except a top-level {@code "prompt"} that is a flat list
@@ -31,37 +29,24 @@ final class RequestBodies {
      * @throws IOException when it is not valid JSON
      */
     static JsonNode read(ObjectMapper mapper, byte[] bytes) throws IOException {
-        try (JsonParser p = mapper.getFactory().createParser(bytes)) {
-            JsonToken first = p.nextToken();
-            if (first == null) {
-                return null;
-            }
-            if (first != JsonToken.START_OBJECT) {
-                return tree(mapper, bytes);
-            }
-            for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
-                String name = p.currentName();
-                JsonToken value = p.nextToken();
-                if (name.equals("prompt") && value == JsonToken.START_ARRAY) {
-                    int open = (int) p.currentTokenLocation().getByteOffset();
-                    long scanned = TokenIdList.scan(bytes, open, null);
-                    if (scanned == TokenIdList.NOT_IDS) {
-                        return tree(mapper, bytes); // not a flat id list: the general path
-                    }
-                    JsonNode body = tree(mapper, TokenIdList.withoutList(bytes, open, scanned));
-                    if (body instanceof ObjectNode o) {
-                        o.set(name, new POJONode(new TokenIds(TokenIdList.count(scanned))));
-                    }
-                    return body;
-                }
-                p.skipChildren();
-            }
-            return tree(mapper, bytes);
+        ObjectReader strict = mapper.readerFor(JsonNode.class).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+        if (blank(bytes)) {
+            return null;
         }
+        TokenIdBody ids = TokenIdBody.read(strict, bytes, null);
+        if (ids == null) {
+            return strict.readValue(bytes); // not a flat id list: the general path
+        }
+        ids.rest().set("prompt", new POJONode(new TokenIds(ids.count())));
+        return ids.rest();
     }
 
-    /** The whole body as a tree; anything after the value is an error. */
-    private static JsonNode tree(ObjectMapper mapper, byte[] bytes) throws IOException {
-        return mapper.readerFor(JsonNode.class).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readValue(bytes);
+    private static boolean blank(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -1,7 +1,5 @@
 package org.balanceroute.proxy.internal;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -9,9 +7,8 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.POJONode;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import org.balanceroute.connector.vllm.TokenIdPrompt;
-import org.balanceroute.wire.TokenIdList;
+import org.balanceroute.wire.TokenIdBody;
 
 /**
  * Checks a client body before anything goes upstream: size (413), JSON object, {@code model},
@@ -79,32 +76,13 @@ final class RequestValidator {
         if (endpoint != Endpoint.COMPLETIONS) {
             return MAPPER.readTree(raw);
         }
-        try (JsonParser p = MAPPER.getFactory().createParser(raw)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return MAPPER.readTree(raw);
-            }
-            for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
-                String name = p.currentName();
-                if (p.nextToken() == JsonToken.START_ARRAY && name.equals("prompt")) {
-                    int open = (int) p.currentTokenLocation().getByteOffset();
-                    PromptKeys.Ids key = new PromptKeys.Ids();
-                    long scanned = TokenIdList.scan(raw, open, key::add);
-                    int count = TokenIdList.count(scanned);
-                    if (scanned == TokenIdList.NOT_IDS || count == 0) {
-                        return STRICT.readValue(raw);
-                    }
-                    JsonNode body = STRICT.readValue(TokenIdList.withoutList(raw, open, scanned));
-                    if (body instanceof ObjectNode o) {
-                        // the list is digits, signs, commas and white space: ASCII, so a byte is a char
-                        String json = new String(raw, open, TokenIdList.close(scanned) + 1 - open, StandardCharsets.ISO_8859_1);
-                        o.set(name, new POJONode(new TokenIdPrompt(json, count, key.key(count))));
-                    }
-                    return body;
-                }
-                p.skipChildren();
-            }
-            return STRICT.readValue(raw); // no prompt list: the tree reader has the last word
+        PromptKeys.Ids key = new PromptKeys.Ids();
+        TokenIdBody ids = TokenIdBody.read(STRICT, raw, key::add);
+        if (ids == null || ids.count() == 0) {
+            return STRICT.readValue(raw); // not a non-empty id list: the tree reader has the last word
         }
+        ids.rest().set("prompt", new POJONode(new TokenIdPrompt(ids.listJson(), ids.count(), key.key(ids.count()))));
+        return ids.rest();
     }
 
     private static void positive(ObjectNode body, String field) {
