@@ -217,7 +217,7 @@ public final class ClusterState implements ClusterView {
         }
     }
 
-    /** An immutable copy for publishing through a {@link org.balanceroute.api.SnapshotStore}. */
+    /** An immutable copy, for operators and for the other proxy replicas. */
     public ClusterSnapshot snapshot(String source, long nowNanos, int poolDepth) {
         int[] q = new int[workers];
         boolean[] up = new boolean[workers];
