@@ -116,6 +116,28 @@ public final class Router {
         return before - pool.size();
     }
 
+    /**
+     * Puts a request back where it already is, without asking the policy: on worker g with
+     * {@code decoded} tokens done (running if the worker has a slot, else waiting FCFS in its
+     * queue). For a router that rebuilds its state from what other routers report (a new
+     * dispatcher of a cluster of proxies, a simulated replica's view of the others).
+     *
+     * @throws IllegalStateException if the request was submitted or restored before
+     * @throws IllegalArgumentException if the worker is out of range or decoded is negative
+     */
+    public void restore(TrackedRequest r, int worker, int decoded) {
+        if (r.phase != TrackedRequest.Phase.NEW) {
+            throw new IllegalStateException("restored after it was submitted: " + r);
+        }
+        if (decoded < 0) {
+            throw new IllegalArgumentException("decoded must be >= 0, got " + decoded);
+        }
+        cluster.place(r, worker);
+        if (decoded > 0) {
+            cluster.addTokens(r, decoded);
+        }
+    }
+
     /** n more tokens decoded for a running request (from the engine or its stream). */
     public void onTokens(TrackedRequest r, int n) {
         cluster.addTokens(r, n);

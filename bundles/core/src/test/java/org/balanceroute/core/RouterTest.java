@@ -267,4 +267,24 @@ class RouterTest {
         router.setWorkerAvailable(0, true);
         assertEquals(1, router.dispatch());
     }
+
+    @Test
+    void restorePutsARequestOnItsWorkerWithItsTokensAndQueuesItWhenTheWorkerIsFull() {
+        ClusterState cluster = new ClusterState(2, 1);
+        Router router = new Router(cluster, new Fixed(0), List.of());
+        TrackedRequest a = request(1, 10), b = request(2, 20);
+        router.restore(a, 1, 5);
+        router.restore(b, 1, 3);
+        assertEquals(TrackedRequest.Phase.RUNNING, a.phase());
+        assertEquals(TrackedRequest.Phase.QUEUED, b.phase());
+        assertEquals(15, cluster.load(1), "s + decoded of the running one");
+        assertEquals(1, cluster.queued(1));
+        assertEquals(0, cluster.load(0));
+        router.complete(a);
+        assertEquals(TrackedRequest.Phase.RUNNING, b.phase());
+        assertEquals(23, cluster.load(1), "the queued one starts with the tokens it had");
+        assertThrows(IllegalStateException.class, () -> router.restore(b, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> router.restore(request(3, 1), 2, 0));
+        assertThrows(IllegalArgumentException.class, () -> router.restore(request(4, 1), 0, -1));
+    }
 }
