@@ -155,6 +155,19 @@ public abstract class BalanceRouteTestSupport {
         c.update(props);
     }
 
+    /**
+     * G decode workers through their one owner, the connector's {@code decodeWorkers} (endpoints no
+     * engine listens on: marked down by their health checks, and with every worker down the marks
+     * are ignored, so the router places on them).
+     */
+    protected void configureDecodeWorkers(int g) throws IOException {
+        StringBuilder urls = new StringBuilder();
+        for (int i = 0; i < g; i++) {
+            urls.append(i == 0 ? "" : ", ").append("http://127.0.0.1:").append(9 + i);
+        }
+        configure("org.balanceroute.connector.vllm", "decodeWorkers", urls.toString());
+    }
+
     protected int port() {
         return Integer.parseInt(context.getProperty("balanceroute.itest.port"));
     }

@@ -25,7 +25,8 @@ public class MetricsIT extends BalanceRouteTestSupport {
 
     @Before
     public void smallCluster() throws Exception {
-        configure(RouterService.PID, "workers", 2, "capacity", 4, "policy", "br0", "fallbackPolicy", "jsq");
+        configureDecodeWorkers(2);
+        configure(RouterService.PID, "capacity", 4, "policy", "br0", "fallbackPolicy", "jsq");
         await("a cluster of 2 workers", () -> router.snapshot().workers() == 2);
         awaitEquals("br0 active", "br0", () -> router.activePolicy());
     }

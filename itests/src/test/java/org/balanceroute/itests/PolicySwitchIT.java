@@ -27,7 +27,8 @@ public class PolicySwitchIT extends BalanceRouteTestSupport {
 
     @Before
     public void smallCluster() throws Exception {
-        configure(RouterService.PID, "workers", 2, "capacity", 4, "fallbackPolicy", "jsq");
+        configureDecodeWorkers(2);
+        configure(RouterService.PID, "capacity", 4, "fallbackPolicy", "jsq");
         await("a cluster of 2 workers", () -> router.snapshot().workers() == 2);
     }
 

@@ -41,6 +41,18 @@ import org.osgi.annotation.versioning.ProviderType;
  *
  * <p><b>Learning.</b> Every registered {@code TerminationPredictor} is told each completion,
  * whatever policy is active, so a BR-H policy switched to later starts warm.
+ *
+ * <p><b>Workers.</b> G, the number of decode workers, has one owner: the worker set the engine
+ * connector is configured with ({@link #setWorkers}, told by whoever bridges the two, the proxy).
+ * Until it is known nothing is placed: requests wait in the prompt pool.
+ *
+ * <p><b>Cluster of proxies.</b> When a shared {@code SnapshotStore} service is registered (the
+ * cluster feature), the router joins its membership and routes as part of one cluster: the oldest
+ * member is the dispatcher, whose core holds every replica's requests and decides every placement
+ * with the same policies; the others forward their requests' events to it and read its view.
+ * Then {@link #snapshot()} and {@link #poolDepth()} are the whole cluster's on every replica, and
+ * {@link #cluster()} shows the members and their shares. Without a store (or when it goes) the
+ * router is a cluster of one; moving between the two keeps every request in flight.
  */
 @ProviderType
 public interface RouterService {
@@ -72,8 +84,9 @@ public interface RouterService {
     /**
      * A consistent copy of the cluster as the dispatch thread sees it, taken between two
      * commands: per-worker KV loads, running and queued requests, the step index (the number of
-     * dispatch steps run so far) and the prompt pool depth. Blocks until the dispatch thread
-     * answers.
+     * dispatch steps run so far) and the prompt pool depth; on a follower of a cluster of proxies,
+     * the dispatcher's last view (the sum over every replica). No workers while G is unknown.
+     * Blocks until the dispatch thread answers.
      *
      * @throws IllegalStateException if the router is stopped or does not answer within seconds
      */
@@ -168,4 +181,19 @@ public interface RouterService {
 
     /** Whether the dispatch thread runs steps by itself ({@code stepIntervalMillis > 0}). */
     boolean automaticStepping();
+
+    /**
+     * G, the decode workers, from the worker set's one owner (the connector's {@code decodeWorkers}).
+     * Fire and forget: in force at once while no request is on a worker (requests waiting in the
+     * pool are kept), else once the last one has ended. Until first told, requests wait in the pool.
+     *
+     * @throws IllegalArgumentException if workers is outside [1, 1024]
+     */
+    void setWorkers(int workers);
+
+    /**
+     * The cluster of proxy replicas this router belongs to: the store, this member, the dispatcher,
+     * every member's share of the load, and how stale the shared view is. Blocks like {@link #snapshot()}.
+     */
+    ClusterStatus cluster();
 }

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.Placement;
 import org.balanceroute.router.RouterService;
 import org.balanceroute.router.StepResult;
@@ -31,4 +32,6 @@ final class FakeRouter implements RouterService {
     @Override public long observedStepNanos() { return 0; }
     @Override public void setWorkerAvailable(int worker, boolean available) { }
     @Override public boolean automaticStepping() { return false; }
+    @Override public void setWorkers(int workers) { }
+    @Override public ClusterStatus cluster() { throw new UnsupportedOperationException(); }
 }

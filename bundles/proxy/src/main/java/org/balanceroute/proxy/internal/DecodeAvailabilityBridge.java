@@ -7,9 +7,10 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 /**
- * Health-check ejection: the connector's decode worker marks, applied to the router. The
- * connector does not depend on the router (it publishes marks to whiteboard listeners); the proxy
- * holds both, so it bridges them. Decode worker g is router worker g. After a worker comes back,
+ * The connector's decode worker set and health marks, applied to the router: G comes from the
+ * connector's {@code decodeWorkers} (configured there only), and a worker that fails its health
+ * checks is ejected. The connector does not depend on the router (it publishes to whiteboard
+ * listeners); the proxy holds both, so it bridges them. Decode worker g is router worker g. After a worker comes back,
  * with manual stepping, one dispatch step places whatever waited in the pool meanwhile.
  * Non-blocking: both calls only enqueue for the dispatch thread.
  */
@@ -21,6 +22,11 @@ public final class DecodeAvailabilityBridge implements DecodeAvailabilityListene
     @Activate
     public DecodeAvailabilityBridge(@Reference(name = "router") RouterService router) {
         this.router = router;
+    }
+
+    @Override
+    public void decodeWorkers(int count) {
+        router.setWorkers(count);
     }
 
     @Override

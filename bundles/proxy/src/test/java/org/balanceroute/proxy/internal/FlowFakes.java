@@ -67,6 +67,8 @@ final class FlowFakes {
         @Override public void requestStep() { throw new UnsupportedOperationException("steps automatically"); }
         @Override public long observedStepNanos() { return 0; }
         @Override public void setWorkerAvailable(int worker, boolean available) { }
+        @Override public void setWorkers(int workers) { }
+        @Override public org.balanceroute.router.ClusterStatus cluster() { throw new UnsupportedOperationException(); }
 
         @Override
         public CompletableFuture<Placement> submit(long id, int promptTokens, long key, int bytes) {

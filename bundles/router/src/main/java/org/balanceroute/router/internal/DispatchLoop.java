@@ -1,9 +1,15 @@
 package org.balanceroute.router.internal;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedTransferQueue;
@@ -16,13 +22,16 @@ import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.api.CompletionListener;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
+import org.balanceroute.api.SnapshotStore;
 import org.balanceroute.api.TerminationPredictor;
 import org.balanceroute.core.ClusterState;
 import org.balanceroute.core.PromptPool;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.TrackedRequest;
+import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.DispatchObserver;
 import org.balanceroute.router.Placement;
+import org.balanceroute.router.ReplicaShare;
 import org.balanceroute.router.RouterService;
 import org.balanceroute.router.StepResult;
 import org.slf4j.Logger;
@@ -30,22 +39,60 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The single dispatch thread and the state it owns: a core {@link Router} over a
- * {@link ClusterState}, the requests in flight by id, the active policy. Other threads never
- * touch that state: they enqueue commands on a lock-free queue and, where they need an answer,
- * wait on a {@link CompletableFuture} the dispatch thread completes.
+ * {@link ClusterState}, the requests in flight, the active policy, and this replica's place in
+ * a cluster of proxies. Other threads never touch that state: they enqueue commands on a
+ * lock-free queue and, where they need an answer, wait on a {@link CompletableFuture} the
+ * dispatch thread completes.
+ *
+ * <p><b>Roles.</b> Without a {@link SnapshotStore} the router is alone: its core holds its own
+ * requests and decides (a cluster of one, the local snapshot). With one, the oldest member is the
+ * <em>dispatcher</em>: its core holds every replica's requests, it runs the per-step batch over
+ * the cluster-wide prompt pool with the same policies, sends each placement back to the replica
+ * that asked, and broadcasts the cluster view. Every other member is a <em>follower</em>: it keeps
+ * its own requests' records, tells the dispatcher their events in frames ({@link Frames}: tokens
+ * summed per request, every {@value #FLUSH_MILLIS} ms at most; submissions and completions at once)
+ * and serves {@link #snapshot()} from the last view. One decider, so replicas never fill the same
+ * worker on a stale view (no thundering herd), and the single-writer core stays single-writer.
+ *
+ * <p><b>Repair.</b> A follower's frames are numbered within a session; the dispatcher applies
+ * them in order and answers a gap (or an unknown session) with RESYNC. A SYNC carries the
+ * follower's whole state and replaces what the dispatcher held for it: its requests waiting in the
+ * pool, and those placed, on their workers with their tokens. A follower sends one when it
+ * follows a new dispatcher (it joined; the old one left), when asked, and when the dispatcher has
+ * been silent for {@value #DISPATCHER_SILENCE_MILLIS} ms. A new dispatcher rebuilds its core from
+ * its own requests and the SYNCs (holding placements for up to {@value #SETTLE_MILLIS} ms until
+ * every member has synced), so loads are re-derived from the replicas that own the requests, never
+ * merged blindly; the same happens after a split cluster heals. A member that leaves takes its
+ * requests with it: the dispatcher releases them at once.
  *
  * <p>Policy selection: {@link #offer} publishes the configured names and the registered
  * policies; the dispatch thread then picks configured, else fallback, else {@link HoldPolicy},
  * switching with {@link Router#setPolicy} (sticky placements, the pool handed to the new
- * policy) and logging once per transition.
+ * policy) and logging once per transition. Until the worker set is known ({@link #setWorkers})
+ * everything waits in the pool.
  */
 final class DispatchLoop {
 
-    /** Source name of the snapshots of this (the only) router of the process. */
+    /** Member id and address of a router with no shared store. */
     static final String SOURCE = "local";
 
     private static final Logger LOG = LoggerFactory.getLogger(DispatchLoop.class);
     private static final long ANSWER_TIMEOUT_SECONDS = 10;
+
+    /** Longest a follower holds tokens before telling the dispatcher. */
+    static final long FLUSH_MILLIS = 2;
+    /** Shortest gap between two views the dispatcher broadcasts. */
+    static final long VIEW_MILLIS = 5;
+    /** A view (dispatcher) or an empty frame (follower) at least this often, so silence means trouble. */
+    static final long KEEPALIVE_MILLIS = 1000;
+    /** A follower that heard nothing from its dispatcher this long sends its state again. */
+    static final long DISPATCHER_SILENCE_MILLIS = 3000;
+    /** A new dispatcher holds placements this long at most, until every member has sent its state. */
+    static final long SETTLE_MILLIS = 300;
+    /** The dispatcher releases the requests of a replica it has not heard from this long. */
+    static final long ORIGIN_TIMEOUT_MILLIS = 10_000;
+    /** Shortest gap between two RESYNCs asked of one replica. */
+    private static final long RESYNC_GAP_MILLIS = 200;
 
     /** A unit of work for the dispatch thread; {@link #abandon} is told if it never runs. */
     @FunctionalInterface
@@ -80,22 +127,41 @@ final class DispatchLoop {
         }
     }
 
-    /** A request in flight and the future of its placement. */
-    private static final class InFlight {
-        final TrackedRequest request;
-        final CompletableFuture<Placement> placed = new CompletableFuture<>();
-        /** Clock of its last token report, 0 before the first: the step cadence is measured between two. */
-        long lastTokensAt;
-
-        InFlight(TrackedRequest request) {
-            this.request = request;
-        }
-    }
-
     private enum Mode { CONFIGURED, FALLBACK, NONE }
+
+    private enum Role { ALONE, DISPATCHER, FOLLOWER }
 
     /** What the selection logs about; a new log line only when this changes. */
     private record Selection(Mode mode, String configured, String fallback, String active) {
+    }
+
+    /** One open session with a snapshot store: its callbacks become commands, ignored once it is not current. */
+    private final class Attachment implements SnapshotStore.Receiver {
+        final SnapshotStore store;
+        volatile SnapshotStore.Session session;
+
+        Attachment(SnapshotStore store) {
+            this.store = store;
+        }
+
+        @Override
+        public void membersChanged(List<SnapshotStore.Member> members) {
+            List<SnapshotStore.Member> copy = List.copyOf(members);
+            enqueue(() -> {
+                if (attachment == this) {
+                    applyMembers(copy);
+                }
+            });
+        }
+
+        @Override
+        public void received(String fromMember, byte[] frame) {
+            enqueue(() -> {
+                if (attachment == this) {
+                    onFrame(fromMember, frame);
+                }
+            });
+        }
     }
 
     private static final Command STOP = () -> { };
@@ -112,12 +178,10 @@ final class DispatchLoop {
     private final Thread thread;
     private final AtomicBoolean reselectQueued = new AtomicBoolean();
     private final AtomicBoolean stepRequestQueued = new AtomicBoolean();
-    private final Command stepRequest = () -> {
-        stepRequestQueued.set(false);
-        stepWanted = true;
-    };
+    private final Command stepRequest = this::onStepRequest;
     private final CompletionListener predictorFanout = this::teachPredictors;
     private final HoldPolicy hold = new HoldPolicy();
+    private final Map<SnapshotStore, Attachment> attachments = new HashMap<>(); // guarded by itself
 
     private volatile boolean stopped;
     private volatile boolean terminated;
@@ -129,20 +193,66 @@ final class DispatchLoop {
     private volatile long observedStepNanos;
     /** Told about every dispatch step (metrics); null when none is registered. */
     private volatile DispatchObserver observer;
-    /** The pool's size after the last command, published by the dispatch thread for lock-free readers. */
+    /** The cluster-wide pool's size after the last command, published by the dispatch thread for lock-free readers. */
     private volatile int poolDepth;
+    /** A follower's latest view from its dispatcher; null otherwise. */
+    private volatile SharedView view;
 
     // --- owned by the dispatch thread ---
     private ClusterState cluster;
     private Router router;
     private RouterSettings applied;
-    private final LongMap<InFlight> inFlight = new LongMap<>();
+    /** G, from the worker set's owner (the connector); 0 until told. */
+    private int workers;
+    private int wantedWorkers;
+    /** This replica's own health marks, per worker. */
+    private boolean[] ownDown = new boolean[0];
+    /** This replica's own requests, by the ids its callers gave them. */
+    private final LongMap<InFlight> local = new LongMap<>();
+    /** Every request in the core (own and, on the dispatcher, the other replicas'), by core key. */
+    private final LongMap<InFlight> byCore = new LongMap<>();
+    private long coreSeq;
     private TrackedRequest[] poolCopy = new TrackedRequest[64];
     private Selection lastSelection;
+    private String selectedName = RouterService.NO_POLICY;
     private boolean resizeWaiting;
     private long nextAutoStep;
     private boolean stepWanted;
     private long lastStepAt;
+
+    // --- membership (dispatch thread)
+    private Attachment attachment;
+    private Role role = Role.ALONE;
+    private String storeName = ClusterStatus.LOCAL;
+    private String localMember = SOURCE;
+    private List<SnapshotStore.Member> members = List.of(new SnapshotStore.Member(SOURCE, SOURCE));
+    private String dispatcherId = SOURCE;
+    private final Frames.Writer frame = new Frames.Writer();
+    private final StalenessSamples staleness = new StalenessSamples();
+
+    // --- dispatcher side
+    private final Map<String, Origin> origins = new LinkedHashMap<>();
+    private boolean answersPending;
+    private boolean settling;
+    private long settleUntil;
+    private final Set<String> awaitingSync = new HashSet<>();
+    private boolean viewDirty;
+    private long lastViewAt;
+    private long viewSeq;
+    private long viewOldestSeen = Long.MAX_VALUE;
+    private long nextSweepAt;
+    /** SYNCs that reached this member before it knew it was the dispatcher, by sender. */
+    private final Map<String, byte[]> earlySyncs = new HashMap<>();
+
+    // --- follower side
+    private final FollowerOutbox outbox = new FollowerOutbox();
+    private int followerSession;
+    private long followerSeq;
+    private long expectedAnswerSeq;
+    private long lastSentAt;
+    private long lastHeardAt;
+    private long lastSyncAt;
+    private final ArrayDeque<CompletableFuture<StepResult>> stepAnswers = new ArrayDeque<>();
 
     DispatchLoop(RouterSettings settings, LongSupplier clock) {
         this.settings = Objects.requireNonNull(settings, "settings");
@@ -150,8 +260,7 @@ final class DispatchLoop {
         this.applied = settings;
         this.nextAutoStep = clock.getAsLong();
         this.lastStepAt = nextAutoStep;
-        this.cluster = new ClusterState(settings.workers(), settings.capacity());
-        this.router = new Router(cluster, hold, List.of(predictorFanout));
+        newCore(hold);
         this.thread = new Thread(this::run, "balanceroute-dispatch");
         this.thread.setDaemon(true);
     }
@@ -179,6 +288,14 @@ final class DispatchLoop {
             LOG.warn("the dispatch thread did not stop within {} s", ANSWER_TIMEOUT_SECONDS);
             thread.interrupt();
         }
+        List<Attachment> open;
+        synchronized (attachments) {
+            open = new ArrayList<>(attachments.values());
+            attachments.clear();
+        }
+        for (Attachment a : open) {
+            closeQuietly(a);
+        }
     }
 
     // ------------------------------------------------------------------ inputs from other threads
@@ -201,6 +318,63 @@ final class DispatchLoop {
         predictors = next.toArray(new TerminationPredictor[0]);
     }
 
+    /** G, the decode workers, from the worker set's one owner; in force once no request is on a worker. */
+    void setWorkers(int g) {
+        if (g < 1 || g > RouterConfig.MAX_WORKERS) {
+            throw new IllegalArgumentException("workers must be in [1, " + RouterConfig.MAX_WORKERS + "], got " + g);
+        }
+        enqueue(() -> {
+            wantedWorkers = g;
+            reshape();
+        });
+    }
+
+    /**
+     * Joins the membership of a shared store (bound by the framework): opens a session on the
+     * calling thread (it may take a network round trip), then moves the router to it.
+     */
+    void attach(SnapshotStore store) {
+        Attachment a = new Attachment(store);
+        SnapshotStore.Session s;
+        try {
+            s = store.open(a);
+        } catch (RuntimeException e) {
+            LOG.error("router: cannot join the {} snapshot store: {}; staying on the local snapshot", safeName(store),
+                    e.toString());
+            return;
+        }
+        a.session = s;
+        synchronized (attachments) {
+            attachments.put(store, a);
+        }
+        enqueue(() -> attached(a));
+    }
+
+    /**
+     * Leaves a store (unbound): back to the local snapshot (a follower first tells the dispatcher
+     * it holds nothing for it any more), then closes the session.
+     */
+    void detach(SnapshotStore store) {
+        Attachment a;
+        synchronized (attachments) {
+            a = attachments.remove(store);
+        }
+        if (a == null) {
+            return;
+        }
+        try {
+            call(() -> {
+                detached(a);
+                return null;
+            }).get(ANSWER_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("router: leaving the {} snapshot store: {}", safeName(store), e.toString());
+        }
+        closeQuietly(a);
+    }
+
     String activePolicy() {
         return activeName;
     }
@@ -218,19 +392,19 @@ final class DispatchLoop {
     }
 
     CompletableFuture<Placement> submit(long requestId, int promptTokens, long promptKey, int bodyBytes) {
-        InFlight r = new InFlight(new TrackedRequest(requestId, promptTokens, promptKey, bodyBytes, clock.getAsLong()));
+        InFlight f = new InFlight(requestId, promptTokens, promptKey, bodyBytes, clock.getAsLong(), null);
         enqueue(new Command() {
             @Override
             public void run() {
-                doSubmit(r);
+                doSubmit(f);
             }
 
             @Override
             public void abandon(RuntimeException cause) {
-                r.placed.completeExceptionally(cause);
+                f.placed.completeExceptionally(cause);
             }
         });
-        return r.placed;
+        return f.placed;
     }
 
     void tokens(long requestId, int count) {
@@ -249,8 +423,30 @@ final class DispatchLoop {
         return call(() -> doAbort(requestId));
     }
 
+    /** Runs a dispatch step now; on a follower, asks the dispatcher for one and completes with its answer. */
     CompletableFuture<StepResult> dispatchStep() {
-        return call(() -> doStep(true));
+        CompletableFuture<StepResult> answer = new CompletableFuture<>();
+        enqueue(new Command() {
+            @Override
+            public void run() {
+                if (role == Role.FOLLOWER) {
+                    stepAnswers.add(answer);
+                    outbox.flag(Frames.F_STEP_ANSWER, clock.getAsLong());
+                } else {
+                    try {
+                        answer.complete(doStep(true));
+                    } catch (RuntimeException e) {
+                        answer.completeExceptionally(e);
+                    }
+                }
+            }
+
+            @Override
+            public void abandon(RuntimeException cause) {
+                answer.completeExceptionally(cause);
+            }
+        });
+        return answer;
     }
 
     /**
@@ -267,18 +463,45 @@ final class DispatchLoop {
         return observedStepNanos;
     }
 
-    /** Blocks for a snapshot; answers directly when called on the dispatch thread itself. */
+    /** A step request reaches the dispatch thread: a step here, or the dispatcher is asked for one. */
+    private void onStepRequest() {
+        stepRequestQueued.set(false);
+        if (role == Role.FOLLOWER) {
+            outbox.flag(Frames.F_STEP, clock.getAsLong());
+        } else {
+            stepWanted = true;
+        }
+    }
+
+    /**
+     * The cluster as this router sees it: its core between two commands (alone, dispatcher), or
+     * the dispatcher's last view (follower; answered without the dispatch thread). Blocks for
+     * the dispatch thread's answer otherwise; answers directly when called on it.
+     */
     ClusterSnapshot snapshot() {
+        SharedView v = view;
+        if (v != null) {
+            return v.totals();
+        }
+        return answer(this::takeSnapshot, "snapshot");
+    }
+
+    /** The membership, each member's share and the view's staleness. Blocks like {@link #snapshot()}. */
+    ClusterStatus clusterStatus() {
+        return answer(this::takeStatus, "cluster status");
+    }
+
+    private <T> T answer(Supplier<T> body, String what) {
         if (Thread.currentThread() == thread) {
-            return takeSnapshot();
+            return body.get();
         }
         try {
-            return call(this::takeSnapshot).get(ANSWER_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            return call(body).get(ANSWER_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the dispatch thread", e);
         } catch (ExecutionException e) {
-            throw new IllegalStateException("snapshot failed: " + e.getCause(), e.getCause());
+            throw new IllegalStateException(what + " failed: " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {
             throw new IllegalStateException("the dispatch thread did not answer within "
                     + ANSWER_TIMEOUT_SECONDS + " s", e);
@@ -314,22 +537,23 @@ final class DispatchLoop {
     // ------------------------------------------------------------------ the dispatch thread
 
     /**
-     * The loop: commands in order; a step when one is due. A due step first lets the commands
-     * already queued run (up to {@link #MAX_COMMANDS_BEFORE_STEP}), so the completions that
-     * arrived together at the end of a decode step free their slots in the same dispatch step.
+     * The loop: commands in order; timers (a dispatch step, frames to send, a view to broadcast)
+     * when one is due. A due timer first lets the commands already queued run (up to
+     * {@link #MAX_COMMANDS_BEFORE_STEP}), so the completions that arrived together at the end of
+     * a decode step free their slots in the same dispatch step, and events batch into one frame.
      */
     private void run() {
         try {
             int sinceDue = 0;
             while (true) {
-                long wait = untilNextStep();
+                long wait = untilDue();
                 Command c;
                 if (wait == 0) {
                     c = sinceDue < MAX_COMMANDS_BEFORE_STEP ? commands.poll() : null;
                     if (c == null) {
                         sinceDue = 0;
-                        runSafely(this::scheduledStep);
-                        poolDepth = router.pool().size();
+                        runTimers();
+                        publishPoolDepth();
                         continue;
                     }
                     sinceDue++;
@@ -343,7 +567,7 @@ final class DispatchLoop {
                 }
                 if (c != null) {
                     runSafely(c);
-                    poolDepth = router.pool().size();
+                    publishPoolDepth();
                 }
             }
         } catch (InterruptedException e) {
@@ -352,27 +576,101 @@ final class DispatchLoop {
             terminated = true;
             IllegalStateException stoppedCause = new IllegalStateException("the router is stopped");
             drainAbandoned();
-            inFlight.forEachValue(r -> r.placed.completeExceptionally(stoppedCause));
-            inFlight.clear();
+            local.forEachValue(r -> r.placed.completeExceptionally(stoppedCause));
+            local.clear();
+            stepAnswers.forEach(a -> a.completeExceptionally(stoppedCause));
+            stepAnswers.clear();
         }
     }
 
-    /**
-     * Nanoseconds until the next step is due: 0 now, -1 none. Automatic steps come every
-     * {@code stepIntervalMillis}; asked-for steps at once when no cadence is known yet or a
-     * decode step period has passed since the last step, else when it has.
-     */
-    private long untilNextStep() {
+    private void publishPoolDepth() {
+        if (role != Role.FOLLOWER) {
+            poolDepth = router.pool().size();
+        }
+    }
+
+    /** Nanoseconds until the next timer is due: 0 now, -1 none. */
+    private long untilDue() {
         long now = clock.getAsLong();
-        long wait = -1;
+        long wait = Long.MAX_VALUE;
+        if (role == Role.FOLLOWER) {
+            if (outbox.urgent()) {
+                return 0;
+            }
+            if (!outbox.isEmpty()) {
+                wait = until(now, outbox.since() + millis(FLUSH_MILLIS));
+            }
+            wait = Math.min(wait, until(now, lastSentAt + millis(KEEPALIVE_MILLIS)));
+            wait = Math.min(wait, until(now, Math.max(lastHeardAt, lastSyncAt) + millis(DISPATCHER_SILENCE_MILLIS)));
+            return wait;
+        }
+        if (answersPending) {
+            return 0;
+        }
         if (applied.stepIntervalMillis() > 0) {
-            wait = Math.max(0, nextAutoStep - now); // differences only: the clock may be negative
+            wait = until(now, nextAutoStep);
         }
         if (stepWanted) {
-            long asked = Math.max(0, lastStepAt + observedStepNanos - now);
-            wait = wait < 0 ? asked : Math.min(wait, asked);
+            wait = Math.min(wait, until(now, lastStepAt + observedStepNanos));
         }
-        return wait;
+        if (role == Role.DISPATCHER) {
+            if (viewDirty) {
+                wait = Math.min(wait, until(now, lastViewAt + millis(VIEW_MILLIS)));
+            }
+            wait = Math.min(wait, until(now, lastViewAt + millis(KEEPALIVE_MILLIS)));
+            wait = Math.min(wait, until(now, nextSweepAt));
+            if (settling) {
+                wait = Math.min(wait, until(now, settleUntil));
+            }
+        }
+        return wait == Long.MAX_VALUE ? -1 : wait;
+    }
+
+    private static long until(long now, long deadline) {
+        return Math.max(0, deadline - now); // differences only: the clock may be negative
+    }
+
+    private static long millis(long ms) {
+        return TimeUnit.MILLISECONDS.toNanos(ms);
+    }
+
+    private static boolean due(long now, long deadline) {
+        return now - deadline >= 0;
+    }
+
+    private void runTimers() {
+        long now = clock.getAsLong();
+        if (role == Role.FOLLOWER) {
+            if (outbox.urgent() || (!outbox.isEmpty() && due(now, outbox.since() + millis(FLUSH_MILLIS)))
+                    || due(now, lastSentAt + millis(KEEPALIVE_MILLIS))) {
+                runSafely(() -> flushOutbox(now));
+            }
+            if (due(now, Math.max(lastHeardAt, lastSyncAt) + millis(DISPATCHER_SILENCE_MILLIS))) {
+                LOG.warn("router: nothing from the dispatcher {} for {} ms; sending this replica's state again",
+                        dispatcherId, DISPATCHER_SILENCE_MILLIS);
+                runSafely(this::sendSync);
+            }
+            return;
+        }
+        if (settling && (awaitingSync.isEmpty() || due(now, settleUntil))) {
+            endSettling();
+        }
+        boolean autoDue = applied.stepIntervalMillis() > 0 && due(now, nextAutoStep);
+        if (autoDue || (stepWanted && due(now, lastStepAt + observedStepNanos))) {
+            runSafely(this::scheduledStep);
+        }
+        if (answersPending) {
+            runSafely(() -> sendAnswers(now));
+        }
+        if (role == Role.DISPATCHER) {
+            if ((viewDirty && due(now, lastViewAt + millis(VIEW_MILLIS))) || due(now, lastViewAt + millis(KEEPALIVE_MILLIS))) {
+                runSafely(() -> broadcastView(now));
+            }
+            if (due(now, nextSweepAt)) {
+                nextSweepAt = now + millis(KEEPALIVE_MILLIS);
+                runSafely(() -> sweepOrigins(now));
+            }
+        }
     }
 
     private void scheduledStep() {
@@ -395,42 +693,168 @@ final class DispatchLoop {
         try {
             c.run();
         } catch (RuntimeException | LinkageError e) {
-            // A faulty policy or predictor must not kill the loop.
+            // A faulty policy or predictor, or a bad frame, must not kill the loop.
             LOG.error("dispatch thread: command failed", e);
         }
     }
 
-    private void doSubmit(InFlight r) {
-        long id = r.request.id();
-        if (!inFlight.putIfAbsent(id, r)) {
-            r.placed.completeExceptionally(new IllegalArgumentException("request " + id + " is already in flight"));
+    // ------------------------------------------------------------------ own requests
+
+    private void doSubmit(InFlight f) {
+        if (!local.putIfAbsent(f.id, f)) {
+            f.placed.completeExceptionally(new IllegalArgumentException("request " + f.id + " is already in flight"));
+            return;
+        }
+        if (role == Role.FOLLOWER) {
+            outbox.submit(f, clock.getAsLong());
             return;
         }
         try {
-            router.submit(r.request);
+            coreSubmit(f);
         } catch (RuntimeException e) {
-            inFlight.remove(id);
-            r.placed.completeExceptionally(e);
-            return;
-        }
-        if (r.request.phase() != TrackedRequest.Phase.POOLED) {
-            r.placed.complete(new Placement(id, r.request.worker()));
+            local.remove(f.id);
+            f.placed.completeExceptionally(e);
         }
     }
 
     private void doTokens(long id, int count, long at) {
-        InFlight r = inFlight.get(id);
-        if (r == null) {
+        InFlight f = local.get(id);
+        if (f == null) {
             LOG.debug("tokens for request {}, which is not in flight", id);
             return;
         }
-        TrackedRequest.Phase phase = r.request.phase();
-        if (phase != TrackedRequest.Phase.RUNNING && phase != TrackedRequest.Phase.QUEUED) {
-            LOG.warn("tokens for request {}, which is {} and not on a worker; ignored", id, phase);
+        if (role == Role.FOLLOWER) {
+            if (f.worker < 0) {
+                LOG.warn("tokens for request {}, which has no worker yet; ignored", id);
+                return;
+            }
+            f.decoded += count;
+            outbox.tokens(f, count, at);
+            observeCadence(f, count, at);
             return;
         }
-        router.onTokens(r.request, count);
-        observeCadence(r, count, at);
+        coreTokens(f, count, at);
+    }
+
+    private boolean doComplete(long id) {
+        InFlight f = local.get(id);
+        if (f == null) {
+            return false;
+        }
+        if (role == Role.FOLLOWER) {
+            if (f.worker < 0) {
+                throw new IllegalStateException("request " + id + " is waiting for a worker, not on one: abort it"
+                        + " instead of completing it");
+            }
+            local.remove(id);
+            teachPredictors(f, f.decoded);
+            outbox.complete(f, clock.getAsLong());
+            return true;
+        }
+        if (f.core == null || !onWorker(f.core)) {
+            throw new IllegalStateException("request " + id + " is " + (f.core == null ? "unknown to the core"
+                    : f.core.phase()) + ", not on a worker: abort it instead of completing it");
+        }
+        local.remove(id);
+        coreComplete(f);
+        afterRelease();
+        return true;
+    }
+
+    private boolean doAbort(long id) {
+        InFlight f = local.remove(id);
+        if (f == null) {
+            return false;
+        }
+        if (role == Role.FOLLOWER) {
+            outbox.abort(f, clock.getAsLong());
+        } else {
+            coreAbort(f);
+            afterRelease();
+        }
+        f.placed.cancel(false);
+        return true;
+    }
+
+    private static boolean onWorker(TrackedRequest r) {
+        return r.phase() == TrackedRequest.Phase.RUNNING || r.phase() == TrackedRequest.Phase.QUEUED;
+    }
+
+    // ------------------------------------------------------------------ the core (alone, dispatcher)
+
+    private void coreSubmit(InFlight f) {
+        keyInCore(f);
+        TrackedRequest t = f.newCore();
+        try {
+            router.submit(t);
+        } catch (RuntimeException e) {
+            byCore.remove(f.coreKey);
+            f.core = null;
+            throw e;
+        }
+        if (t.phase() != TrackedRequest.Phase.POOLED) {
+            placed(f, null);
+        }
+        viewDirty = true;
+    }
+
+    /**
+     * Gives a request its key in the core, unique over every origin: an own request keeps its
+     * caller's id (what predictors and reports see), another replica's gets a negative one.
+     */
+    private void keyInCore(InFlight f) {
+        if (f.origin == null && byCore.putIfAbsent(f.id, f)) {
+            f.coreKey = f.id;
+            return;
+        }
+        do {
+            f.coreKey = --coreSeq;
+        } while (!byCore.putIfAbsent(f.coreKey, f));
+    }
+
+    private void coreTokens(InFlight f, int count, long at) {
+        TrackedRequest t = f.core;
+        if (t == null) {
+            return;
+        }
+        if (!onWorker(t)) {
+            LOG.warn("tokens for request {}, which is {} and not on a worker; ignored", f.id, t.phase());
+            return;
+        }
+        router.onTokens(t, count);
+        observeCadence(f, count, at);
+        viewOldestSeen = Math.min(viewOldestSeen, at);
+        viewDirty = true;
+    }
+
+    private void coreComplete(InFlight f) {
+        byCore.remove(f.coreKey);
+        if (f.core != null) {
+            router.complete(f.core);
+        }
+        viewDirty = true;
+    }
+
+    private void coreAbort(InFlight f) {
+        byCore.remove(f.coreKey);
+        if (f.core != null) {
+            router.abort(f.core);
+        }
+        viewDirty = true;
+    }
+
+    /** Tells whoever waits for the request's placement: its future, or its replica's next answer. */
+    private void placed(InFlight f, List<Placement> report) {
+        Placement p = new Placement(f.id, f.core.worker());
+        if (report != null) {
+            report.add(p);
+        }
+        if (f.origin == null) {
+            f.placed.complete(p);
+        } else {
+            f.origin.placed(f.id, p.worker());
+            answersPending = true;
+        }
     }
 
     /**
@@ -451,33 +875,6 @@ final class DispatchLoop {
         }
         long period = observedStepNanos;
         observedStepNanos = period == 0 ? sample : period + (sample - period) / PERIOD_SMOOTHING;
-    }
-
-    private boolean doComplete(long id) {
-        InFlight r = inFlight.get(id);
-        if (r == null) {
-            return false;
-        }
-        TrackedRequest.Phase phase = r.request.phase();
-        if (phase != TrackedRequest.Phase.RUNNING && phase != TrackedRequest.Phase.QUEUED) {
-            throw new IllegalStateException("request " + id + " is " + phase
-                    + ", not on a worker: abort it instead of completing it");
-        }
-        inFlight.remove(id);
-        router.complete(r.request);
-        afterRelease();
-        return true;
-    }
-
-    private boolean doAbort(long id) {
-        InFlight r = inFlight.remove(id);
-        if (r == null) {
-            return false;
-        }
-        router.abort(r.request);
-        r.placed.cancel(false);
-        afterRelease();
-        return true;
     }
 
     private StepResult doStep(boolean report) {
@@ -509,7 +906,7 @@ final class DispatchLoop {
     private void observeStep(DispatchObserver o, long durationNanos, int depth) {
         long max = Long.MIN_VALUE;
         long min = Long.MAX_VALUE;
-        for (int g = 0, w = cluster.workers(); g < w; g++) {
+        for (int g = 0, w = workers; g < w; g++) {
             long l = cluster.load(g);
             max = Math.max(max, l);
             min = Math.min(min, l);
@@ -522,7 +919,81 @@ final class DispatchLoop {
     }
 
     private ClusterSnapshot takeSnapshot() {
-        return cluster.snapshot(SOURCE, clock.getAsLong(), router.pool().size());
+        if (workers == 0) {
+            return new ClusterSnapshot(dispatcherId, cluster.step(), clock.getAsLong(), applied.capacity(), new long[0],
+                    new int[0], new int[0], router.pool().size(), new boolean[0]);
+        }
+        return cluster.snapshot(dispatcherId, clock.getAsLong(), router.pool().size());
+    }
+
+    private ClusterStatus takeStatus() {
+        List<ReplicaShare> shares;
+        double age = 0;
+        SharedView v = view;
+        if (role == Role.FOLLOWER) {
+            shares = new ArrayList<>();
+            Map<String, ReplicaShare> byMember = new HashMap<>();
+            if (v != null) {
+                v.shares().forEach(s -> byMember.put(s.member(), s));
+                age = (clock.getAsLong() - v.receivedAtNanos()) / 1e6;
+            }
+            int g = v != null ? v.totals().workers() : workers;
+            for (SnapshotStore.Member m : members) {
+                ReplicaShare s = byMember.get(m.id());
+                shares.add(s != null ? s : new ReplicaShare(m.id(), m.address(), m.id().equals(dispatcherId), 0,
+                        new long[g], new int[g], new int[g]));
+            }
+        } else {
+            shares = computeShares();
+        }
+        return new ClusterStatus(storeName, localMember, dispatcherId, shares, age, staleness.summary());
+    }
+
+    /** Each member's share of the core, oldest member first (the dispatcher's, or a cluster of one's). */
+    private List<ReplicaShare> computeShares() {
+        int g = workers;
+        List<ReplicaShare> shares = new ArrayList<>(members.size());
+        Set<String> named = new HashSet<>();
+        for (SnapshotStore.Member m : members) {
+            named.add(m.id());
+            if (m.id().equals(localMember)) {
+                shares.add(share(m.id(), m.address(), local, g));
+            } else {
+                Origin o = origins.get(m.id());
+                shares.add(o == null ? share(m.id(), m.address(), null, g) : share(m.id(), m.address(), o.requests, g));
+            }
+        }
+        for (Origin o : origins.values()) {
+            if (!named.contains(o.member)) {
+                shares.add(share(o.member, "?", o.requests, g));
+            }
+        }
+        return shares;
+    }
+
+    private ReplicaShare share(String member, String address, LongMap<InFlight> requests, int g) {
+        long[] loads = new long[g];
+        int[] running = new int[g];
+        int[] queued = new int[g];
+        int[] pooled = new int[1];
+        if (requests != null) {
+            requests.forEachValue(f -> {
+                TrackedRequest t = f.core;
+                if (t == null) {
+                    return;
+                }
+                switch (t.phase()) {
+                    case POOLED -> pooled[0]++;
+                    case RUNNING -> {
+                        loads[t.worker()] += t.kvLoad();
+                        running[t.worker()]++;
+                    }
+                    case QUEUED -> queued[t.worker()]++;
+                    default -> { }
+                }
+            });
+        }
+        return new ReplicaShare(member, address, member.equals(dispatcherId), pooled[0], loads, running, queued);
     }
 
     /** Copies the pool's requests, so that those a step or a switch places can be found after. */
@@ -538,21 +1009,20 @@ final class DispatchLoop {
         return n;
     }
 
-    /** Completes the placement futures of the copied requests that left the pool. */
+    /** Tells the waiters of the copied requests that left the pool. */
     private void notifyPlaced(int n, List<Placement> placements) {
         for (int i = 0; i < n; i++) {
             TrackedRequest r = poolCopy[i];
             poolCopy[i] = null;
             if (r.phase() != TrackedRequest.Phase.POOLED && r.worker() >= 0) {
-                Placement p = new Placement(r.id(), r.worker());
-                if (placements != null) {
-                    placements.add(p);
-                }
-                InFlight f = inFlight.get(r.id());
-                if (f != null) {
-                    f.placed.complete(p);
+                InFlight f = byCore.get(r.id());
+                if (f != null && f.core == r) {
+                    placed(f, placements);
                 }
             }
+        }
+        if (n > 0) {
+            viewDirty = true;
         }
         if (placements != null && placements.size() > 1) {
             // the order of the policy's assignments is not kept: report by worker, then id
@@ -562,14 +1032,34 @@ final class DispatchLoop {
     }
 
     /** Health-check ejection and re-admission: enqueued, applied in order like every other command. */
-    void setWorkerAvailable(int worker, boolean available) {
+    void setWorkerAvailable(int worker, boolean up) {
         enqueue(() -> {
-            if (worker < 0 || worker >= cluster.workers()) {
-                LOG.debug("router: availability of worker {}, outside [0, {}); ignored", worker, cluster.workers());
-            } else if (router.setWorkerAvailable(worker, available)) {
-                LOG.info("router: worker {} {}", worker, available ? "is back in routing" : "is out of routing");
+            if (worker < 0 || worker >= workers) {
+                LOG.debug("router: availability of worker {}, outside [0, {}); ignored", worker, workers);
+                return;
+            }
+            if (ownDown[worker] == !up) {
+                return;
+            }
+            ownDown[worker] = !up;
+            if (role == Role.FOLLOWER) {
+                outbox.mark(worker, up, clock.getAsLong());
+            } else {
+                applyAvailability(worker);
             }
         });
+    }
+
+    /** Worker g takes requests unless this replica or any other one marks it down. */
+    private void applyAvailability(int g) {
+        boolean up = !ownDown[g];
+        for (Origin o : origins.values()) {
+            up &= !o.marksDown(g);
+        }
+        if (router.setWorkerAvailable(g, up)) {
+            LOG.info("router: worker {} {}", g, up ? "is back in routing" : "is out of routing");
+            viewDirty = true;
+        }
     }
 
     private void teachPredictors(RequestView request, int outputTokens) {
@@ -590,37 +1080,77 @@ final class DispatchLoop {
             LOG.info("router: stepping {}", next.stepIntervalMillis() == 0 ? "manual"
                     : "automatic, every " + next.stepIntervalMillis() + " ms");
         }
-        boolean reshape = previous.shapeDiffers(next);
         applied = next;
-        if (reshape) {
-            if (inFlight.isEmpty()) {
-                rebuildCluster();
-            } else {
-                resizeWaiting = true;
-                LOG.warn("router: workers={} capacity={} take effect once the {} requests in flight are done",
-                        next.workers(), next.capacity(), inFlight.size());
-            }
+        if (previous.capacity() != next.capacity()) {
+            reshape();
         }
     }
 
     private void afterRelease() {
-        if (resizeWaiting && inFlight.isEmpty()) {
-            rebuildCluster();
+        if (resizeWaiting) {
+            reshape();
         }
     }
 
-    private void rebuildCluster() {
-        resizeWaiting = false;
-        if (cluster.workers() == applied.workers() && cluster.capacity() == applied.capacity()) {
+    /**
+     * Brings the core to the wanted shape (G from the worker set, B from the configuration): at
+     * once while no request is on a worker (those waiting in the pool are carried over), else once
+     * the last one on a worker has ended.
+     */
+    private void reshape() {
+        int g = wantedWorkers;
+        if (g == 0 || (g == workers && cluster.capacity() == applied.capacity())) {
+            resizeWaiting = false;
             return;
         }
-        ClusterState before = cluster;
-        cluster = new ClusterState(applied.workers(), applied.capacity());
-        router = new Router(cluster, router.policy(), List.of(predictorFanout));
-        for (int g = 0, n = Math.min(before.workers(), cluster.workers()); g < n; g++) {
-            router.setWorkerAvailable(g, before.available(g)); // a down engine stays out of routing
+        if (role != Role.FOLLOWER && byCore.size() > router.pool().size()) {
+            if (!resizeWaiting) {
+                LOG.warn("router: workers={} capacity={} take effect once the {} requests on workers are done", g,
+                        applied.capacity(), byCore.size() - router.pool().size());
+            }
+            resizeWaiting = true;
+            return;
         }
-        LOG.info("router: cluster is now {} workers x {} slots", applied.workers(), applied.capacity());
+        resizeWaiting = false;
+        boolean known = workers > 0;
+        workers = g;
+        ownDown = java.util.Arrays.copyOf(ownDown, g);
+        if (role == Role.FOLLOWER) {
+            newCore(router.policy());
+        } else {
+            List<InFlight> pooled = pooledInOrder();
+            newCore(router.policy());
+            for (InFlight f : pooled) {
+                router.submit(f.newCore());
+            }
+            for (int w = 0; w < g; w++) {
+                applyAvailability(w); // a down engine stays out of routing
+            }
+        }
+        LOG.info("router: cluster is now {} workers x {} slots", g, applied.capacity());
+        viewDirty = true;
+        if (!known) {
+            applySelection(); // nothing could be placed before
+        }
+    }
+
+    /** The core's waiting requests, oldest first. */
+    private List<InFlight> pooledInOrder() {
+        PromptPool pool = router.pool();
+        List<InFlight> out = new ArrayList<>(pool.size());
+        for (int i = 0; i < pool.size(); i++) {
+            InFlight f = byCore.get(pool.get(i).id());
+            if (f != null) {
+                out.add(f);
+            }
+        }
+        return out;
+    }
+
+    /** A new, empty core of the current shape (one placeholder worker until G is known). */
+    private void newCore(RoutingPolicy policy) {
+        cluster = new ClusterState(Math.max(1, workers), applied.capacity());
+        router = new Router(cluster, policy, List.of(predictorFanout));
     }
 
     private void applySelection() {
@@ -639,7 +1169,13 @@ final class DispatchLoop {
             mode = Mode.NONE;
             name = RouterService.NO_POLICY;
         }
-        activeName = name; // before the placements below complete anyone's future
+        selectedName = name;
+        if (role != Role.FOLLOWER || view == null) {
+            activeName = name; // before the placements below complete anyone's future
+        }
+        if (workers == 0 || settling || role == Role.FOLLOWER) {
+            next = hold; // nothing to place on, or not this router's decision
+        }
         if (next != router.policy()) {
             int n = copyPool();
             try {
@@ -669,6 +1205,609 @@ final class DispatchLoop {
                     now.configured(), now.active());
             case NONE -> LOG.error("router: neither the configured policy '{}' nor the fallback '{}' is available; "
                     + "requests wait in the prompt pool until one is", now.configured(), now.fallback());
+        }
+    }
+
+    // ------------------------------------------------------------------ membership
+
+    private void attached(Attachment a) {
+        attachment = a;
+        storeName = safeName(a.store);
+        SnapshotStore.Session s = a.session;
+        localMember = s.localMember();
+        LOG.info("router: joined the {} snapshot store as member {}", storeName, localMember);
+        applyMembers(s.members());
+    }
+
+    private void detached(Attachment a) {
+        if (attachment != a) {
+            return;
+        }
+        if (role == Role.FOLLOWER) {
+            sendLeave();
+        }
+        attachment = null;
+        LOG.info("router: left the {} snapshot store; routing on the local snapshot", storeName);
+        storeName = ClusterStatus.LOCAL;
+        localMember = SOURCE;
+        dispatcherId = SOURCE;
+        members = List.of(new SnapshotStore.Member(SOURCE, SOURCE));
+        if (role == Role.FOLLOWER) {
+            becomeDispatcher(Role.ALONE);
+        } else {
+            for (Origin o : new ArrayList<>(origins.values())) {
+                purge(o, "the cluster was left");
+            }
+            role = Role.ALONE;
+        }
+        staleness.clear();
+    }
+
+    private void applyMembers(List<SnapshotStore.Member> now) {
+        members = now.isEmpty() ? List.of(new SnapshotStore.Member(localMember, "?")) : now;
+        Set<String> ids = new HashSet<>();
+        for (SnapshotStore.Member m : members) {
+            ids.add(m.id());
+        }
+        for (Origin o : new ArrayList<>(origins.values())) {
+            if (ids.contains(o.member)) {
+                o.seenInMembership = true;
+            } else if (o.seenInMembership) {
+                purge(o, "it left the cluster");
+            }
+        }
+        awaitingSync.retainAll(ids);
+        String oldest = members.get(0).id();
+        if (oldest.equals(localMember)) {
+            if (role == Role.FOLLOWER) {
+                becomeDispatcher(Role.DISPATCHER);
+            } else if (role == Role.ALONE) {
+                role = Role.DISPATCHER;
+                LOG.info("router: this replica ({}) is the dispatcher of {} member(s)", localMember, members.size());
+            }
+        } else if (role != Role.FOLLOWER || !oldest.equals(dispatcherId)) {
+            becomeFollower(oldest);
+        }
+        dispatcherId = oldest;
+        viewDirty = true;
+    }
+
+    /** This replica decides from now on: its core is rebuilt from its own requests, then the others' SYNCs. */
+    private void becomeDispatcher(Role next) {
+        role = next;
+        dispatcherId = localMember;
+        view = null;
+        answerPendingSteps();
+        byCore.clear();
+        origins.clear();
+        newCore(hold);
+        List<InFlight> own = new ArrayList<>();
+        local.forEachValue(own::add);
+        own.sort(Comparator.comparingLong(f -> f.arrivalNanos));
+        int restored = 0;
+        for (InFlight f : own) {
+            keyInCore(f);
+            TrackedRequest t = f.newCore();
+            if (f.worker >= 0 && f.worker < workers) {
+                router.restore(t, f.worker, f.decoded);
+                restored++;
+            } else {
+                if (f.worker >= workers) {
+                    LOG.warn("router: request {} runs on worker {}, outside this replica's {} workers; it waits for a"
+                            + " new placement", f.id, f.worker, workers);
+                }
+                router.submit(t);
+            }
+        }
+        for (int g = 0; g < workers; g++) {
+            applyAvailability(g);
+        }
+        awaitingSync.clear();
+        if (next == Role.DISPATCHER) {
+            for (SnapshotStore.Member m : members) {
+                if (!m.id().equals(localMember)) {
+                    awaitingSync.add(m.id());
+                }
+            }
+        }
+        settling = !awaitingSync.isEmpty();
+        settleUntil = clock.getAsLong() + millis(SETTLE_MILLIS);
+        LOG.info("router: this replica ({}) is the {} now: {} own request(s) on workers, {} waiting{}", localMember,
+                next == Role.DISPATCHER ? "dispatcher of " + members.size() + " member(s)" : "only router",
+                restored, own.size() - restored, settling ? "; placements wait until the others have reported" : "");
+        for (Map.Entry<String, byte[]> e : new ArrayList<>(earlySyncs.entrySet())) {
+            onFrame(e.getKey(), e.getValue());
+        }
+        earlySyncs.clear();
+        applySelection();
+        stepWanted = true;
+        viewDirty = true;
+    }
+
+    private void endSettling() {
+        settling = false;
+        if (!awaitingSync.isEmpty()) {
+            LOG.warn("router: no state from {} within {} ms; placing without it", awaitingSync, SETTLE_MILLIS);
+            awaitingSync.clear();
+        }
+        applySelection();
+        stepWanted = true;
+    }
+
+    /** Another replica decides from now on: this one hands its own requests over with a SYNC. */
+    private void becomeFollower(String dispatcher) {
+        if (role != Role.FOLLOWER) {
+            local.forEachValue(InFlight::leaveCore);
+            byCore.clear();
+            origins.clear();
+            settling = false;
+            awaitingSync.clear();
+            answersPending = false;
+            newCore(hold);
+            poolDepth = 0;
+        }
+        role = Role.FOLLOWER;
+        dispatcherId = dispatcher;
+        view = null;
+        activeName = selectedName;
+        answerPendingSteps();
+        LOG.info("router: following the dispatcher {}; {} own request(s) handed over", dispatcher, local.size());
+        sendSync();
+    }
+
+    /** A follower's whole state to its dispatcher, opening a new session. */
+    private void sendSync() {
+        long now = clock.getAsLong();
+        followerSession++;
+        followerSeq = 0;
+        expectedAnswerSeq = 0;
+        outbox.clear();
+        frame.begin(Frames.SYNC, followerSession, followerSeq++, now, now).putByte(Frames.F_STEP).putInt(workers);
+        int down = 0;
+        for (boolean d : ownDown) {
+            down += d ? 1 : 0;
+        }
+        frame.putInt(down);
+        for (int g = 0; g < ownDown.length; g++) {
+            if (ownDown[g]) {
+                frame.putInt(g);
+            }
+        }
+        frame.putInt(local.size());
+        local.forEachValue(f -> frame.putLong(f.id).putInt(f.promptTokens).putLong(f.promptKey).putInt(f.bodyBytes)
+                .putLong(now - f.arrivalNanos).putInt(f.worker).putInt(f.decoded));
+        send(dispatcherId, frame.toBytes());
+        lastSyncAt = now;
+        lastSentAt = now;
+        answerPendingSteps();
+    }
+
+    /** An empty SYNC: the dispatcher releases what it held for this replica, which routes alone from now on. */
+    private void sendLeave() {
+        long now = clock.getAsLong();
+        frame.begin(Frames.SYNC, ++followerSession, 0, now, 0).putByte(0).putInt(workers).putInt(0).putInt(0);
+        send(dispatcherId, frame.toBytes());
+    }
+
+    private void flushOutbox(long now) {
+        outbox.writeFrame(frame, followerSession, followerSeq++, now);
+        send(dispatcherId, frame.toBytes());
+        lastSentAt = now;
+    }
+
+    private void answerPendingSteps() {
+        for (CompletableFuture<StepResult> a; (a = stepAnswers.poll()) != null; ) {
+            a.complete(new StepResult(-1, activeName, List.of(), poolDepth));
+        }
+    }
+
+    private void send(String member, byte[] bytes) {
+        Attachment a = attachment;
+        if (a == null || a.session == null) {
+            return;
+        }
+        try {
+            a.session.send(member, bytes);
+        } catch (RuntimeException e) {
+            LOG.warn("router: a frame to {} was not sent: {}", member, e.toString());
+        }
+    }
+
+    // ------------------------------------------------------------------ frames
+
+    private void onFrame(String from, byte[] bytes) {
+        Frames.Reader r;
+        try {
+            r = new Frames.Reader(bytes);
+            switch (r.type) {
+                case Frames.EVENTS, Frames.SYNC -> {
+                    if (role == Role.FOLLOWER) {
+                        if (r.type == Frames.SYNC) {
+                            earlySyncs.put(from, bytes); // it may know before this member that this one decides
+                        }
+                        return;
+                    }
+                    if (role == Role.DISPATCHER) {
+                        if (r.type == Frames.SYNC) {
+                            onSync(from, r);
+                        } else {
+                            onEvents(from, r);
+                        }
+                    }
+                }
+                case Frames.PLACEMENTS -> {
+                    if (role == Role.FOLLOWER && from.equals(dispatcherId)) {
+                        onPlacements(r);
+                    }
+                }
+                case Frames.RESYNC -> {
+                    // the dispatcher may not know this replica's session yet; one SYNC per gap is enough
+                    if (role == Role.FOLLOWER && from.equals(dispatcherId) && (r.session == followerSession
+                            || clock.getAsLong() - lastSyncAt > millis(RESYNC_GAP_MILLIS))) {
+                        sendSync();
+                    }
+                }
+                case Frames.VIEW -> {
+                    if (role == Role.FOLLOWER && from.equals(dispatcherId)) {
+                        onView(r);
+                    }
+                }
+                default -> LOG.warn("router: a frame of unknown type {} from {}; ignored", r.type, from);
+            }
+        } catch (Frames.MalformedFrameException e) {
+            LOG.warn("router: a malformed frame from {}: {}", from, e.getMessage());
+            if (role == Role.DISPATCHER) {
+                Origin o = origins.get(from);
+                if (o != null) {
+                    askResync(o, clock.getAsLong());
+                }
+            } else if (role == Role.FOLLOWER && from.equals(dispatcherId)) {
+                sendSync();
+            }
+        }
+    }
+
+    private Origin origin(String member) {
+        Origin o = origins.get(member);
+        if (o == null) {
+            o = new Origin(member);
+            o.lastHeardAt = clock.getAsLong();
+            for (SnapshotStore.Member m : members) {
+                o.seenInMembership |= m.id().equals(member);
+            }
+            origins.put(member, o);
+        }
+        return o;
+    }
+
+    /** A follower's whole state: what the dispatcher held for it is replaced. */
+    private void onSync(String from, Frames.Reader r) {
+        long now = clock.getAsLong();
+        Origin o = origin(from);
+        release(o);
+        o.session = r.session;
+        o.expectedSeq = r.seq + 1;
+        o.awaitingSync = false;
+        o.lastHeardAt = now;
+        o.outSeq = 0;
+        byte flags = r.getByte();
+        int theirWorkers = r.getInt();
+        if (theirWorkers != workers && !o.workersMismatchLogged) {
+            LOG.error("router: member {} has {} decode workers, this dispatcher {}: configure the same worker set on"
+                    + " every replica", from, theirWorkers, workers);
+            o.workersMismatchLogged = true;
+        }
+        int down = r.getCount(4);
+        o.down = new boolean[Math.max(workers, 0)];
+        for (int i = 0; i < down; i++) {
+            int g = r.getInt();
+            if (g >= 0 && g < o.down.length) {
+                o.down[g] = true;
+            }
+        }
+        for (int g = 0; g < workers; g++) {
+            applyAvailability(g);
+        }
+        int n = r.getCount(40);
+        int restored = 0;
+        for (int i = 0; i < n; i++) {
+            long id = r.getLong();
+            int prompt = r.getInt();
+            long key = r.getLong();
+            int bodyBytes = r.getInt();
+            long age = r.getLong();
+            int worker = r.getInt();
+            int decoded = r.getInt();
+            InFlight f = new InFlight(id, Math.max(1, prompt), key, Math.max(0, bodyBytes), now - Math.max(0, age), o);
+            if (!o.requests.putIfAbsent(id, f)) {
+                continue;
+            }
+            keyInCore(f);
+            TrackedRequest t = f.newCore();
+            if (worker >= 0 && worker < workers) {
+                router.restore(t, worker, Math.max(0, decoded));
+                restored++;
+            } else {
+                byCore.remove(f.coreKey);
+                f.core = null;
+                remoteSubmit(o, f);
+            }
+        }
+        LOG.info("router: member {} reported {} request(s): {} on workers, {} waiting", from, n, restored, n - restored);
+        if (awaitingSync.remove(from) && settling && awaitingSync.isEmpty()) {
+            endSettling();
+        }
+        noteFlags(o, flags);
+        viewOldestSeen = Math.min(viewOldestSeen, r.oldestSeenNanos);
+        viewDirty = true;
+    }
+
+    private void onEvents(String from, Frames.Reader r) {
+        long now = clock.getAsLong();
+        Origin o = origins.get(from);
+        if (o == null || o.awaitingSync || o.session != r.session || r.seq != o.expectedSeq) {
+            Origin asked = origin(from);
+            if (!asked.awaitingSync) {
+                LOG.warn("router: member {} sent frame {} of session {}, expected {} of {}; asking for its state", from,
+                        r.seq, r.session, asked.expectedSeq, asked.session);
+            }
+            asked.awaitingSync = true;
+            askResync(asked, now);
+            return;
+        }
+        o.expectedSeq++;
+        o.lastHeardAt = now;
+        byte flags = r.getByte();
+        boolean released = false;
+        while (r.hasMore()) {
+            byte kind = r.getByte();
+            switch (kind) {
+                case Frames.K_SUBMIT -> {
+                    long id = r.getLong();
+                    int prompt = r.getInt();
+                    long key = r.getLong();
+                    int bodyBytes = r.getInt();
+                    long age = r.getLong();
+                    InFlight f = new InFlight(id, Math.max(1, prompt), key, Math.max(0, bodyBytes),
+                            now - Math.max(0, age), o);
+                    if (!o.requests.putIfAbsent(id, f)) {
+                        refuse(o, id, "it is already in flight");
+                    } else {
+                        remoteSubmit(o, f);
+                    }
+                }
+                case Frames.K_TOKENS -> {
+                    long id = r.getLong();
+                    int count = r.getInt();
+                    long age = r.getLong();
+                    InFlight f = o.requests.get(id);
+                    if (f != null && count > 0) {
+                        coreTokens(f, count, now - Math.max(0, age));
+                    }
+                }
+                case Frames.K_COMPLETE -> {
+                    InFlight f = o.requests.remove(r.getLong());
+                    if (f != null && f.core != null) {
+                        if (onWorker(f.core)) {
+                            coreComplete(f);
+                        } else {
+                            coreAbort(f);
+                        }
+                        released = true;
+                    }
+                }
+                case Frames.K_ABORT -> {
+                    InFlight f = o.requests.remove(r.getLong());
+                    if (f != null) {
+                        coreAbort(f);
+                        released = true;
+                    }
+                }
+                case Frames.K_MARK -> {
+                    int g = r.getInt();
+                    boolean up = r.getByte() != 0;
+                    if (g >= 0 && g < workers) {
+                        if (o.down.length < workers) {
+                            o.down = java.util.Arrays.copyOf(o.down, workers);
+                        }
+                        o.down[g] = !up;
+                        applyAvailability(g);
+                    }
+                }
+                default -> throw new Frames.MalformedFrameException("unknown event kind " + kind);
+            }
+        }
+        if (released) {
+            afterRelease();
+        }
+        noteFlags(o, flags);
+        if (r.oldestSeenNanos != 0) {
+            staleness.record(now - r.oldestSeenNanos);
+            viewOldestSeen = Math.min(viewOldestSeen, r.oldestSeenNanos);
+        }
+    }
+
+    /** Another replica's request into the core; if the policy fails it, the replica is told (its caller gets an error). */
+    private void remoteSubmit(Origin o, InFlight f) {
+        try {
+            coreSubmit(f);
+        } catch (RuntimeException e) {
+            o.requests.remove(f.id);
+            LOG.error("router: request {} of member {} could not be submitted: {}", f.id, o.member, e.toString());
+            refuse(o, f.id, e.getMessage());
+        }
+    }
+
+    private void refuse(Origin o, long id, String why) {
+        LOG.warn("router: request {} of member {} refused: {}", id, o.member, why);
+        o.placed(id, Frames.REFUSED);
+        answersPending = true;
+    }
+
+    private void noteFlags(Origin o, byte flags) {
+        if ((flags & Frames.F_STEP) != 0) {
+            stepWanted = true;
+        }
+        if ((flags & Frames.F_STEP_ANSWER) != 0) {
+            doStep(false);
+            o.stepsRun++;
+            answersPending = true;
+        }
+    }
+
+    private void askResync(Origin o, long now) {
+        if (now - o.resyncAskedAt < millis(RESYNC_GAP_MILLIS) && o.resyncAskedAt != 0) {
+            return;
+        }
+        o.resyncAskedAt = now;
+        frame.begin(Frames.RESYNC, o.session, 0, now, 0); // not an answer: no sequence of its own
+        send(o.member, frame.toBytes());
+    }
+
+    /** Sends each replica the placements (and step answers) the last commands made for it. */
+    private void sendAnswers(long now) {
+        answersPending = false;
+        for (Origin o : origins.values()) {
+            if (o.hasAnswers()) {
+                if (o.awaitingSync) {
+                    o.clearAnswers(); // its SYNC will say what it still waits for
+                    continue;
+                }
+                frame.begin(Frames.PLACEMENTS, o.session, o.outSeq++, now, 0);
+                o.writeAnswers(frame, cluster.step(), router.pool().size());
+                send(o.member, frame.toBytes());
+            }
+        }
+    }
+
+    private void broadcastView(long now) {
+        viewDirty = false;
+        lastViewAt = now;
+        if (members.size() < 2 || attachment == null) {
+            viewOldestSeen = Long.MAX_VALUE;
+            return;
+        }
+        long oldest = viewOldestSeen == Long.MAX_VALUE ? 0 : viewOldestSeen;
+        viewOldestSeen = Long.MAX_VALUE;
+        frame.begin(Frames.VIEW, 0, viewSeq++, now, oldest);
+        SharedView.write(frame, takeSnapshot(), selectedName, observedStepNanos, computeShares());
+        byte[] bytes = frame.toBytes();
+        try {
+            attachment.session.sendToAll(bytes);
+        } catch (RuntimeException e) {
+            LOG.warn("router: the cluster view was not sent: {}", e.toString());
+        }
+    }
+
+    /** Releases the requests of replicas the dispatcher has not heard from for too long. */
+    private void sweepOrigins(long now) {
+        for (Origin o : new ArrayList<>(origins.values())) {
+            if (now - o.lastHeardAt > millis(ORIGIN_TIMEOUT_MILLIS)) {
+                purge(o, "nothing was heard from it for " + ORIGIN_TIMEOUT_MILLIS + " ms");
+            }
+        }
+    }
+
+    private void onPlacements(Frames.Reader r) {
+        if (r.session != followerSession) {
+            return; // an answer to a session this replica has replaced with a SYNC
+        }
+        lastHeardAt = clock.getAsLong();
+        if (r.seq != expectedAnswerSeq) {
+            LOG.warn("router: answer {} from the dispatcher, expected {}; sending this replica's state", r.seq,
+                    expectedAnswerSeq);
+            sendSync();
+            return;
+        }
+        expectedAnswerSeq++;
+        int stepsRun = r.getInt();
+        long step = r.getLong();
+        int depth = r.getInt();
+        int n = r.getCount(12);
+        List<Placement> placements = stepsRun > 0 ? new ArrayList<>() : null;
+        for (int i = 0; i < n; i++) {
+            long id = r.getLong();
+            int worker = r.getInt();
+            InFlight f = local.get(id);
+            if (f == null || f.worker >= 0) {
+                continue; // ended meanwhile: its abort tells the dispatcher
+            }
+            if (worker == Frames.REFUSED) {
+                local.remove(id);
+                f.placed.completeExceptionally(new IllegalArgumentException("the dispatcher " + dispatcherId
+                        + " refused request " + id + " (a duplicate id, or its policy failed; see its log)"));
+                continue;
+            }
+            f.worker = worker;
+            Placement p = new Placement(id, worker);
+            if (placements != null) {
+                placements.add(p);
+            }
+            f.placed.complete(p);
+        }
+        for (int i = 0; i < stepsRun; i++) {
+            CompletableFuture<StepResult> a = stepAnswers.poll();
+            if (a != null) {
+                a.complete(new StepResult(step, activeName, i == 0 ? placements : List.of(), depth));
+            }
+        }
+    }
+
+    private void onView(Frames.Reader r) {
+        long now = clock.getAsLong();
+        lastHeardAt = now;
+        SharedView v = SharedView.read(r, dispatcherId, now);
+        view = v;
+        poolDepth = v.totals().poolDepth();
+        activeName = v.activePolicy();
+        if (r.oldestSeenNanos != 0) {
+            staleness.record(now - r.oldestSeenNanos);
+        }
+    }
+
+    /** A replica left: its requests leave the core at once (they went with its clients). */
+    private void purge(Origin o, String why) {
+        int n = o.requests.size();
+        release(o);
+        origins.remove(o.member);
+        awaitingSync.remove(o.member);
+        for (int g = 0; g < workers; g++) {
+            applyAvailability(g);
+        }
+        LOG.info("router: member {} is gone ({}): its {} request(s) released", o.member, why, n);
+        if (settling && awaitingSync.isEmpty()) {
+            endSettling();
+        }
+    }
+
+    /** Takes every request of a replica out of the core (nothing learned). */
+    private void release(Origin o) {
+        if (o.requests.isEmpty()) {
+            return;
+        }
+        o.requests.forEachValue(this::coreAbort);
+        o.requests.clear();
+        o.clearAnswers();
+        stepWanted = true;
+        afterRelease();
+    }
+
+    private static String safeName(SnapshotStore store) {
+        try {
+            return store.name();
+        } catch (RuntimeException e) {
+            return "shared";
+        }
+    }
+
+    private static void closeQuietly(Attachment a) {
+        SnapshotStore.Session s = a.session;
+        if (s != null) {
+            try {
+                s.close();
+            } catch (RuntimeException e) {
+                LOG.warn("router: closing the snapshot store session: {}", e.toString());
+            }
         }
     }
 }

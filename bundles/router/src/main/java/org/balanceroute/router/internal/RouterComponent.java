@@ -7,7 +7,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.api.RoutingPolicy;
+import org.balanceroute.api.SnapshotStore;
 import org.balanceroute.api.TerminationPredictor;
+import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.DispatchObserver;
 import org.balanceroute.router.Placement;
 import org.balanceroute.router.RouterService;
@@ -121,6 +123,21 @@ public final class RouterComponent implements RouterService {
 
     private DispatchObserver current; // guarded by this
 
+    /**
+     * The shared snapshot store (the cluster feature), when one is registered: the router joins
+     * its membership; when it goes, the router is a cluster of one again. Greedy: a new store
+     * (an updated cluster bundle) replaces the old one without a gap.
+     */
+    @Reference(name = "store", service = SnapshotStore.class, cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindStore")
+    void bindStore(SnapshotStore store) {
+        loop.attach(store);
+    }
+
+    void unbindStore(SnapshotStore store) {
+        loop.detach(store);
+    }
+
     @Reference(name = "predictor", service = TerminationPredictor.class, cardinality = ReferenceCardinality.MULTIPLE,
             policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindPredictor")
     void bindPredictor(TerminationPredictor predictor) {
@@ -216,5 +233,15 @@ public final class RouterComponent implements RouterService {
     @Override
     public boolean automaticStepping() {
         return loop.settings().stepIntervalMillis() > 0;
+    }
+
+    @Override
+    public void setWorkers(int workers) {
+        loop.setWorkers(workers);
+    }
+
+    @Override
+    public ClusterStatus cluster() {
+        return loop.clusterStatus();
     }
 }

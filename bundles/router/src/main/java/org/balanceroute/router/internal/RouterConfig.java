@@ -6,13 +6,13 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 /** Configuration of the router component, PID {@value org.balanceroute.router.RouterService#PID}. */
 @ObjectClassDefinition(name = "BalanceRoute router",
         description = "The dispatch loop: which routing policy is active, the fallback, the decode "
-                + "cluster's shape and the stepping mode. An invalid value is rejected with an error "
+                + "workers' capacity and the stepping mode (the number of decode workers is the connector's decodeWorkers list). An invalid value is rejected with an error "
                 + "in the log, and the previous configuration stays in force.")
 @interface RouterConfig {
 
     String DEFAULT_POLICY = "br0";
     String DEFAULT_FALLBACK_POLICY = "jsq";
-    int DEFAULT_WORKERS = 8;
+    /** Most decode workers a worker set may have (G comes from the connector's decodeWorkers, not from here). */
     int MAX_WORKERS = 1024;
     int DEFAULT_CAPACITY = 64;
     int MAX_CAPACITY = 4096;
@@ -29,11 +29,6 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
             description = "Policy used while the configured one is not registered (its bundle removed "
                     + "or not installed). Non-empty; default jsq.")
     String fallbackPolicy() default DEFAULT_FALLBACK_POLICY;
-
-    @AttributeDefinition(name = "Workers (G)", min = "1", max = "1024",
-            description = "Data-parallel decode workers. Integer in [1, 1024]; default 8. A change "
-                    + "takes effect once no request is in flight.")
-    int workers() default DEFAULT_WORKERS;
 
     @AttributeDefinition(name = "Capacity (B)", min = "1", max = "4096",
             description = "Running requests per worker (vLLM max_num_seqs). Integer in [1, 4096]; "

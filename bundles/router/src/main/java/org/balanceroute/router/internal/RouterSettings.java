@@ -6,31 +6,25 @@ import java.util.function.Supplier;
  * The router's configuration, validated: a bad value throws {@link IllegalArgumentException}
  * naming the field and its range, so the caller can keep the previous settings.
  */
-record RouterSettings(String policy, String fallbackPolicy, int workers, int capacity, long stepIntervalMillis) {
+record RouterSettings(String policy, String fallbackPolicy, int capacity, long stepIntervalMillis) {
 
     RouterSettings {
         policy = name("policy", policy);
         fallbackPolicy = name("fallbackPolicy", fallbackPolicy);
-        range("workers", workers, 1, RouterConfig.MAX_WORKERS);
         range("capacity", capacity, 1, RouterConfig.MAX_CAPACITY);
         range("stepIntervalMillis", stepIntervalMillis, 0, RouterConfig.MAX_STEP_INTERVAL_MILLIS);
     }
 
     static RouterSettings defaults() {
         return new RouterSettings(RouterConfig.DEFAULT_POLICY, RouterConfig.DEFAULT_FALLBACK_POLICY,
-                RouterConfig.DEFAULT_WORKERS, RouterConfig.DEFAULT_CAPACITY, RouterConfig.DEFAULT_STEP_INTERVAL_MILLIS);
+                RouterConfig.DEFAULT_CAPACITY, RouterConfig.DEFAULT_STEP_INTERVAL_MILLIS);
     }
 
     /** @throws IllegalArgumentException naming the first bad field and its range */
     static RouterSettings read(RouterConfig c) {
         return new RouterSettings(field("policy", c::policy), field("fallbackPolicy", c::fallbackPolicy),
-                field("workers", c::workers), field("capacity", c::capacity),
+                field("capacity", c::capacity),
                 field("stepIntervalMillis", c::stepIntervalMillis));
-    }
-
-    /** Whether the cluster must be rebuilt to go from this to {@code next}. */
-    boolean shapeDiffers(RouterSettings next) {
-        return workers != next.workers || capacity != next.capacity;
     }
 
     private static String name(String field, String value) {

@@ -63,13 +63,27 @@ class RouterComponentTest {
         return start(config, () -> 0L, policies);
     }
 
+    /** Starts a router; a {@code workers} entry is the worker set (the connector's, in the runtime). */
     private RouterComponent start(Map<String, ?> config, java.util.function.LongSupplier clock, RoutingPolicy... policies) {
-        router = new RouterComponent(ComponentConfigs.of(RouterConfig.class, config), clock);
+        Map<String, Object> c = new HashMap<>(config);
+        Object workers = c.remove("workers");
+        router = new RouterComponent(ComponentConfigs.of(RouterConfig.class, c), clock);
         for (RoutingPolicy p : policies) {
             bind(p);
         }
         router.start();
+        router.setWorkers(workers == null ? 8 : (Integer) workers);
         return router;
+    }
+
+    /** A new configuration; a {@code workers} entry is a new worker set. */
+    private void reconfigure(Map<String, ?> config) {
+        Map<String, Object> c = new HashMap<>(config);
+        Object workers = c.remove("workers");
+        router.modified(ComponentConfigs.of(RouterConfig.class, c));
+        if (workers != null) {
+            router.setWorkers((Integer) workers);
+        }
     }
 
     private void bind(RoutingPolicy p) {
@@ -114,7 +128,7 @@ class RouterComponentTest {
         assertEquals("to-last", step0.policy());
         assertEquals(new Placement(1, 3), get(first.get(0)));
 
-        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "br0", "workers", 4, "capacity", 4)));
+        reconfigure(Map.of("policy", "br0", "workers", 4, "capacity", 4));
         router.submit(3, 800, 0, 10);
         router.submit(4, 700, 0, 10);
         StepResult step1 = get(router.dispatchStep());
@@ -190,7 +204,7 @@ class RouterComponentTest {
         assertFalse(a.isDone(), "br0 holds requests in the pool until a dispatch step");
         assertEquals(2, router.snapshot().poolDepth());
 
-        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq", "workers", 2, "capacity", 4)));
+        reconfigure(Map.of("policy", "jsq", "workers", 2, "capacity", 4));
         assertEquals(0, get(a).worker());
         assertEquals(1, get(b).worker());
         assertEquals("jsq", router.activePolicy());
@@ -246,25 +260,25 @@ class RouterComponentTest {
     void invalidConfigurationKeepsThePreviousOne() throws Exception {
         start(Map.of("policy", "br0", "workers", 2, "capacity", 4), br0(), new JoinShortestQueuePolicy(),
                 new ToLastWorker());
-        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq", "workers", 0)));
-        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq", "capacity", 5000)));
-        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "  ")));
-        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq", "stepIntervalMillis", -1L)));
+        assertThrows(IllegalArgumentException.class, () -> router.setWorkers(0));
+        reconfigure(Map.of("policy", "jsq", "capacity", 5000));
+        reconfigure(Map.of("policy", "  "));
+        reconfigure(Map.of("policy", "jsq", "stepIntervalMillis", -1L));
         router.modified(ComponentConfigs.of(RouterConfig.class,
-                Map.of("policy", "jsq", "workers", new IllegalArgumentException("not a number: 'eight'"))));
+                Map.of("policy", "jsq", "capacity", new IllegalArgumentException("not a number: 'eight'"))));
         sync();
         assertEquals("br0", router.configuredPolicy());
         assertEquals("br0", router.activePolicy());
         assertEquals(2, router.snapshot().workers());
 
-        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "to-last", "workers", 2, "capacity", 4)));
+        reconfigure(Map.of("policy", "to-last", "workers", 2, "capacity", 4));
         sync();
         assertEquals("to-last", router.activePolicy());
     }
 
     @Test
     void invalidInitialConfigurationUsesTheDefaults() throws Exception {
-        start(Map.of("policy", "jsq", "workers", -3), br0(), new JoinShortestQueuePolicy());
+        start(Map.of("policy", "jsq", "capacity", -3), br0(), new JoinShortestQueuePolicy());
         assertEquals("br0", router.configuredPolicy());
         assertEquals(8, router.snapshot().workers());
         assertEquals(64, router.snapshot().capacity());
@@ -273,11 +287,11 @@ class RouterComponentTest {
     @Test
     void settingsErrorsNameTheFieldAndTheRange() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new RouterSettings("br0", "jsq", 0, 64, 0));
-        assertEquals("workers must be an integer in [1, 1024], got 0", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> new RouterSettings("br0", "jsq", 8, 64, 60_001));
+                () -> new RouterSettings("br0", "jsq", 0, 0));
+        assertEquals("capacity must be an integer in [1, 4096], got 0", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> new RouterSettings("br0", "jsq", 64, 60_001));
         assertEquals("stepIntervalMillis must be an integer in [0, 60000], got 60001", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> new RouterSettings("br0", "", 8, 64, 0));
+        e = assertThrows(IllegalArgumentException.class, () -> new RouterSettings("br0", "", 64, 0));
         assertTrue(e.getMessage().startsWith("fallbackPolicy must be a non-empty policy name"), e.getMessage());
     }
 
@@ -397,10 +411,48 @@ class RouterComponentTest {
     void aShapeChangeWaitsUntilNothingIsInFlight() throws Exception {
         start(Map.of("policy", "jsq", "workers", 2, "capacity", 4), new JoinShortestQueuePolicy());
         get(router.submit(1, 100, 0, 10));
-        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq", "workers", 3, "capacity", 4)));
+        reconfigure(Map.of("policy", "jsq", "workers", 3, "capacity", 4));
         assertEquals(2, router.snapshot().workers());
         assertTrue(get(router.complete(1)));
         assertEquals(3, router.snapshot().workers());
+    }
+
+    @Test
+    void workersSetWithinTheRangeOnly() {
+        start(Map.of("policy", "jsq"), new JoinShortestQueuePolicy());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> router.setWorkers(1025));
+        assertEquals("workers must be in [1, 1024], got 1025", e.getMessage());
+    }
+
+    @Test
+    void untilTheWorkerSetIsKnownRequestsWaitInThePool() throws Exception {
+        router = new RouterComponent(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq")), () -> 0L);
+        bind(new JoinShortestQueuePolicy());
+        router.start();
+        CompletableFuture<Placement> waiting = router.submit(1, 100, 0, 10);
+        StepResult step = get(router.dispatchStep());
+        assertEquals(List.of(), step.placements());
+        assertEquals(0, router.snapshot().workers(), "no worker yet");
+        assertEquals(1, router.snapshot().poolDepth());
+        assertFalse(waiting.isDone());
+        router.setWorkers(3);
+        assertEquals(0, get(waiting).worker(), "placed once the worker set is known");
+        assertEquals(3, router.snapshot().workers());
+        assertEquals("jsq", router.activePolicy());
+    }
+
+    @Test
+    void aShapeChangeKeepsTheRequestsWaitingInThePool() throws Exception {
+        start(Map.of("policy", "br0", "workers", 2, "capacity", 4), br0());
+        CompletableFuture<Placement> a = router.submit(1, 100, 0, 10);
+        CompletableFuture<Placement> b = router.submit(2, 300, 0, 10);
+        sync();
+        router.setWorkers(5);
+        sync();
+        assertEquals(5, router.snapshot().workers(), "nothing on a worker: in force at once");
+        assertEquals(2, router.snapshot().poolDepth(), "the waiting requests are kept");
+        assertEquals(2, get(router.dispatchStep()).placements().size());
+        assertTrue(a.isDone() && b.isDone());
     }
 
     @Test
@@ -434,14 +486,14 @@ class RouterComponentTest {
         for (long id = 1; id <= 3; id++) {
             assertEquals(1, get(router.submit(id, 100, 0, 10)).worker(), "jsq skips worker 0");
         }
-        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "br0", "workers", 2, "capacity", 4)));
+        reconfigure(Map.of("policy", "br0", "workers", 2, "capacity", 4));
         CompletableFuture<Placement> pooled = router.submit(4, 100, 0, 10);
         assertEquals(1, get(router.dispatchStep()).placements().size());
         assertEquals(1, get(pooled).worker(), "br0 sees no free slot on worker 0");
         for (long id = 1; id <= 4; id++) {
             assertTrue(get(router.complete(id)));
         }
-        router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq", "workers", 3, "capacity", 4)));
+        reconfigure(Map.of("policy", "jsq", "workers", 3, "capacity", 4));
         assertEquals(3, router.snapshot().workers());
         assertEquals(1, get(router.submit(5, 100, 0, 10)).worker(), "worker 0 still out after the resize");
         assertEquals(2, get(router.submit(6, 100, 0, 10)).worker());

@@ -657,6 +657,11 @@ public final class VllmConnectorComponent implements VllmConnector {
 
     /** Every decode worker's mark, to one listener (under the health lock). */
     private static void tellAll(Endpoints ep, DecodeAvailabilityListener l) {
+        try {
+            l.decodeWorkers(ep.decodeDown.length());
+        } catch (RuntimeException e) {
+            LOG.warn("{}: availability listener {} failed: {}", PID, l, e.toString());
+        }
         for (int g = 0; g < ep.decodeDown.length(); g++) {
             tell(l, g, ep.decodeDown.get(g) == 0);
         }

@@ -1,0 +1,82 @@
+package org.balanceroute.router.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.router.ReplicaShare;
+
+/**
+ * The cluster view the dispatcher broadcasts to the other replicas: the totals per worker (the
+ * sum over every replica's requests), the pool, the policy in force, and each member's share.
+ * Immutable; read by a follower's API calls from any thread.
+ *
+ * <p>VIEW body: {@code step:long capacity:int workers:int poolDepth:int policy:string
+ * stepNanos:long}, per worker {@code load:long running:int queued:int available:byte}, then
+ * {@code members:int} and per member {@code id:string address:string pooled:int} and per worker
+ * {@code load:long running:int queued:int}.
+ */
+record SharedView(String dispatcher, ClusterSnapshot totals, String activePolicy, long observedStepNanos,
+        List<ReplicaShare> shares, long receivedAtNanos) {
+
+    static void write(Frames.Writer w, ClusterSnapshot totals, String policy, long stepNanos, List<ReplicaShare> shares) {
+        int g = totals.workers();
+        long[] loads = totals.loads();
+        int[] running = totals.running();
+        int[] queued = totals.queued();
+        boolean[] available = totals.available();
+        w.putLong(totals.step()).putInt(totals.capacity()).putInt(g).putInt(totals.poolDepth()).putString(policy)
+                .putLong(stepNanos);
+        for (int i = 0; i < g; i++) {
+            w.putLong(loads[i]).putInt(running[i]).putInt(queued[i]).putByte(available[i] ? 1 : 0);
+        }
+        w.putInt(shares.size());
+        for (ReplicaShare s : shares) {
+            w.putString(s.member()).putString(s.address()).putInt(s.pooled());
+            long[] l = s.loads();
+            int[] r = s.running();
+            int[] q = s.queued();
+            for (int i = 0; i < g; i++) {
+                w.putLong(i < l.length ? l[i] : 0).putInt(i < r.length ? r[i] : 0).putInt(i < q.length ? q[i] : 0);
+            }
+        }
+    }
+
+    /** Reads a VIEW body; the shares' dispatcher flag is set for {@code dispatcher}. */
+    static SharedView read(Frames.Reader r, String dispatcher, long receivedAtNanos) {
+        long step = r.getLong();
+        int capacity = r.getInt();
+        int g = r.getCount(17);
+        int poolDepth = r.getInt();
+        String policy = r.getString();
+        long stepNanos = r.getLong();
+        long[] loads = new long[g];
+        int[] running = new int[g];
+        int[] queued = new int[g];
+        boolean[] available = new boolean[g];
+        for (int i = 0; i < g; i++) {
+            loads[i] = r.getLong();
+            running[i] = r.getInt();
+            queued[i] = r.getInt();
+            available[i] = r.getByte() != 0;
+        }
+        int n = r.getCount(12);
+        List<ReplicaShare> shares = new ArrayList<>(n);
+        for (int m = 0; m < n; m++) {
+            String id = r.getString();
+            String address = r.getString();
+            int pooled = r.getInt();
+            long[] l = new long[g];
+            int[] run = new int[g];
+            int[] q = new int[g];
+            for (int i = 0; i < g; i++) {
+                l[i] = r.getLong();
+                run[i] = r.getInt();
+                q[i] = r.getInt();
+            }
+            shares.add(new ReplicaShare(id, address, id.equals(dispatcher), pooled, l, run, q));
+        }
+        ClusterSnapshot totals = new ClusterSnapshot(dispatcher, step, receivedAtNanos, capacity, loads, running, queued,
+                poolDepth, available);
+        return new SharedView(dispatcher, totals, policy, stepNanos, List.copyOf(shares), receivedAtNanos);
+    }
+}

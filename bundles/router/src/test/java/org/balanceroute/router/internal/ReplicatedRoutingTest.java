@@ -1,0 +1,356 @@
+package org.balanceroute.router.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.RoutingPolicy;
+import org.balanceroute.policy.balance.BalancePolicy;
+import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.router.Placement;
+import org.balanceroute.router.ReplicaShare;
+import org.balanceroute.testkit.ComponentConfigs;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Several routers in one JVM joined through {@link LoopbackStores}: the dispatcher decides for
+ * all, the views converge, no worker is overfilled by concurrent replicas, and the membership's
+ * faults (a replica killed, the dispatcher killed, frames lost, a split that heals, the store
+ * coming and going) lose no request and re-derive every load from the replicas that own them.
+ */
+class ReplicatedRoutingTest {
+
+    private static final int G = 4;
+    private static final int B = 4;
+    private static final long TIMEOUT_MS = 10_000;
+
+    private final LoopbackStores stores = new LoopbackStores();
+    private final List<RouterComponent> routers = new ArrayList<>();
+    private final AtomicLong ids = new AtomicLong(1000);
+
+    /** One proxy replica's router and its store member. */
+    private final class Replica {
+        final RouterComponent router;
+        LoopbackStores.Store store;
+        /** This replica's requests: id to prompt tokens plus tokens decoded. */
+        final Map<Long, Long> loads = new ConcurrentHashMap<>();
+        final Map<Long, Integer> workerOf = new ConcurrentHashMap<>();
+
+        Replica(boolean join) {
+            router = new RouterComponent(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "br0",
+                    "capacity", B)), System::nanoTime);
+            Map<String, Object> props = new HashMap<>();
+            props.put(RoutingPolicy.NAME_PROPERTY, "br0");
+            props.put("service.id", 1L);
+            router.bindPolicy(BalancePolicy.br0(BalanceSettings.defaults()), props);
+            router.start();
+            router.setWorkers(G);
+            routers.add(router);
+            if (join) {
+                join();
+            }
+        }
+
+        void join() {
+            store = stores.join();
+            router.bindStore(store);
+        }
+
+        String id() {
+            return store == null ? DispatchLoop.SOURCE : store.id;
+        }
+
+        CompletableFuture<Placement> submit(int prompt) {
+            long id = ids.incrementAndGet();
+            loads.put(id, (long) prompt);
+            CompletableFuture<Placement> f = router.submit(id, prompt, 0, 10);
+            router.requestStep();
+            return f.thenApply(p -> {
+                workerOf.put(id, p.worker());
+                return p;
+            });
+        }
+
+        void tokens(long id, int n) {
+            loads.merge(id, (long) n, Long::sum);
+            router.tokens(id, n);
+        }
+
+        void complete(long id) throws Exception {
+            loads.remove(id);
+            workerOf.remove(id);
+            assertTrue(router.complete(id).get(5, TimeUnit.SECONDS));
+            router.requestStep();
+        }
+
+        /** The load its placed requests put on each worker, by its own count. */
+        long[] placedLoads() {
+            long[] l = new long[G];
+            workerOf.forEach((id, w) -> l[w] += loads.get(id));
+            return l;
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        for (RouterComponent r : routers) {
+            r.stop();
+        }
+        stores.close();
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            Thread.sleep(2);
+        }
+    }
+
+    private static long[] sum(long[]... parts) {
+        long[] s = new long[G];
+        for (long[] p : parts) {
+            for (int g = 0; g < G; g++) {
+                s[g] += p[g];
+            }
+        }
+        return s;
+    }
+
+    private static boolean loadsAre(Replica r, long[] expected) {
+        return java.util.Arrays.equals(r.router.snapshot().loads(), expected);
+    }
+
+    @Test
+    void theDispatcherDecidesForAllAndEveryReplicaSeesTheWholeCluster() throws Exception {
+        Replica a = new Replica(true);
+        Replica b = new Replica(true);
+        await("b follows a", () -> b.router.cluster().dispatcher().equals(a.id()));
+        List<CompletableFuture<Placement>> placed = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            placed.add(a.submit(1000 + i));
+            placed.add(b.submit(2000 + i));
+        }
+        for (CompletableFuture<Placement> f : placed) {
+            f.get(5, TimeUnit.SECONDS);
+        }
+        for (long id : b.workerOf.keySet()) {
+            b.tokens(id, 7);
+        }
+        long[] expected = sum(a.placedLoads(), b.placedLoads());
+        await("the dispatcher counts b's tokens", () -> loadsAre(a, expected));
+        await("b's view is the dispatcher's", () -> loadsAre(b, expected));
+        assertEquals(6, java.util.Arrays.stream(a.router.snapshot().running()).sum());
+
+        ClusterStatus onA = a.router.cluster();
+        assertTrue(onA.isDispatcher());
+        assertEquals("loopback", onA.store());
+        assertEquals(List.of(a.id(), b.id()), onA.members().stream().map(ReplicaShare::member).toList());
+        assertArrayEquals(b.placedLoads(), onA.members().get(1).loads(), "b's share, as the dispatcher counts it");
+        await("b's status shows the shares", () -> {
+            ClusterStatus onB = b.router.cluster();
+            return !onB.isDispatcher() && onB.members().size() == 2
+                    && java.util.Arrays.equals(onB.members().get(1).loads(), b.placedLoads());
+        });
+        assertTrue(b.router.cluster().staleness().samples() > 0, "the follower measures its view's staleness");
+        assertEquals("br0", b.router.activePolicy());
+    }
+
+    @Test
+    void concurrentReplicasNeverFillAWorkerPastItsCapacity() throws Exception {
+        Replica[] rs = {new Replica(true), new Replica(true), new Replica(true)};
+        await("one dispatcher", () -> rs[2].router.cluster().dispatcher().equals(rs[0].id())
+                && rs[1].router.cluster().dispatcher().equals(rs[0].id()));
+        AtomicIntegerArray running = new AtomicIntegerArray(G); // what the engines run
+        AtomicInteger worst = new AtomicInteger();
+        AtomicInteger done = new AtomicInteger();
+        int perThread = 40;
+        ExecutorService threads = Executors.newFixedThreadPool(6);
+        List<java.util.concurrent.Future<?>> work = new ArrayList<>();
+        for (int t = 0; t < 6; t++) {
+            Replica r = rs[t % 3];
+            long seed = t;
+            work.add(threads.submit(() -> {
+                Random random = new Random(seed);
+                for (int i = 0; i < perThread; i++) {
+                    CompletableFuture<Placement> f = r.submit(100 + random.nextInt(5000));
+                    Placement p = f.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                    int now = running.incrementAndGet(p.worker());
+                    worst.accumulateAndGet(now, Math::max);
+                    r.tokens(p.requestId(), 1 + random.nextInt(20));
+                    Thread.sleep(random.nextInt(3));
+                    running.decrementAndGet(p.worker()); // the engine frees the slot, then the stream ends
+                    r.complete(p.requestId());
+                    done.incrementAndGet();
+                }
+                return null;
+            }));
+        }
+        for (java.util.concurrent.Future<?> w : work) {
+            w.get(60, TimeUnit.SECONDS);
+        }
+        threads.shutdown();
+        assertEquals(6 * perThread, done.get());
+        assertTrue(worst.get() <= B, "a worker ran " + worst.get() + " requests at once, capacity " + B);
+        for (Replica r : rs) {
+            await("every load released on " + r.id(), () -> loadsAre(r, new long[G])
+                    && r.router.snapshot().poolDepth() == 0);
+        }
+    }
+
+    @Test
+    void aKilledFollowersLoadLeavesTheViewAndItsPeersKeepServing() throws Exception {
+        Replica a = new Replica(true);
+        Replica b = new Replica(true);
+        Replica c = new Replica(true);
+        await("c follows a", () -> c.router.cluster().dispatcher().equals(a.id()));
+        a.submit(1000).get(5, TimeUnit.SECONDS);
+        b.submit(3000).get(5, TimeUnit.SECONDS);
+        c.submit(5000).get(5, TimeUnit.SECONDS);
+        await("three requests in the view", () -> a.router.snapshot().loads().length == G
+                && java.util.Arrays.stream(a.router.snapshot().loads()).sum() == 9000);
+        stores.kill(b.store);
+        long[] rest = sum(a.placedLoads(), c.placedLoads());
+        await("b's load gone from the dispatcher", () -> loadsAre(a, rest));
+        await("and from c's view", () -> loadsAre(c, rest));
+        c.submit(700).get(5, TimeUnit.SECONDS);
+        await("c still served", () -> java.util.Arrays.stream(a.router.snapshot().loads()).sum() == 6700);
+    }
+
+    @Test
+    void whenTheDispatcherDiesTheNextOneTakesTheWholePoolOver() throws Exception {
+        Replica a = new Replica(true);
+        Replica b = new Replica(true);
+        Replica c = new Replica(true);
+        await("c follows a", () -> c.router.cluster().dispatcher().equals(a.id()));
+        List<CompletableFuture<Placement>> placedB = new ArrayList<>();
+        List<CompletableFuture<Placement>> placedC = new ArrayList<>();
+        for (int i = 0; i < G * B; i++) { // fills the cluster: the rest waits in the pool
+            (i % 2 == 0 ? placedB : placedC).add((i % 2 == 0 ? b : c).submit(1000 + i));
+        }
+        for (CompletableFuture<Placement> f : placedB) {
+            f.get(5, TimeUnit.SECONDS);
+        }
+        for (CompletableFuture<Placement> f : placedC) {
+            f.get(5, TimeUnit.SECONDS);
+        }
+        CompletableFuture<Placement> waitingB = b.submit(900);
+        CompletableFuture<Placement> waitingC = c.submit(800);
+        await("two requests in the pool", () -> a.router.snapshot().poolDepth() == 2);
+        assertFalse(waitingB.isDone());
+        for (long id : c.workerOf.keySet()) {
+            c.tokens(id, 3);
+        }
+        stores.kill(a.store);
+        await("b is the dispatcher", () -> b.router.cluster().isDispatcher());
+        long[] all = sum(b.placedLoads(), c.placedLoads());
+        await("b's core holds b's and c's requests, with c's tokens", () -> loadsAre(b, all)
+                && b.router.snapshot().poolDepth() == 2);
+        long freed = b.workerOf.keySet().iterator().next();
+        b.complete(freed);
+        Placement p = (Placement) CompletableFuture.anyOf(waitingB, waitingC).get(5, TimeUnit.SECONDS);
+        assertTrue(p.worker() >= 0, "a slot freed: the new dispatcher places from the pool it took over");
+        await("c's view converges", () -> java.util.Arrays.equals(c.router.snapshot().loads(),
+                b.router.snapshot().loads()));
+    }
+
+    @Test
+    void aLostFrameIsRepairedByTheFollowersState() throws Exception {
+        Replica a = new Replica(true);
+        Replica b = new Replica(true);
+        await("b follows a", () -> b.router.cluster().dispatcher().equals(a.id()));
+        Placement p = b.submit(1000).get(5, TimeUnit.SECONDS);
+        AtomicInteger dropped = new AtomicInteger();
+        stores.drop((to, frame) -> to.equals(a.id()) && frame[1] == Frames.EVENTS && dropped.getAndIncrement() == 0);
+        b.tokens(p.requestId(), 10); // this frame is lost
+        await("one frame dropped", () -> dropped.get() > 0);
+        b.tokens(p.requestId(), 5);  // the gap is seen: RESYNC, then b's whole state
+        await("the dispatcher has b's true load", () -> loadsAre(a, b.placedLoads()));
+        assertEquals(1015, java.util.Arrays.stream(a.router.snapshot().loads()).sum());
+    }
+
+    @Test
+    void aSplitClusterServesOnBothSidesAndReDerivesTheLoadsWhenItHeals() throws Exception {
+        Replica a = new Replica(true);
+        Replica b = new Replica(true);
+        Replica c = new Replica(true);
+        await("c follows a", () -> c.router.cluster().dispatcher().equals(a.id()));
+        a.submit(1000).get(5, TimeUnit.SECONDS);
+        b.submit(2000).get(5, TimeUnit.SECONDS);
+        c.submit(3000).get(5, TimeUnit.SECONDS);
+        stores.split(a.store);
+        await("b decides for b and c", () -> b.router.cluster().isDispatcher()
+                && loadsAre(b, sum(b.placedLoads(), c.placedLoads())));
+        await("a alone counts only its own", () -> loadsAre(a, a.placedLoads()));
+        a.submit(400).get(5, TimeUnit.SECONDS);  // both sides keep serving
+        c.submit(500).get(5, TimeUnit.SECONDS);
+        stores.heal();
+        long[] all = sum(a.placedLoads(), b.placedLoads(), c.placedLoads());
+        await("one dispatcher again", () -> b.router.cluster().dispatcher().equals(a.id())
+                && c.router.cluster().dispatcher().equals(a.id()));
+        await("its loads re-derived from every replica's own requests", () -> loadsAre(a, all));
+        await("and every view agrees", () -> loadsAre(b, all) && loadsAre(c, all));
+    }
+
+    @Test
+    void joiningAndLeavingTheStoreKeepsEveryRequestInFlight() throws Exception {
+        Replica a = new Replica(true);
+        Replica b = new Replica(false); // alone, with its own requests
+        Placement running = b.submit(1000).get(5, TimeUnit.SECONDS);
+        b.tokens(running.requestId(), 9);
+        for (int i = 0; i < B * G - 1; i++) {
+            b.submit(100).get(5, TimeUnit.SECONDS); // full
+        }
+        CompletableFuture<Placement> waiting = b.submit(2000);
+        assertFalse(waiting.isDone());
+
+        b.join(); // the cluster bundle arrives
+        await("a's core holds b's requests", () -> loadsAre(a, b.placedLoads())
+                && a.router.snapshot().poolDepth() == 1);
+        b.complete(running.requestId());
+        Placement p = waiting.get(5, TimeUnit.SECONDS);
+        assertTrue(p.worker() >= 0, "placed by the dispatcher after the hand-over");
+
+        b.router.unbindStore(b.store); // the cluster bundle goes
+        await("a released b's requests", () -> loadsAre(a, new long[G]));
+        assertEquals(ClusterStatus.LOCAL, b.router.cluster().store());
+        await("b routes alone with all its requests", () -> loadsAre(b, b.placedLoads()));
+        CompletableFuture<Placement> more = b.submit(50);
+        b.complete(p.requestId());
+        assertTrue(more.get(5, TimeUnit.SECONDS).worker() >= 0);
+    }
+
+    @Test
+    void viewsAndStatusAreEmptyBeforeAnyoneReports() throws Exception {
+        Replica a = new Replica(true);
+        ClusterSnapshot s = a.router.snapshot();
+        assertEquals(G, s.workers());
+        ClusterStatus st = a.router.cluster();
+        assertEquals(1, st.members().size());
+        assertEquals(ClusterStatus.Staleness.NONE, st.staleness());
+        List<String> order = new CopyOnWriteArrayList<>();
+        order.add(st.dispatcher());
+        assertEquals(List.of(a.id()), order);
+    }
+}
