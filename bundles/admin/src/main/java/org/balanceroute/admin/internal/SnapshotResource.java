@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.router.ReplicaShare;
 import org.balanceroute.router.RouterService;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -19,7 +21,9 @@ import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
 
 /**
  * {@code GET /admin/snapshot}: the router's view of the decode cluster, taken on its dispatch
- * thread. Hosted only with the JSON and authentication extensions present. Keeps no state.
+ * thread; on any replica of a cluster of proxies, the whole cluster's (the sum over every
+ * replica's requests) with each member's share. Hosted only with the JSON and authentication
+ * extensions present. Keeps no state.
  */
 @Component(service = SnapshotResource.class)
 @JakartarsResource
@@ -39,13 +43,67 @@ public final class SnapshotResource {
     /**
      * {@code {"activePolicy", "step", "poolDepth", "capacity", "workers": [{"worker", "load",
      * "running", "queued", "available"}], "totals": {"load", "running", "queued", "maxLoad",
-     * "imbalance", "available"}}}: loads in KV tokens; step = dispatch steps run so far; imbalance =
-     * max - min worker load; available = the worker takes new requests (its health checks pass).
+     * "imbalance", "available"}, "cluster": {...}}}: loads in KV tokens; step = dispatch steps run
+     * so far; imbalance = max - min worker load; available = the worker takes new requests (its
+     * health checks pass); cluster: see {@link #render(ClusterStatus)}.
      */
     @GET
     public Map<String, Object> snapshot() {
         String active = router.activePolicy();
-        return render(router.snapshot(), active);
+        Map<String, Object> m = render(router.snapshot(), active);
+        m.put("cluster", render(router.cluster()));
+        return m;
+    }
+
+    /**
+     * {@code {"store", "localMember", "dispatcher", "viewAgeMillis", "staleness": {"samples",
+     * "p50Millis", "p99Millis", "maxMillis"}, "members": [{"member", "address", "dispatcher",
+     * "pooled", "load", "running", "queued", "workers": [{"worker", "load", "running",
+     * "queued"}]}]}}: the proxy replicas oldest first, each with its share of the load (a cluster
+     * of one: store {@code local}, one member).
+     */
+    static Map<String, Object> render(ClusterStatus c) {
+        List<Map<String, Object>> members = new ArrayList<>(c.members().size());
+        for (ReplicaShare s : c.members()) {
+            long[] loads = s.loads();
+            int[] running = s.running();
+            int[] queued = s.queued();
+            List<Map<String, Object>> workers = new ArrayList<>(loads.length);
+            int run = 0, queue = 0;
+            for (int g = 0; g < loads.length; g++) {
+                Map<String, Object> w = new LinkedHashMap<>();
+                w.put("worker", g);
+                w.put("load", loads[g]);
+                w.put("running", running[g]);
+                w.put("queued", queued[g]);
+                workers.add(w);
+                run += running[g];
+                queue += queued[g];
+            }
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("member", s.member());
+            m.put("address", s.address());
+            m.put("dispatcher", s.dispatcher());
+            m.put("pooled", s.pooled());
+            m.put("load", s.totalLoad());
+            m.put("running", run);
+            m.put("queued", queue);
+            m.put("workers", workers);
+            members.add(m);
+        }
+        Map<String, Object> staleness = new LinkedHashMap<>();
+        staleness.put("samples", c.staleness().samples());
+        staleness.put("p50Millis", c.staleness().p50Millis());
+        staleness.put("p99Millis", c.staleness().p99Millis());
+        staleness.put("maxMillis", c.staleness().maxMillis());
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("store", c.store());
+        m.put("localMember", c.localMember());
+        m.put("dispatcher", c.dispatcher());
+        m.put("viewAgeMillis", c.viewAgeMillis());
+        m.put("staleness", staleness);
+        m.put("members", members);
+        return m;
     }
 
     static Map<String, Object> render(ClusterSnapshot s, String activePolicy) {

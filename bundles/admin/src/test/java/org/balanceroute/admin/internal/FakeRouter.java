@@ -16,6 +16,7 @@ final class FakeRouter implements RouterService {
     List<String> available = List.of("br0", "brh-survival", "jsq", "p2c", "random");
     Map<String, Map<String, Object>> parameters = Map.of();
     ClusterSnapshot snapshot;
+    ClusterStatus cluster;
 
     @Override public String activePolicy() { return active; }
     @Override public String configuredPolicy() { return active; }
@@ -33,5 +34,5 @@ final class FakeRouter implements RouterService {
     @Override public void setWorkerAvailable(int worker, boolean available) { }
     @Override public boolean automaticStepping() { return false; }
     @Override public void setWorkers(int workers) { }
-    @Override public ClusterStatus cluster() { throw new UnsupportedOperationException(); }
+    @Override public ClusterStatus cluster() { return cluster; }
 }

@@ -3,7 +3,10 @@ package org.balanceroute.admin.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.List;
 import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.router.ReplicaShare;
 import org.junit.jupiter.api.Test;
 
 class SnapshotResourceTest {
@@ -13,11 +16,23 @@ class SnapshotResourceTest {
         FakeRouter router = new FakeRouter();
         router.snapshot = new ClusterSnapshot("local", 12, 0, 64, new long[] {1200, 300}, new int[] {3, 1},
                 new int[] {0, 2}, 5, new boolean[] {true, false});
+        router.cluster = new ClusterStatus("hazelcast", "m2", "m1", List.of(
+                new ReplicaShare("m1", "127.0.0.1:5701", true, 4, new long[] {1000, 0}, new int[] {2, 0}, new int[] {0, 1}),
+                new ReplicaShare("m2", "127.0.0.1:5702", false, 1, new long[] {200, 300}, new int[] {1, 1}, new int[] {0, 1})),
+                3.5, new ClusterStatus.Staleness(10, 2.0, 7.5, 9.0));
         String json = new ObjectMapper().writeValueAsString(new SnapshotResource(router).snapshot());
         assertEquals("{\"activePolicy\":\"br0\",\"step\":12,\"poolDepth\":5,\"capacity\":64,\"workers\":["
                 + "{\"worker\":0,\"load\":1200,\"running\":3,\"queued\":0,\"available\":true},"
                 + "{\"worker\":1,\"load\":300,\"running\":1,\"queued\":2,\"available\":false}],"
                 + "\"totals\":{\"load\":1500,\"running\":4,\"queued\":2,\"maxLoad\":1200,\"imbalance\":900,"
-                + "\"available\":1}}", json);
+                + "\"available\":1},"
+                + "\"cluster\":{\"store\":\"hazelcast\",\"localMember\":\"m2\",\"dispatcher\":\"m1\",\"viewAgeMillis\":3.5,"
+                + "\"staleness\":{\"samples\":10,\"p50Millis\":2.0,\"p99Millis\":7.5,\"maxMillis\":9.0},\"members\":["
+                + "{\"member\":\"m1\",\"address\":\"127.0.0.1:5701\",\"dispatcher\":true,\"pooled\":4,\"load\":1000,"
+                + "\"running\":2,\"queued\":1,\"workers\":[{\"worker\":0,\"load\":1000,\"running\":2,\"queued\":0},"
+                + "{\"worker\":1,\"load\":0,\"running\":0,\"queued\":1}]},"
+                + "{\"member\":\"m2\",\"address\":\"127.0.0.1:5702\",\"dispatcher\":false,\"pooled\":1,\"load\":500,"
+                + "\"running\":2,\"queued\":1,\"workers\":[{\"worker\":0,\"load\":200,\"running\":1,\"queued\":0},"
+                + "{\"worker\":1,\"load\":300,\"running\":1,\"queued\":1}]}]}}", json);
     }
 }

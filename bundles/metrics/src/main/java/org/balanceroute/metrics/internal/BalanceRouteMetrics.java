@@ -16,6 +16,8 @@ import java.util.Collections;
 import java.util.List;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.proxy.ProxyObserver;
+import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.router.ReplicaShare;
 import org.balanceroute.router.DispatchObserver;
 import org.osgi.service.component.annotations.Component;
 
@@ -46,6 +48,12 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
     static final String DECODE_STEP = PREFIX + "decode_step_seconds";
     static final String PREFILL_IN_FLIGHT = PREFIX + "prefill_in_flight_requests";
     static final String PREFILL_QUEUED = PREFIX + "prefill_queued_requests";
+    static final String CLUSTER_MEMBERS = PREFIX + "cluster_members";
+    static final String CLUSTER_DISPATCHER = PREFIX + "cluster_is_dispatcher";
+    static final String CLUSTER_STALENESS = PREFIX + "cluster_view_staleness_seconds";
+    static final String MEMBER_LOAD = PREFIX + "member_worker_kv_load_tokens";
+    static final String MEMBER_RUNNING = PREFIX + "member_worker_running_requests";
+    static final String MEMBER_POOLED = PREFIX + "member_pooled_requests";
 
     /** The prefill tier as the connector sees it: prefills running per instance, and waiting for a slot. */
     public record PrefillTier(int[] inFlight, int queued) {
@@ -137,12 +145,24 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
      * @param prefill the connector's prefill counts, or null when no connector is there (left out)
      */
     public String scrape(ClusterSnapshot snapshot, PrefillTier prefill) {
+        return scrape(snapshot, prefill, null);
+    }
+
+    /**
+     * The exposition with the cluster of proxies too.
+     *
+     * @param cluster the router's membership and shares, or null when it cannot answer (left out)
+     */
+    public String scrape(ClusterSnapshot snapshot, PrefillTier prefill, ClusterStatus cluster) {
         List<MetricFamilySamples> families = new ArrayList<>();
         if (snapshot != null) {
             families.addAll(snapshotFamilies(snapshot));
         }
         if (prefill != null) {
             families.addAll(prefillFamilies(prefill));
+        }
+        if (cluster != null) {
+            families.addAll(clusterFamilies(cluster));
         }
         families.addAll(Collections.list(registry.metricFamilySamples()));
         StringWriter out = new StringWriter();
@@ -166,6 +186,46 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
                 new MetricFamilySamples(PREFILL_QUEUED, Type.GAUGE,
                         "Prefills waiting in the connector for a prefill slot (a full queue answers 429)",
                         List.of(new Sample(PREFILL_QUEUED, List.of(), List.of(), p.queued()))));
+    }
+
+    static List<MetricFamilySamples> clusterFamilies(ClusterStatus c) {
+        List<String> memberWorker = List.of("member", "worker");
+        List<String> member = List.of("member");
+        List<Sample> load = new ArrayList<>();
+        List<Sample> run = new ArrayList<>();
+        List<Sample> pooled = new ArrayList<>();
+        for (ReplicaShare s : c.members()) {
+            long[] loads = s.loads();
+            int[] running = s.running();
+            for (int g = 0; g < loads.length; g++) {
+                List<String> labels = List.of(s.member(), Integer.toString(g));
+                load.add(new Sample(MEMBER_LOAD, memberWorker, labels, loads[g]));
+                run.add(new Sample(MEMBER_RUNNING, memberWorker, labels, running[g]));
+            }
+            pooled.add(new Sample(MEMBER_POOLED, member, List.of(s.member()), s.pooled()));
+        }
+        List<String> quantile = List.of("quantile");
+        ClusterStatus.Staleness st = c.staleness();
+        List<Sample> staleness = st.samples() == 0 ? List.of() : List.of(
+                new Sample(CLUSTER_STALENESS, quantile, List.of("0.5"), st.p50Millis() / 1e3),
+                new Sample(CLUSTER_STALENESS, quantile, List.of("0.99"), st.p99Millis() / 1e3),
+                new Sample(CLUSTER_STALENESS + "_count", List.of(), List.of(), st.samples()));
+        return List.of(
+                new MetricFamilySamples(CLUSTER_MEMBERS, Type.GAUGE,
+                        "Proxy replicas in the cluster (1 for a runtime of its own)",
+                        List.of(new Sample(CLUSTER_MEMBERS, List.of(), List.of(), c.members().size()))),
+                new MetricFamilySamples(CLUSTER_DISPATCHER, Type.GAUGE,
+                        "1 on the replica that dispatches for the cluster (the oldest member), else 0",
+                        List.of(new Sample(CLUSTER_DISPATCHER, List.of(), List.of(), c.isDispatcher() ? 1 : 0))),
+                new MetricFamilySamples(MEMBER_LOAD, Type.GAUGE,
+                        "KV cache tokens the replica's own requests hold on the decode worker (its share of L_g)", load),
+                new MetricFamilySamples(MEMBER_RUNNING, Type.GAUGE,
+                        "Requests of the replica running on the decode worker", run),
+                new MetricFamilySamples(MEMBER_POOLED, Type.GAUGE,
+                        "Requests of the replica waiting in the cluster-wide prompt pool", pooled),
+                new MetricFamilySamples(CLUSTER_STALENESS, Type.SUMMARY,
+                        "From a token seen by one replica to this replica's view holding it, over the last "
+                                + "samples (one host's clock)", staleness));
     }
 
     static List<MetricFamilySamples> snapshotFamilies(ClusterSnapshot s) {

@@ -6,6 +6,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.connector.vllm.VllmConnector;
+import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.RouterService;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -47,13 +48,16 @@ public final class MetricsResource {
     @GET
     public Response scrape() {
         ClusterSnapshot snapshot = null;
+        ClusterStatus cluster = null;
         try {
             snapshot = router.snapshot();
+            cluster = router.cluster();
             metrics.decodeStep(router.observedStepNanos());
         } catch (IllegalStateException e) {
             LOG.debug("metrics: no router snapshot: {}", e.toString());
         }
-        return Response.ok(metrics.scrape(snapshot, prefillTier(connector)), TextFormat.CONTENT_TYPE_004).build();
+        return Response.ok(metrics.scrape(snapshot, prefillTier(connector), cluster), TextFormat.CONTENT_TYPE_004)
+                .build();
     }
 
     private static BalanceRouteMetrics.PrefillTier prefillTier(VllmConnector c) {

@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.router.ReplicaShare;
 import org.balanceroute.proxy.ProxyObserver.Outcome;
 import org.junit.jupiter.api.Test;
 
@@ -56,6 +59,26 @@ class BalanceRouteMetricsTest {
         assertEquals(300.0, s.get("balanceroute_prefill_queued_requests"));
         String without = new BalanceRouteMetrics().scrape(SNAPSHOT);
         assertFalse(without.contains("balanceroute_prefill_queued_requests"), without);
+    }
+
+    @Test
+    void theClusterOfProxiesHasItsMembersSharesAndStaleness() {
+        ClusterStatus cluster = new ClusterStatus("hazelcast", "m2", "m1", List.of(
+                new ReplicaShare("m1", "127.0.0.1:5701", true, 4, new long[] {900, 0, 0}, new int[] {2, 0, 0},
+                        new int[3]),
+                new ReplicaShare("m2", "127.0.0.1:5702", false, 1, new long[] {100, 250, 0}, new int[] {1, 1, 0},
+                        new int[3])), 2, new ClusterStatus.Staleness(100, 3.0, 12.0, 15.0));
+        String text = new BalanceRouteMetrics().scrape(SNAPSHOT, null, cluster);
+        Map<String, Double> s = samples(text);
+        assertEquals(2.0, s.get("balanceroute_cluster_members"));
+        assertEquals(0.0, s.get("balanceroute_cluster_is_dispatcher"));
+        assertEquals(900.0, s.get("balanceroute_member_worker_kv_load_tokens{member=\"m1\",worker=\"0\",}"));
+        assertEquals(250.0, s.get("balanceroute_member_worker_kv_load_tokens{member=\"m2\",worker=\"1\",}"));
+        assertEquals(1.0, s.get("balanceroute_member_worker_running_requests{member=\"m2\",worker=\"0\",}"));
+        assertEquals(4.0, s.get("balanceroute_member_pooled_requests{member=\"m1\",}"));
+        assertEquals(0.012, s.get("balanceroute_cluster_view_staleness_seconds{quantile=\"0.99\",}"), 1e-12);
+        assertEquals(100.0, s.get("balanceroute_cluster_view_staleness_seconds_count"));
+        assertTrue(text.contains("# TYPE balanceroute_cluster_view_staleness_seconds summary"), text);
     }
 
     @Test
