@@ -22,15 +22,17 @@ import org.balanceroute.trace.WorkloadGenerator;
 public final class ReplayCommand {
 
     static final String USAGE = """
-            Usage: ./balanceroute replay --url URL (--trace FILE | --generate N) [options]
+            Usage: ./balanceroute replay --url URL [--url URL2 ...] (--trace FILE | --generate N) [options]
 
             Sends each request at its arrival time to URL/v1/completions (any OpenAI-compatible
-            endpoint) as a streaming completion: a token-id prompt of the request's input length
+            endpoint; with several --url, request i goes to the (i mod n)-th, round-robin, as a load
+            balancer in front of proxy replicas would) as a streaming completion: a token-id prompt of the request's input length
             (ids cycling 1..1000), max_tokens = its output length, ignore_eos, stream_options
             include_usage. Measures TTFT, TPOT and output tokens per request; prints a summary.
 
             Options:
-              --url URL          the endpoint, e.g. http://127.0.0.1:8000 (required)
+              --url URL          the endpoint, e.g. http://127.0.0.1:8000 (required; repeat it, or
+                                 give a comma-separated list, to spread the replay over several)
               --trace FILE       Azure CSV, Mooncake JSON lines or plain CSV (see simulate)
               --generate N       N requests of the built-in seeded Mooncake-like workload
               --rate R           --generate: arrivals per second before --rate-scale (default 3.4)
@@ -53,7 +55,7 @@ public final class ReplayCommand {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
-        String url = null;
+        List<String> urls = new java.util.ArrayList<>();
         String trace = null;
         int generate = -1;
         double rate = WorkloadGenerator.MOONCAKE_RATE;
@@ -67,7 +69,13 @@ public final class ReplayCommand {
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
-                    case "--url" -> url = value(args, ++i, a);
+                    case "--url" -> {
+                        for (String u : value(args, ++i, a).split(",")) {
+                            if (!u.isBlank()) {
+                                urls.add(u.strip());
+                            }
+                        }
+                    }
                     case "--trace" -> trace = value(args, ++i, a);
                     case "--generate" -> generate = intValue(args, ++i, a, 1);
                     case "--rate" -> rate = doubleValue(args, ++i, a);
@@ -84,13 +92,13 @@ public final class ReplayCommand {
                     default -> throw new IllegalArgumentException("unknown option '" + a + "'");
                 }
             }
-            if (url == null) {
+            if (urls.isEmpty()) {
                 throw new IllegalArgumentException("--url is required");
             }
             if ((trace == null) == (generate < 0)) {
                 throw new IllegalArgumentException("give exactly one of --trace FILE and --generate N");
             }
-            Replayer.completionsUri(url);
+            urls.forEach(Replayer::completionsUri);
         } catch (IllegalArgumentException e) {
             err.println("balanceroute replay: " + e.getMessage());
             err.print(USAGE);
@@ -112,9 +120,9 @@ public final class ReplayCommand {
             err.println("balanceroute replay: " + t);
         }
         if (model == null) {
-            model = firstModel(url, err);
+            model = firstModel(urls.get(0), err);
         }
-        Replayer replayer = new Replayer(url, model, rateScale, concurrency, err);
+        Replayer replayer = new Replayer(urls, model, rateScale, concurrency, err);
         ReplayResult result = replayer.run(requests);
         if (json) {
             out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(result.toMap()));

@@ -9,14 +9,16 @@ import java.util.TreeMap;
 
 /**
  * The summary of a replay: counts, tokens, wall time, TTFT and TPOT percentiles over the
- * completed requests, and errors grouped by message.
+ * completed requests, and errors grouped by message. A replay spread over several endpoints
+ * names them all ({@code url}, comma-separated) and counts its failures per endpoint.
  */
 public record ReplayResult(String url, int requests, int completed, int failed, long outputTokens,
         long expectedOutputTokens, double wallSeconds, double ttftMeanS, double ttftP50S, double ttftP95S,
         double ttftP99S, double tpotMeanMs, double tpotP50Ms, double tpotP95Ms, Map<String, Integer> errors,
-        List<RequestOutcome> outcomes) {
+        List<RequestOutcome> outcomes, List<String> targets) {
 
-    static ReplayResult of(String url, List<RequestOutcome> outcomes, double wallSeconds) {
+    static ReplayResult of(List<String> targets, List<RequestOutcome> outcomes, double wallSeconds) {
+        String url = String.join(", ", targets);
         int completed = 0;
         long tokens = 0;
         long expected = 0;
@@ -36,7 +38,21 @@ public record ReplayResult(String url, int requests, int completed, int failed, 
         }
         return new ReplayResult(url, outcomes.size(), completed, outcomes.size() - completed, tokens, expected,
                 wallSeconds, mean(ttft), quantile(ttft, 0.5), quantile(ttft, 0.95), quantile(ttft, 0.99),
-                mean(tpot), quantile(tpot, 0.5), quantile(tpot, 0.95), errors, outcomes);
+                mean(tpot), quantile(tpot, 0.5), quantile(tpot, 0.95), errors, outcomes, List.copyOf(targets));
+    }
+
+    /** Failed requests per endpoint, in the replay's order of endpoints. */
+    public Map<String, Integer> failedByTarget() {
+        Map<String, Integer> m = new LinkedHashMap<>();
+        for (String t : targets) {
+            m.put(t, 0);
+        }
+        for (RequestOutcome o : outcomes) {
+            if (o.error() != null) {
+                m.merge(targets.get(o.target()), 1, Integer::sum);
+            }
+        }
+        return m;
     }
 
     /** Output tokens per wall second of the whole replay. */
@@ -76,6 +92,9 @@ public record ReplayResult(String url, int requests, int completed, int failed, 
         m.put("tpotP50Ms", num(tpotP50Ms));
         m.put("tpotP95Ms", num(tpotP95Ms));
         m.put("errors", errors);
+        if (targets.size() > 1) {
+            m.put("failedByUrl", failedByTarget());
+        }
         return m;
     }
 
@@ -94,6 +113,9 @@ public record ReplayResult(String url, int requests, int completed, int failed, 
                 ttftMeanS, ttftP50S, ttftP95S, ttftP99S));
         sb.append(String.format(Locale.ROOT, "  TPOT            mean %.1f ms, p50 %.1f ms, p95 %.1f ms%n",
                 tpotMeanMs, tpotP50Ms, tpotP95Ms));
+        if (targets.size() > 1) {
+            failedByTarget().forEach((t, count) -> sb.append(String.format(Locale.ROOT, "  failed at %s: %d%n", t, count)));
+        }
         errors.forEach((message, count) -> sb.append(String.format(Locale.ROOT, "  error x%d: %s%n", count, message)));
         return sb.toString();
     }

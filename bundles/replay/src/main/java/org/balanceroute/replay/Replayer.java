@@ -79,7 +79,8 @@ public final class Replayer {
         }
     }
 
-    private final URI completions;
+    /** The endpoints' completion URIs: request i goes to {@code completions[i % n]} (round-robin). */
+    private final URI[] completions;
     private final String model;
     private final double rateScale;
     private final int concurrency;
@@ -98,7 +99,20 @@ public final class Replayer {
      * @throws IllegalArgumentException for a URL that is not http(s)://host[:port][/path]
      */
     public Replayer(String baseUrl, String model, double rateScale, int concurrency, PrintStream progress) {
-        this.completions = completionsUri(baseUrl);
+        this(List.of(baseUrl), model, rateScale, concurrency, progress);
+    }
+
+    /**
+     * A replay spread over several endpoints (proxy replicas behind no load balancer): request i
+     * goes to {@code baseUrls[i % n]}, round-robin, as a load balancer in front of them would.
+     *
+     * @throws IllegalArgumentException for no URL or a URL that is not http(s)://host[:port][/path]
+     */
+    public Replayer(List<String> baseUrls, String model, double rateScale, int concurrency, PrintStream progress) {
+        if (baseUrls.isEmpty()) {
+            throw new IllegalArgumentException("at least one URL is needed");
+        }
+        this.completions = baseUrls.stream().map(Replayer::completionsUri).toArray(URI[]::new);
         if (!(rateScale > 0) || Double.isInfinite(rateScale)) {
             throw new IllegalArgumentException("rate scale must be finite and > 0, got " + rateScale);
         }
@@ -148,8 +162,9 @@ public final class Replayer {
         return URI.create(scheme.toLowerCase(Locale.ROOT) + "://" + uri.getRawAuthority() + path + "/v1/completions");
     }
 
+    /** The first endpoint's completion URI. */
     public URI completionsUri() {
-        return completions;
+        return completions[0];
     }
 
     /** Replays {@code requests} (in arrival order) and waits for every answer. */
@@ -200,7 +215,7 @@ public final class Replayer {
                     try {
                         outcomes[index] = send(client, index, request);
                     } catch (RuntimeException e) {
-                        outcomes[index] = RequestOutcome.failure(request, e.toString());
+                        outcomes[index] = RequestOutcome.failure(request, e.toString(), index % completions.length);
                     } finally {
                         if (outcomes[index].error() != null) {
                             failed.incrementAndGet();
@@ -223,11 +238,17 @@ public final class Replayer {
         for (RequestOutcome o : outcomes) {
             list.add(o);
         }
-        return ReplayResult.of(completions.toString(), list, wall);
+        List<String> targets = new ArrayList<>(completions.length);
+        for (URI u : completions) {
+            targets.add(u.toString());
+        }
+        return ReplayResult.of(targets, list, wall);
     }
 
     private RequestOutcome send(HttpClient client, int index, TraceRequest request) {
         String body = body(request);
+        int target = index % completions.length;
+        URI completions = this.completions[target];
         HttpRequest http = HttpRequest.newBuilder(completions)
                 .timeout(requestTimeout)
                 .header("Content-Type", "application/json")
@@ -240,22 +261,22 @@ public final class Replayer {
         try {
             response = client.send(http, HttpResponse.BodyHandlers.ofInputStream());
         } catch (ConnectException e) {
-            return RequestOutcome.failure(request, "connection refused: nothing listens at " + completions.getAuthority());
+            return RequestOutcome.failure(request, "connection refused: nothing listens at " + completions.getAuthority(), target);
         } catch (HttpConnectTimeoutException e) {
-            return RequestOutcome.failure(request, "connect timeout to " + completions.getAuthority());
+            return RequestOutcome.failure(request, "connect timeout to " + completions.getAuthority(), target);
         } catch (HttpTimeoutException e) {
-            return RequestOutcome.failure(request, "no answer within " + requestTimeout.toSeconds() + " s");
+            return RequestOutcome.failure(request, "no answer within " + requestTimeout.toSeconds() + " s", target);
         } catch (IOException e) {
-            return RequestOutcome.failure(request, "I/O error: " + e.getMessage());
+            return RequestOutcome.failure(request, "I/O error: " + e.getMessage(), target);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return RequestOutcome.failure(request, "interrupted");
+            return RequestOutcome.failure(request, "interrupted", target);
         }
         try (InputStream in = response.body();
              BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
             if (response.statusCode() != 200) {
                 String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-                return RequestOutcome.failure(request, "HTTP " + response.statusCode() + ": " + errorMessage(text));
+                return RequestOutcome.failure(request, "HTTP " + response.statusCode() + ": " + errorMessage(text), target);
             }
             long first = -1;
             long last = -1;
@@ -273,7 +294,7 @@ public final class Replayer {
                 }
                 JsonNode chunk = JSON.readTree(data);
                 if (chunk.has("error")) {
-                    return RequestOutcome.failure(request, "in-band error: " + errorMessage(data));
+                    return RequestOutcome.failure(request, "in-band error: " + errorMessage(data), target);
                 }
                 JsonNode usage = chunk.get("usage");
                 if (usage != null && usage.hasNonNull("completion_tokens")) {
@@ -293,14 +314,14 @@ public final class Replayer {
                 }
             }
             if (!sawDone) {
-                return RequestOutcome.failure(request, "the stream ended without data: [DONE]");
+                return RequestOutcome.failure(request, "the stream ended without data: [DONE]", target);
             }
             int tokens = usageTokens >= 0 ? usageTokens : chunks;
             double ttft = first < 0 ? Double.NaN : (first - t0) / 1e9;
             double tpot = tokens > 1 && first >= 0 ? (last - first) / 1e6 / (tokens - 1) : Double.NaN;
-            return new RequestOutcome(request, tokens, ttft, tpot, null);
+            return new RequestOutcome(request, tokens, ttft, tpot, null, target);
         } catch (IOException e) {
-            return RequestOutcome.failure(request, "stream broken: " + e.getMessage());
+            return RequestOutcome.failure(request, "stream broken: " + e.getMessage(), target);
         }
     }
 

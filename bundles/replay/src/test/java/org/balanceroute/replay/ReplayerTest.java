@@ -65,6 +65,26 @@ class ReplayerTest {
     }
 
     @Test
+    void severalEndpointsShareTheReplayRoundRobinAndFailuresAreCountedPerEndpoint() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        String dead = "http://127.0.0.1:" + port;
+        List<TraceRequest> requests = List.of(new TraceRequest(0, 10, 2, 0), new TraceRequest(0, 10, 3, 0),
+                new TraceRequest(0, 10, 4, 0), new TraceRequest(0, 10, 5, 0));
+        ReplayResult result = new Replayer(List.of(cluster.decodeUrl(0), dead), "balanceroute-sim", 1, 4, null)
+                .run(requests);
+        assertEquals(2, result.completed(), () -> result.errors().toString());
+        assertEquals(List.of(0, 1, 0, 1), result.outcomes().stream().map(RequestOutcome::target).toList());
+        assertEquals(List.of(2, 4), result.outcomes().stream().filter(o -> o.error() == null)
+                .map(RequestOutcome::outputTokens).toList(), "the 1st and 3rd went to the live endpoint");
+        assertEquals(List.of(0, 2), List.copyOf(result.failedByTarget().values()));
+        assertTrue(result.toMap().containsKey("failedByUrl"));
+        assertTrue(result.url().contains(", "), result.url());
+    }
+
+    @Test
     void continuousUsageAndTheAllRanksEndpoint() throws Exception {
         List<TraceRequest> requests = List.of(new TraceRequest(0, 100, 7, 0), new TraceRequest(0.01, 2000, 1, 0));
         Replayer replayer = new Replayer(cluster.allRanksUrl() + "/v1", null, 1, 4, null).continuousUsage(true);
@@ -139,6 +159,11 @@ class ReplayerTest {
         assertEquals(2, ReplayCommand.run(new String[] {"--url", "http://x", "--generate", "0"},
                 new PrintStream(new ByteArrayOutputStream()), new PrintStream(err2, true, StandardCharsets.UTF_8)));
         assertTrue(err2.toString(StandardCharsets.UTF_8).contains("--generate must be >= 1"));
+        ByteArrayOutputStream out3 = new ByteArrayOutputStream();
+        assertEquals(0, ReplayCommand.run(new String[] {"--url", cluster.decodeUrl(0) + "," + cluster.decodeUrl(1),
+            "--generate", "4", "--rate", "100", "--json"}, new PrintStream(out3, true, StandardCharsets.UTF_8),
+                new PrintStream(new ByteArrayOutputStream())));
+        assertTrue(out3.toString(StandardCharsets.UTF_8).contains("\"failedByUrl\""), out3.toString(StandardCharsets.UTF_8));
         assertEquals(2, ReplayCommand.run(new String[] {"--generate", "3"},
                 new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
         assertFalse(json.isEmpty());
