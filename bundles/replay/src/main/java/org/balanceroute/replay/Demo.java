@@ -35,10 +35,18 @@ import org.balanceroute.trace.WorkloadGenerator;
  * jsq, br0 and brh-survival switches the policy live ({@code PUT /admin/policy}), resets the
  * engine's ground truth, replays the same workload through the proxy and reads {@code GET
  * /sim/stats}; prints the comparison, then serves until Ctrl-C ({@code --exit}: stops instead).
+ *
+ * <p>With {@code --replicas N} it starts N runtimes (each in its own home) and compares, on the
+ * same workload: jsq and br0 on one replica, br0 on N replicas each with its own local view (N
+ * plain proxies, the replay spread round-robin), and br0 on the same N replicas once they share
+ * the snapshot (the cluster feature dropped into each one's deploy/ while it runs).
  */
 public final class Demo {
 
     static final List<String> POLICIES = List.of("jsq", "br0", "brh-survival");
+    /** The Hazelcast member port of replica i is CLUSTER_PORT_BASE + i. */
+    static final int CLUSTER_PORT_BASE = 5701;
+    static final int MAX_REPLICAS = 8;
     static final int SIM_PORT_BASE = 18100;
     static final int WARMUP_REQUESTS = 200;
     /*
@@ -53,13 +61,17 @@ public final class Demo {
     static final int DEFAULT_STREAM_INTERVAL = 32;
 
     static final String USAGE = """
-            Usage: ./balanceroute demo [--trace FILE] [--requests N] [--exit] [--json] [options]
+            Usage: ./balanceroute demo [--trace FILE] [--requests N] [--replicas N] [--exit] [--json] [options]
 
             Starts the simulated vLLM cluster (8 decode ranks, 2 prefill servers, ports 18100..)
             and the runtime (port 8000), replays the same workload through the proxy once per
             policy (jsq, br0, brh-survival; switched live through the admin API), and prints a
             comparison measured by the engine's ground truth (GET /sim/stats). Then it keeps both
             serving until Ctrl-C.
+
+            With --replicas N (2..8) it starts N runtimes (ports 8000.., cluster ports 5701..) and
+            compares jsq and br0 on one replica, br0 on N replicas with a local view each (N plain
+            proxies) and br0 on the N replicas sharing the snapshot (the cluster feature joined live).
 
             Options:
               --trace FILE        replay a trace's first N requests, arrivals compressed to the
@@ -69,10 +81,12 @@ public final class Demo {
               --time-factor F     the cluster's wall seconds per modelled second (default 0.08)
               --stream-interval K tokens per streamed chunk (default 32)
               --seed S            the generator's seed (default 1)
-              --port N            the runtime's port (default 8000)
-              --exit              stop both processes after the comparison
-              --json              print {"results": [{"policy", "avgImbalance", "throughputTokPerS",
-                                  "tpotP95Ms", "ttftP95S"}]} instead of the table
+              --port N            the runtime's port (default 8000; replica i: N + i)
+              --replicas N        compare N proxy replicas, local and sharing the snapshot (2..8)
+              --exit              stop the processes after the comparison
+              --json              print {"results": [{"policy", "replicas", "shared", "avgImbalance",
+                                  "throughputTokPerS", "tpotP95Ms", "ttftP95S", "completed",
+                                  "failed"}]} instead of the table
             """;
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -107,6 +121,19 @@ public final class Demo {
         }
     }
 
+    /** One measured replay: a policy on one replica, or on N replicas with or without the shared snapshot. */
+    record Phase(String policy, int replicas, boolean shared) {
+    }
+
+    /** The phases of a run: the three policies on one runtime, or the replica comparison. */
+    static List<Phase> phases(int replicas) {
+        if (replicas < 2) {
+            return POLICIES.stream().map(p -> new Phase(p, 1, false)).toList();
+        }
+        return List.of(new Phase("jsq", 1, false), new Phase("br0", 1, false), new Phase("br0", replicas, false),
+                new Phase("br0", replicas, true));
+    }
+
     int run(String[] args) throws Exception {
         Path root = Path.of(".");
         String trace = null;
@@ -116,6 +143,7 @@ public final class Demo {
         int streamInterval = DEFAULT_STREAM_INTERVAL;
         long seed = 1;
         int port = 8000;
+        int replicas = 1;
         boolean exit = false;
         boolean json = false;
         try {
@@ -130,6 +158,12 @@ public final class Demo {
                     case "--stream-interval" -> streamInterval = Integer.parseInt(value(args, ++i, a));
                     case "--seed" -> seed = Long.parseLong(value(args, ++i, a));
                     case "--port" -> port = Integer.parseInt(value(args, ++i, a));
+                    case "--replicas" -> {
+                        replicas = Integer.parseInt(value(args, ++i, a));
+                        if (replicas < 2 || replicas > MAX_REPLICAS) {
+                            throw new IllegalArgumentException("--replicas must be 2.." + MAX_REPLICAS + ", got " + replicas);
+                        }
+                    }
                     case "--exit" -> exit = true;
                     case "--json" -> json = true;
                     case "-h", "--help" -> {
@@ -139,17 +173,19 @@ public final class Demo {
                     default -> throw new IllegalArgumentException("unknown option '" + a + "'");
                 }
             }
-            if (requests < 1 || !(rate > 0) || !(timeFactor > 0) || streamInterval < 1 || port < 1 || port > 65535) {
+            if (requests < 1 || !(rate > 0) || !(timeFactor > 0) || streamInterval < 1 || port < 1
+                    || port + replicas - 1 > 65535) {
                 throw new IllegalArgumentException("--requests >= 1, --rate > 0, --time-factor > 0, "
-                        + "--stream-interval >= 1, --port 1..65535");
+                        + "--stream-interval >= 1, --port 1..65535 (and the replicas' ports after it)");
             }
         } catch (IllegalArgumentException e) {
-            err.println("balanceroute demo: " + e.getMessage());
+            err.println("balanceroute demo: " + (e instanceof NumberFormatException ? "not a number: " : "")
+                    + e.getMessage());
             err.print(USAGE);
             return 2;
         }
 
-        // the workload: the same requests for every policy
+        // the workload: the same requests for every phase
         List<TraceRequest> workload;
         if (trace == null) {
             Trace t = new WorkloadGenerator(seed, rate).generate(requests);
@@ -172,11 +208,21 @@ public final class Demo {
         }
 
         // ports first: say what is in the way before starting anything
-        for (int p : new int[] {port, SIM_PORT_BASE, SIM_PORT_BASE + 1, SIM_PORT_BASE + 99, SIM_PORT_BASE + 100}) {
+        List<Integer> ports = new ArrayList<>(List.of(SIM_PORT_BASE, SIM_PORT_BASE + 1, SIM_PORT_BASE + 99,
+                SIM_PORT_BASE + 100));
+        for (int i = 0; i < replicas; i++) {
+            ports.add(port + i);
+            if (replicas > 1) {
+                ports.add(CLUSTER_PORT_BASE + i);
+            }
+        }
+        for (int p : ports) {
             if (listening(p)) {
                 throw new DemoException(1, "port " + p + " is already in use"
-                        + (p == port ? " (another ./balanceroute run?); choose another with --port N"
-                                : " (another ./balanceroute sim-cluster or demo?); stop it first"));
+                        + (p >= port && p < port + replicas ? " (another ./balanceroute run?); choose another with --port N"
+                                : p >= CLUSTER_PORT_BASE && p < CLUSTER_PORT_BASE + replicas
+                                        ? " (another cluster member?); stop it first"
+                                        : " (another ./balanceroute sim-cluster or demo?); stop it first"));
             }
         }
 
@@ -189,67 +235,100 @@ public final class Demo {
         start("sim-cluster", logs, List.of(java, "-cp", simCp, "org.balanceroute.enginesim.SimCluster",
                 "--prefill", "2", "--decode", "8", "--time-factor", Double.toString(timeFactor),
                 "--stream-interval", Integer.toString(streamInterval)));
-        start("runtime", logs, List.of(root.resolve("balanceroute").toString(), "run", "--port", Integer.toString(port)));
-        String base = "http://127.0.0.1:" + port;
+        List<String> bases = new ArrayList<>();
+        List<Path> homes = new ArrayList<>();
+        for (int i = 0; i < replicas; i++) {
+            int p = port + i;
+            List<String> command = new ArrayList<>(List.of(root.resolve("balanceroute").toString(), "run", "--port",
+                    Integer.toString(p)));
+            if (replicas > 1) {
+                // a home of its own, fresh: no cluster configuration left from an earlier run
+                Path home = logs.resolve("replica-" + i);
+                deleteTree(home);
+                homes.add(home);
+                command.addAll(List.of("--home", home.toString()));
+            }
+            start(replicas > 1 ? "runtime-" + i : "runtime", logs, command);
+            bases.add("http://127.0.0.1:" + p);
+        }
+        String base = bases.get(0);
         String sim = "http://127.0.0.1:" + (SIM_PORT_BASE + 99);
 
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         await("the simulated cluster (" + sim + "/health)", () -> get(sim + "/health", false).statusCode() == 200, deadline, logs);
-        await("the admin API (" + base + "/admin/policies)", () -> get(base + "/admin/policies", true).statusCode() == 200,
-                deadline, logs);
-        await("the proxy (" + base + "/health)", () -> get(base + "/health", false).statusCode() == 200, deadline, logs);
-        err.println("balanceroute demo: cluster and runtime up; logs in " + logs.toAbsolutePath().normalize());
+        for (String b : bases) {
+            await("the admin API (" + b + "/admin/policies)", () -> get(b + "/admin/policies", true).statusCode() == 200,
+                    deadline, logs);
+            await("the proxy (" + b + "/health)", () -> get(b + "/health", false).statusCode() == 200, deadline, logs);
+        }
+        err.println("balanceroute demo: cluster and runtime" + (replicas > 1 ? "s" : "") + " up; logs in "
+                + logs.toAbsolutePath().normalize());
 
         // warm-up, not measured: the JVMs compile the hot paths (otherwise the first policy pays)
-        List<TraceRequest> warmup = workload.subList(0, Math.min(WARMUP_REQUESTS, workload.size()));
-        err.println("balanceroute demo: warm-up: " + warmup.size() + " requests, not measured");
-        ReplayResult warm = new Replayer(base, "balanceroute-sim", 1, 4096, null).continuousUsage(true).run(warmup);
-        err.printf(Locale.ROOT, "balanceroute demo: warm-up: %d/%d completed in %.1f s%n", warm.completed(),
-                warm.requests(), warm.wallSeconds());
+        warmUp(List.of(base), workload);
 
         // the policy in force before the demo, put back afterwards (PUT /admin/policy persists)
         String initialPolicy = JSON.readTree(get(base + "/admin/policies", true).body()).path("active").asText();
         List<Map<String, Object>> results = new ArrayList<>();
-        for (String policy : POLICIES) {
-            HttpResponse<String> put = send(HttpRequest.newBuilder(URI.create(base + "/admin/policy"))
-                    .header("Authorization", AUTH).header("Content-Type", "application/json")
-                    .PUT(HttpRequest.BodyPublishers.ofString("{\"policy\": \"" + policy + "\"}")));
-            if (put.statusCode() != 200) {
-                throw new DemoException(1, "PUT /admin/policy " + policy + ": HTTP " + put.statusCode() + " "
-                        + Replayer.errorMessage(put.body()));
+        boolean othersWarm = false;
+        boolean joined = false;
+        for (Phase phase : phases(replicas)) {
+            List<String> targets = phase.replicas() == 1 ? List.of(base) : bases;
+            if (phase.replicas() > 1 && !othersWarm) {
+                warmUp(bases, workload); // the other replicas are cold
+                othersWarm = true;
             }
-            long switchDeadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            await("policy " + policy + " active", () -> policy.equals(
-                    JSON.readTree(get(base + "/admin/policies", true).body()).path("active").asText()), switchDeadline, logs);
+            if (phase.shared() && !joined) {
+                joinCluster(homes, bases, root, logs);
+                joined = true;
+                warmUp(bases, workload);
+            }
+            for (String b : targets) {
+                switchPolicy(b, phase.policy(), logs);
+            }
             HttpResponse<String> reset = send(HttpRequest.newBuilder(URI.create(sim + "/sim/stats/reset"))
                     .POST(HttpRequest.BodyPublishers.noBody()));
             if (reset.statusCode() / 100 != 2) {
                 throw new DemoException(1, "POST /sim/stats/reset: HTTP " + reset.statusCode());
             }
-            err.println("balanceroute demo: " + policy + ": replaying " + workload.size() + " requests through " + base);
-            Replayer replayer = new Replayer(base, "balanceroute-sim", 1, 4096, err).continuousUsage(true);
+            String label = label(phase);
+            err.println("balanceroute demo: " + label + ": replaying " + workload.size() + " requests through "
+                    + String.join(", ", targets));
+            Replayer replayer = new Replayer(targets, "balanceroute-sim", 1, 4096, err).continuousUsage(true);
             ReplayResult replay = replayer.run(workload);
             JsonNode stats = JSON.readTree(get(sim + "/sim/stats", false).body());
             Map<String, Object> row = new LinkedHashMap<>();
-            row.put("policy", policy);
+            row.put("policy", phase.policy());
+            row.put("replicas", phase.replicas());
+            row.put("shared", phase.shared());
             row.put("avgImbalance", stats.path("avgImbalance").asDouble());
             row.put("throughputTokPerS", stats.path("throughputTokPerS").asDouble());
             row.put("tpotP95Ms", stats.path("tpotP95Ms").asDouble());
             row.put("ttftP95S", stats.path("ttftP95S").asDouble());
+            row.put("completed", replay.completed());
+            row.put("failed", replay.failed());
             results.add(row);
             double running = 0;
             for (JsonNode rank : stats.path("ranks")) {
                 running += rank.path("meanRunning").asDouble();
             }
             err.printf(Locale.ROOT, "balanceroute demo: %s: %d/%d completed, %d failed, %.1f s; engine: avg imbalance %.0f,"
-                    + " %.0f tok/s, %d steps, %.1f running per rank on average%n", policy, replay.completed(),
+                    + " %.0f tok/s, %d steps, %.1f running per rank on average%n", label, replay.completed(),
                     replay.requests(), replay.failed(), replay.wallSeconds(), stats.path("avgImbalance").asDouble(),
                     stats.path("throughputTokPerS").asDouble(), stats.path("steps").asLong(),
                     running / Math.max(1, stats.path("ranks").size()));
             replay.errors().forEach((m, c) -> err.println("  error x" + c + ": " + m));
+            if (phase.shared()) {
+                JsonNode cluster = JSON.readTree(get(base + "/admin/snapshot", true).body()).path("cluster");
+                err.printf(Locale.ROOT, "balanceroute demo: %s: view staleness on %s: p50 %.1f ms, p99 %.1f ms over %d"
+                        + " samples%n", label, base, cluster.path("staleness").path("p50Millis").asDouble(),
+                        cluster.path("staleness").path("p99Millis").asDouble(),
+                        cluster.path("staleness").path("samples").asInt());
+            }
         }
 
-        if (!initialPolicy.isEmpty() && !initialPolicy.equals(POLICIES.get(POLICIES.size() - 1))) {
+        String last = phases(replicas).get(phases(replicas).size() - 1).policy();
+        if (!initialPolicy.isEmpty() && !initialPolicy.equals(last) && replicas == 1) { // replicas: fresh homes
             HttpResponse<String> back = send(HttpRequest.newBuilder(URI.create(base + "/admin/policy"))
                     .header("Authorization", AUTH).header("Content-Type", "application/json")
                     .PUT(HttpRequest.BodyPublishers.ofString("{\"policy\": \"" + initialPolicy + "\"}")));
@@ -264,8 +343,9 @@ public final class Demo {
         if (exit) {
             return 0;
         }
-        err.println("balanceroute demo: still serving for exploration (Ctrl-C stops both):");
-        err.println("  proxy        " + base + "/v1/completions, " + base + "/v1/chat/completions");
+        err.println("balanceroute demo: still serving for exploration (Ctrl-C stops every process):");
+        err.println("  proxy        " + base + "/v1/completions, " + base + "/v1/chat/completions"
+                + (replicas > 1 ? " (and the other replicas' ports)" : ""));
         err.println("  admin        curl -u admin:admin " + base + "/admin/snapshot");
         err.println("  web console  " + base + "/system/console (admin/admin)");
         err.println("  cluster      " + sim + "/sim/stats");
@@ -275,23 +355,137 @@ public final class Demo {
         return 0;
     }
 
+    static String label(Phase p) {
+        return p.replicas() == 1 ? p.policy() : p.policy() + " on " + p.replicas() + " replicas, "
+                + (p.shared() ? "shared snapshot" : "local views");
+    }
+
+    private void warmUp(List<String> targets, List<TraceRequest> workload) throws Exception {
+        List<TraceRequest> warmup = workload.subList(0, Math.min(WARMUP_REQUESTS * targets.size(), workload.size()));
+        err.println("balanceroute demo: warm-up: " + warmup.size() + " requests over " + targets.size()
+                + " runtime(s), not measured");
+        ReplayResult warm = new Replayer(targets, "balanceroute-sim", 1, 4096, null).continuousUsage(true).run(warmup);
+        err.printf(Locale.ROOT, "balanceroute demo: warm-up: %d/%d completed in %.1f s%n", warm.completed(),
+                warm.requests(), warm.wallSeconds());
+    }
+
+    private void switchPolicy(String base, String policy, Path logs) throws Exception {
+        HttpResponse<String> put = send(HttpRequest.newBuilder(URI.create(base + "/admin/policy"))
+                .header("Authorization", AUTH).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"policy\": \"" + policy + "\"}")));
+        if (put.statusCode() != 200) {
+            throw new DemoException(1, "PUT " + base + "/admin/policy " + policy + ": HTTP " + put.statusCode() + " "
+                    + Replayer.errorMessage(put.body()));
+        }
+        long switchDeadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        await("policy " + policy + " active at " + base, () -> policy.equals(
+                JSON.readTree(get(base + "/admin/policies", true).body()).path("active").asText()), switchDeadline, logs);
+    }
+
+    /**
+     * Makes the running replicas one cluster, as an operator would without a restart: the cluster
+     * feature's bundles into each one's deploy/ and its configuration (member port 5701 + i, every
+     * member's address) into its config/; then waits until each one's snapshot shows all N members
+     * with one dispatcher.
+     */
+    private void joinCluster(List<Path> homes, List<String> bases, Path root, Path logs) throws Exception {
+        Path feature = root.resolve("distribution/target/balanceroute/features/cluster");
+        Path jars = feature.resolve("bundle");
+        Path cfg = feature.resolve("config/org.balanceroute.cluster.cfg");
+        if (!Files.isDirectory(jars) || !Files.isRegularFile(cfg)) {
+            throw new DemoException(1, "the cluster feature is not in the distribution (" + feature
+                    + "): build it with ./balanceroute run once, or mvn -B install");
+        }
+        StringBuilder members = new StringBuilder();
+        for (int i = 0; i < homes.size(); i++) {
+            members.append(i == 0 ? "" : ", ").append("127.0.0.1:").append(CLUSTER_PORT_BASE + i);
+        }
+        String defaults = Files.readString(cfg);
+        for (int i = 0; i < homes.size(); i++) {
+            Path home = homes.get(i);
+            Files.createDirectories(home.resolve("config"));
+            Files.writeString(home.resolve("config/org.balanceroute.cluster.cfg"), defaults
+                    + "\n# written by ./balanceroute demo --replicas\nport = " + (CLUSTER_PORT_BASE + i)
+                    + "\nmembers = " + members + "\n");
+            Files.createDirectories(home.resolve("deploy"));
+            try (var list = Files.list(jars)) {
+                for (Path jar : (Iterable<Path>) list::iterator) {
+                    Files.copy(jar, home.resolve("deploy").resolve(jar.getFileName()),
+                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+        err.println("balanceroute demo: the cluster feature dropped into the " + homes.size()
+                + " replicas' deploy/ and config/; waiting for one membership");
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        String[] dispatcher = new String[1];
+        for (String b : bases) {
+            await(b + " to see " + bases.size() + " members", () -> {
+                JsonNode cluster = JSON.readTree(get(b + "/admin/snapshot", true).body()).path("cluster");
+                String d = cluster.path("dispatcher").asText();
+                boolean one = cluster.path("members").size() == bases.size()
+                        && (dispatcher[0] == null || dispatcher[0].equals(d));
+                if (one) {
+                    dispatcher[0] = d;
+                }
+                return one;
+            }, deadline, logs);
+        }
+        err.println("balanceroute demo: one cluster of " + bases.size() + " replicas, dispatcher " + dispatcher[0]);
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var walk = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) walk.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                Files.delete(p);
+            }
+        }
+    }
+
     static String table(List<Map<String, Object>> results, int n, String workload) {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%nBalanceRoute demo: %d requests of %s per policy, G=8, measured by the engine%n%n",
-                n, workload));
-        sb.append(String.format(Locale.ROOT, "%-14s %16s %9s %12s %9s %12s %12s%n",
-                "policy", "avg imbalance", "vs jsq", "tok/s", "vs jsq", "TPOT p95 ms", "TTFT p95 s"));
+        boolean replicated = results.stream().anyMatch(r -> (int) r.get("replicas") > 1);
+        sb.append(String.format(Locale.ROOT, "%nBalanceRoute demo: %d requests of %s per %s, G=8, measured by the engine%n%n",
+                n, workload, replicated ? "phase" : "policy"));
+        sb.append(String.format(Locale.ROOT, "%-14s %8s %7s %16s %9s %12s %9s %12s %12s %7s%n",
+                "policy", "replicas", "shared", "avg imbalance", "vs jsq", "tok/s", "vs jsq", "TPOT p95 ms",
+                "TTFT p95 s", "failed"));
         double jsqImb = (double) results.get(0).get("avgImbalance");
         double jsqTput = (double) results.get(0).get("throughputTokPerS");
         for (Map<String, Object> r : results) {
             double imb = (double) r.get("avgImbalance");
             double tput = (double) r.get("throughputTokPerS");
-            sb.append(String.format(Locale.ROOT, "%-14s %,16.0f %8.2fx %,12.0f %+8.1f%% %12.1f %12.2f%n",
-                    r.get("policy"), imb, imb / jsqImb, tput, (tput / jsqTput - 1) * 100,
-                    (double) r.get("tpotP95Ms"), (double) r.get("ttftP95S")));
+            sb.append(String.format(Locale.ROOT, "%-14s %8d %7s %,16.0f %8.2fx %,12.0f %+8.1f%% %12.1f %12.2f %7d%n",
+                    r.get("policy"), (int) r.get("replicas"), (boolean) r.get("shared") ? "yes" : "no", imb,
+                    imb / jsqImb, tput, (tput / jsqTput - 1) * 100, (double) r.get("tpotP95Ms"),
+                    (double) r.get("ttftP95S"), (int) r.get("failed")));
         }
         sb.append("(vs jsq: imbalance as a fraction of jsq's, lower is better; throughput change)\n");
+        if (replicated) {
+            double one = imbalanceOf(results, 1, false);
+            double shared = imbalanceOf(results, -1, true);
+            double local = imbalanceOf(results, -1, false);
+            int reps = results.stream().mapToInt(r -> (int) r.get("replicas")).max().orElse(1);
+            sb.append(String.format(Locale.ROOT, "br0 on %d replicas sharing the snapshot: %.2fx the imbalance of br0 on"
+                    + " one replica, %.2fx jsq's; %d plain proxies (local views): %.2fx of one replica%n", reps,
+                    shared / one, shared / jsqImb, reps, local / one));
+        }
         return sb.toString();
+    }
+
+    /** The br0 row's imbalance: on one replica (replicas 1), or on several (-1) with or without sharing. */
+    private static double imbalanceOf(List<Map<String, Object>> results, int replicas, boolean shared) {
+        for (Map<String, Object> r : results) {
+            int n = (int) r.get("replicas");
+            if ("br0".equals(r.get("policy")) && (boolean) r.get("shared") == shared
+                    && (replicas == -1 ? n > 1 : n == replicas)) {
+                return (double) r.get("avgImbalance");
+            }
+        }
+        return Double.NaN;
     }
 
     interface Check {
