@@ -1,11 +1,9 @@
 package org.balanceroute.router.internal;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -92,7 +90,7 @@ final class DispatchLoop {
     /** The dispatcher releases the requests of a replica it has not heard from this long. */
     static final long ORIGIN_TIMEOUT_MILLIS = 10_000;
     /** Shortest gap between two RESYNCs asked of one replica. */
-    private static final long RESYNC_GAP_MILLIS = 200;
+    static final long RESYNC_GAP_MILLIS = 200;
 
     /** A unit of work for the dispatch thread; {@link #abandon} is told if it never runs. */
     @FunctionalInterface
@@ -195,8 +193,6 @@ final class DispatchLoop {
     private volatile DispatchObserver observer;
     /** The cluster-wide pool's size after the last command, published by the dispatch thread for lock-free readers. */
     private volatile int poolDepth;
-    /** A follower's latest view from its dispatcher; null otherwise. */
-    private volatile SharedView view;
 
     // --- owned by the dispatch thread ---
     private ClusterState cluster;
@@ -227,32 +223,9 @@ final class DispatchLoop {
     private String localMember = SOURCE;
     private List<SnapshotStore.Member> members = List.of(new SnapshotStore.Member(SOURCE, SOURCE));
     private String dispatcherId = SOURCE;
-    private final Frames.Writer frame = new Frames.Writer();
     private final StalenessSamples staleness = new StalenessSamples();
-
-    // --- dispatcher side
-    private final Map<String, Origin> origins = new LinkedHashMap<>();
-    private boolean answersPending;
-    private boolean settling;
-    private long settleUntil;
-    private final Set<String> awaitingSync = new HashSet<>();
-    private boolean viewDirty;
-    private long lastViewAt;
-    private long viewSeq;
-    private long viewOldestSeen = Long.MAX_VALUE;
-    private long nextSweepAt;
-    /** SYNCs that reached this member before it knew it was the dispatcher, by sender. */
-    private final Map<String, byte[]> earlySyncs = new HashMap<>();
-
-    // --- follower side
-    private final FollowerOutbox outbox = new FollowerOutbox();
-    private int followerSession;
-    private long followerSeq;
-    private long expectedAnswerSeq;
-    private long lastSentAt;
-    private long lastHeardAt;
-    private long lastSyncAt;
-    private final ArrayDeque<CompletableFuture<StepResult>> stepAnswers = new ArrayDeque<>();
+    private final Dispatching dispatching;
+    private final Following following;
 
     DispatchLoop(RouterSettings settings, LongSupplier clock) {
         this.settings = Objects.requireNonNull(settings, "settings");
@@ -261,6 +234,8 @@ final class DispatchLoop {
         this.nextAutoStep = clock.getAsLong();
         this.lastStepAt = nextAutoStep;
         newCore(hold);
+        this.dispatching = new Dispatching(this, clock);
+        this.following = new Following(this, clock);
         this.thread = new Thread(this::run, "balanceroute-dispatch");
         this.thread.setDaemon(true);
     }
@@ -430,8 +405,7 @@ final class DispatchLoop {
             @Override
             public void run() {
                 if (role == Role.FOLLOWER) {
-                    stepAnswers.add(answer);
-                    outbox.flag(Frames.F_STEP_ANSWER, clock.getAsLong());
+                    following.askStep(answer);
                 } else {
                     try {
                         answer.complete(doStep(true));
@@ -467,7 +441,7 @@ final class DispatchLoop {
     private void onStepRequest() {
         stepRequestQueued.set(false);
         if (role == Role.FOLLOWER) {
-            outbox.flag(Frames.F_STEP, clock.getAsLong());
+            following.askStep();
         } else {
             stepWanted = true;
         }
@@ -479,7 +453,7 @@ final class DispatchLoop {
      * the dispatch thread's answer otherwise; answers directly when called on it.
      */
     ClusterSnapshot snapshot() {
-        SharedView v = view;
+        SharedView v = following.view();
         if (v != null) {
             return v.totals();
         }
@@ -578,8 +552,7 @@ final class DispatchLoop {
             drainAbandoned();
             local.forEachValue(r -> r.placed.completeExceptionally(stoppedCause));
             local.clear();
-            stepAnswers.forEach(a -> a.completeExceptionally(stoppedCause));
-            stepAnswers.clear();
+            following.failSteps(stoppedCause);
         }
     }
 
@@ -592,21 +565,10 @@ final class DispatchLoop {
     /** Nanoseconds until the next timer is due: 0 now, -1 none. */
     private long untilDue() {
         long now = clock.getAsLong();
-        long wait = Long.MAX_VALUE;
         if (role == Role.FOLLOWER) {
-            if (outbox.urgent()) {
-                return 0;
-            }
-            if (!outbox.isEmpty()) {
-                wait = until(now, outbox.since() + millis(FLUSH_MILLIS));
-            }
-            wait = Math.min(wait, until(now, lastSentAt + millis(KEEPALIVE_MILLIS)));
-            wait = Math.min(wait, until(now, Math.max(lastHeardAt, lastSyncAt) + millis(DISPATCHER_SILENCE_MILLIS)));
-            return wait;
+            return following.untilDue(now);
         }
-        if (answersPending) {
-            return 0;
-        }
+        long wait = Long.MAX_VALUE;
         if (applied.stepIntervalMillis() > 0) {
             wait = until(now, nextAutoStep);
         }
@@ -614,62 +576,38 @@ final class DispatchLoop {
             wait = Math.min(wait, until(now, lastStepAt + observedStepNanos));
         }
         if (role == Role.DISPATCHER) {
-            if (viewDirty) {
-                wait = Math.min(wait, until(now, lastViewAt + millis(VIEW_MILLIS)));
-            }
-            wait = Math.min(wait, until(now, lastViewAt + millis(KEEPALIVE_MILLIS)));
-            wait = Math.min(wait, until(now, nextSweepAt));
-            if (settling) {
-                wait = Math.min(wait, until(now, settleUntil));
-            }
+            wait = Math.min(wait, dispatching.untilDue(now));
         }
         return wait == Long.MAX_VALUE ? -1 : wait;
     }
 
-    private static long until(long now, long deadline) {
+    static long until(long now, long deadline) {
         return Math.max(0, deadline - now); // differences only: the clock may be negative
     }
 
-    private static long millis(long ms) {
+    static long millis(long ms) {
         return TimeUnit.MILLISECONDS.toNanos(ms);
     }
 
-    private static boolean due(long now, long deadline) {
+    static boolean due(long now, long deadline) {
         return now - deadline >= 0;
     }
 
     private void runTimers() {
         long now = clock.getAsLong();
         if (role == Role.FOLLOWER) {
-            if (outbox.urgent() || (!outbox.isEmpty() && due(now, outbox.since() + millis(FLUSH_MILLIS)))
-                    || due(now, lastSentAt + millis(KEEPALIVE_MILLIS))) {
-                runSafely(() -> flushOutbox(now));
-            }
-            if (due(now, Math.max(lastHeardAt, lastSyncAt) + millis(DISPATCHER_SILENCE_MILLIS))) {
-                LOG.warn("router: nothing from the dispatcher {} for {} ms; sending this replica's state again",
-                        dispatcherId, DISPATCHER_SILENCE_MILLIS);
-                runSafely(this::sendSync);
-            }
+            runSafely(() -> following.runTimers(now));
             return;
         }
-        if (settling && (awaitingSync.isEmpty() || due(now, settleUntil))) {
-            endSettling();
+        if (role == Role.DISPATCHER) {
+            runSafely(() -> dispatching.runTimersBeforeStep(now));
         }
         boolean autoDue = applied.stepIntervalMillis() > 0 && due(now, nextAutoStep);
         if (autoDue || (stepWanted && due(now, lastStepAt + observedStepNanos))) {
             runSafely(this::scheduledStep);
         }
-        if (answersPending) {
-            runSafely(() -> sendAnswers(now));
-        }
         if (role == Role.DISPATCHER) {
-            if ((viewDirty && due(now, lastViewAt + millis(VIEW_MILLIS))) || due(now, lastViewAt + millis(KEEPALIVE_MILLIS))) {
-                runSafely(() -> broadcastView(now));
-            }
-            if (due(now, nextSweepAt)) {
-                nextSweepAt = now + millis(KEEPALIVE_MILLIS);
-                runSafely(() -> sweepOrigins(now));
-            }
+            runSafely(() -> dispatching.runTimersAfterStep(now));
         }
     }
 
@@ -706,7 +644,7 @@ final class DispatchLoop {
             return;
         }
         if (role == Role.FOLLOWER) {
-            outbox.submit(f, clock.getAsLong());
+            following.submit(f);
             return;
         }
         try {
@@ -729,7 +667,7 @@ final class DispatchLoop {
                 return;
             }
             f.decoded += count;
-            outbox.tokens(f, count, at);
+            following.tokens(f, count, at);
             observeCadence(f, count, at);
             return;
         }
@@ -748,7 +686,7 @@ final class DispatchLoop {
             }
             local.remove(id);
             teachPredictors(f, f.decoded);
-            outbox.complete(f, clock.getAsLong());
+            following.complete(f);
             return true;
         }
         if (f.core == null || !onWorker(f.core)) {
@@ -767,7 +705,7 @@ final class DispatchLoop {
             return false;
         }
         if (role == Role.FOLLOWER) {
-            outbox.abort(f, clock.getAsLong());
+            following.abort(f);
         } else {
             coreAbort(f);
             afterRelease();
@@ -782,7 +720,7 @@ final class DispatchLoop {
 
     // ------------------------------------------------------------------ the core (alone, dispatcher)
 
-    private void coreSubmit(InFlight f) {
+    void coreSubmit(InFlight f) {
         keyInCore(f);
         TrackedRequest t = f.newCore();
         try {
@@ -795,7 +733,14 @@ final class DispatchLoop {
         if (t.phase() != TrackedRequest.Phase.POOLED) {
             placed(f, null);
         }
-        viewDirty = true;
+        dispatching.changed();
+    }
+
+    /** Another replica's request, already on a worker, into the core (a SYNC): where it is, with its tokens. */
+    void coreRestore(InFlight f, int worker, int decoded) {
+        keyInCore(f);
+        router.restore(f.newCore(), worker, decoded);
+        dispatching.changed();
     }
 
     /**
@@ -812,7 +757,7 @@ final class DispatchLoop {
         } while (!byCore.putIfAbsent(f.coreKey, f));
     }
 
-    private void coreTokens(InFlight f, int count, long at) {
+    void coreTokens(InFlight f, int count, long at) {
         TrackedRequest t = f.core;
         if (t == null) {
             return;
@@ -823,24 +768,23 @@ final class DispatchLoop {
         }
         router.onTokens(t, count);
         observeCadence(f, count, at);
-        viewOldestSeen = Math.min(viewOldestSeen, at);
-        viewDirty = true;
+        dispatching.seen(at);
     }
 
-    private void coreComplete(InFlight f) {
+    void coreComplete(InFlight f) {
         byCore.remove(f.coreKey);
         if (f.core != null) {
             router.complete(f.core);
         }
-        viewDirty = true;
+        dispatching.changed();
     }
 
-    private void coreAbort(InFlight f) {
+    void coreAbort(InFlight f) {
         byCore.remove(f.coreKey);
         if (f.core != null) {
             router.abort(f.core);
         }
-        viewDirty = true;
+        dispatching.changed();
     }
 
     /** Tells whoever waits for the request's placement: its future, or its replica's next answer. */
@@ -852,8 +796,7 @@ final class DispatchLoop {
         if (f.origin == null) {
             f.placed.complete(p);
         } else {
-            f.origin.placed(f.id, p.worker());
-            answersPending = true;
+            dispatching.placed(f.origin, f.id, p.worker());
         }
     }
 
@@ -929,7 +872,7 @@ final class DispatchLoop {
     private ClusterStatus takeStatus() {
         List<ReplicaShare> shares;
         double age = 0;
-        SharedView v = view;
+        SharedView v = following.view();
         if (role == Role.FOLLOWER) {
             shares = new ArrayList<>();
             Map<String, ReplicaShare> byMember = new HashMap<>();
@@ -959,11 +902,11 @@ final class DispatchLoop {
             if (m.id().equals(localMember)) {
                 shares.add(share(m.id(), m.address(), local, g));
             } else {
-                Origin o = origins.get(m.id());
+                Origin o = dispatching.originOf(m.id());
                 shares.add(o == null ? share(m.id(), m.address(), null, g) : share(m.id(), m.address(), o.requests, g));
             }
         }
-        for (Origin o : origins.values()) {
+        for (Origin o : dispatching.origins()) {
             if (!named.contains(o.member)) {
                 shares.add(share(o.member, "?", o.requests, g));
             }
@@ -1022,7 +965,7 @@ final class DispatchLoop {
             }
         }
         if (n > 0) {
-            viewDirty = true;
+            dispatching.changed();
         }
         if (placements != null && placements.size() > 1) {
             // the order of the policy's assignments is not kept: report by worker, then id
@@ -1043,7 +986,7 @@ final class DispatchLoop {
             }
             ownDown[worker] = !up;
             if (role == Role.FOLLOWER) {
-                outbox.mark(worker, up, clock.getAsLong());
+                following.mark(worker, up);
             } else {
                 applyAvailability(worker);
             }
@@ -1051,14 +994,18 @@ final class DispatchLoop {
     }
 
     /** Worker g takes requests unless this replica or any other one marks it down. */
-    private void applyAvailability(int g) {
-        boolean up = !ownDown[g];
-        for (Origin o : origins.values()) {
-            up &= !o.marksDown(g);
-        }
+    void applyAvailability(int g) {
+        boolean up = !ownDown[g] && !dispatching.markedDownElsewhere(g);
         if (router.setWorkerAvailable(g, up)) {
             LOG.info("router: worker {} {}", g, up ? "is back in routing" : "is out of routing");
-            viewDirty = true;
+            dispatching.changed();
+        }
+    }
+
+    /** Every worker's availability, again (the marks of a replica came or went). */
+    void applyAvailability() {
+        for (int g = 0; g < workers; g++) {
+            applyAvailability(g);
         }
     }
 
@@ -1123,12 +1070,10 @@ final class DispatchLoop {
             for (InFlight f : pooled) {
                 router.submit(f.newCore());
             }
-            for (int w = 0; w < g; w++) {
-                applyAvailability(w); // a down engine stays out of routing
-            }
+            applyAvailability(); // a down engine stays out of routing
         }
         LOG.info("router: cluster is now {} workers x {} slots", g, applied.capacity());
-        viewDirty = true;
+        dispatching.changed();
         if (!known) {
             applySelection(); // nothing could be placed before
         }
@@ -1170,10 +1115,10 @@ final class DispatchLoop {
             name = RouterService.NO_POLICY;
         }
         selectedName = name;
-        if (role != Role.FOLLOWER || view == null) {
+        if (role != Role.FOLLOWER || following.view() == null) {
             activeName = name; // before the placements below complete anyone's future
         }
-        if (workers == 0 || settling || role == Role.FOLLOWER) {
+        if (workers == 0 || dispatching.settling() || role == Role.FOLLOWER) {
             next = hold; // nothing to place on, or not this router's decision
         }
         if (next != router.policy()) {
@@ -1224,7 +1169,7 @@ final class DispatchLoop {
             return;
         }
         if (role == Role.FOLLOWER) {
-            sendLeave();
+            following.sendLeave();
         }
         attachment = null;
         LOG.info("router: left the {} snapshot store; routing on the local snapshot", storeName);
@@ -1235,9 +1180,7 @@ final class DispatchLoop {
         if (role == Role.FOLLOWER) {
             becomeDispatcher(Role.ALONE);
         } else {
-            for (Origin o : new ArrayList<>(origins.values())) {
-                purge(o, "the cluster was left");
-            }
+            dispatching.stop("the cluster was left");
             role = Role.ALONE;
         }
         staleness.clear();
@@ -1245,18 +1188,7 @@ final class DispatchLoop {
 
     private void applyMembers(List<SnapshotStore.Member> now) {
         members = now.isEmpty() ? List.of(new SnapshotStore.Member(localMember, "?")) : now;
-        Set<String> ids = new HashSet<>();
-        for (SnapshotStore.Member m : members) {
-            ids.add(m.id());
-        }
-        for (Origin o : new ArrayList<>(origins.values())) {
-            if (ids.contains(o.member)) {
-                o.seenInMembership = true;
-            } else if (o.seenInMembership) {
-                purge(o, "it left the cluster");
-            }
-        }
-        awaitingSync.retainAll(ids);
+        dispatching.membersChanged(members);
         String oldest = members.get(0).id();
         if (oldest.equals(localMember)) {
             if (role == Role.FOLLOWER) {
@@ -1269,17 +1201,14 @@ final class DispatchLoop {
             becomeFollower(oldest);
         }
         dispatcherId = oldest;
-        viewDirty = true;
     }
 
     /** This replica decides from now on: its core is rebuilt from its own requests, then the others' SYNCs. */
     private void becomeDispatcher(Role next) {
         role = next;
         dispatcherId = localMember;
-        view = null;
-        answerPendingSteps();
+        following.stop();
         byCore.clear();
-        origins.clear();
         newCore(hold);
         List<InFlight> own = new ArrayList<>();
         local.forEachValue(own::add);
@@ -1299,37 +1228,12 @@ final class DispatchLoop {
                 router.submit(t);
             }
         }
-        for (int g = 0; g < workers; g++) {
-            applyAvailability(g);
-        }
-        awaitingSync.clear();
-        if (next == Role.DISPATCHER) {
-            for (SnapshotStore.Member m : members) {
-                if (!m.id().equals(localMember)) {
-                    awaitingSync.add(m.id());
-                }
-            }
-        }
-        settling = !awaitingSync.isEmpty();
-        settleUntil = clock.getAsLong() + millis(SETTLE_MILLIS);
+        dispatching.start(next == Role.DISPATCHER ? members : List.of(), localMember);
+        applyAvailability();
         LOG.info("router: this replica ({}) is the {} now: {} own request(s) on workers, {} waiting{}", localMember,
                 next == Role.DISPATCHER ? "dispatcher of " + members.size() + " member(s)" : "only router",
-                restored, own.size() - restored, settling ? "; placements wait until the others have reported" : "");
-        for (Map.Entry<String, byte[]> e : new ArrayList<>(earlySyncs.entrySet())) {
-            onFrame(e.getKey(), e.getValue());
-        }
-        earlySyncs.clear();
-        applySelection();
-        stepWanted = true;
-        viewDirty = true;
-    }
-
-    private void endSettling() {
-        settling = false;
-        if (!awaitingSync.isEmpty()) {
-            LOG.warn("router: no state from {} within {} ms; placing without it", awaitingSync, SETTLE_MILLIS);
-            awaitingSync.clear();
-        }
+                restored, own.size() - restored,
+                dispatching.settling() ? "; placements wait until the others have reported" : "");
         applySelection();
         stepWanted = true;
     }
@@ -1339,69 +1243,20 @@ final class DispatchLoop {
         if (role != Role.FOLLOWER) {
             local.forEachValue(InFlight::leaveCore);
             byCore.clear();
-            origins.clear();
-            settling = false;
-            awaitingSync.clear();
-            answersPending = false;
+            dispatching.forget();
             newCore(hold);
             poolDepth = 0;
         }
         role = Role.FOLLOWER;
         dispatcherId = dispatcher;
-        view = null;
         activeName = selectedName;
-        answerPendingSteps();
         LOG.info("router: following the dispatcher {}; {} own request(s) handed over", dispatcher, local.size());
-        sendSync();
+        following.follow(dispatcher);
     }
 
-    /** A follower's whole state to its dispatcher, opening a new session. */
-    private void sendSync() {
-        long now = clock.getAsLong();
-        followerSession++;
-        followerSeq = 0;
-        expectedAnswerSeq = 0;
-        outbox.clear();
-        frame.begin(Frames.SYNC, followerSession, followerSeq++, now, now).putByte(Frames.F_STEP).putInt(workers);
-        int down = 0;
-        for (boolean d : ownDown) {
-            down += d ? 1 : 0;
-        }
-        frame.putInt(down);
-        for (int g = 0; g < ownDown.length; g++) {
-            if (ownDown[g]) {
-                frame.putInt(g);
-            }
-        }
-        frame.putInt(local.size());
-        local.forEachValue(f -> frame.putLong(f.id).putInt(f.promptTokens).putLong(f.promptKey).putInt(f.bodyBytes)
-                .putLong(now - f.arrivalNanos).putInt(f.worker).putInt(f.decoded));
-        send(dispatcherId, frame.toBytes());
-        lastSyncAt = now;
-        lastSentAt = now;
-        answerPendingSteps();
-    }
+    // ------------------------------------------------------------------ what the roles use
 
-    /** An empty SYNC: the dispatcher releases what it held for this replica, which routes alone from now on. */
-    private void sendLeave() {
-        long now = clock.getAsLong();
-        frame.begin(Frames.SYNC, ++followerSession, 0, now, 0).putByte(0).putInt(workers).putInt(0).putInt(0);
-        send(dispatcherId, frame.toBytes());
-    }
-
-    private void flushOutbox(long now) {
-        outbox.writeFrame(frame, followerSession, followerSeq++, now);
-        send(dispatcherId, frame.toBytes());
-        lastSentAt = now;
-    }
-
-    private void answerPendingSteps() {
-        for (CompletableFuture<StepResult> a; (a = stepAnswers.poll()) != null; ) {
-            a.complete(new StepResult(-1, activeName, List.of(), poolDepth));
-        }
-    }
-
-    private void send(String member, byte[] bytes) {
+    void send(String member, byte[] bytes) {
         Attachment a = attachment;
         if (a == null || a.session == null) {
             return;
@@ -1413,383 +1268,101 @@ final class DispatchLoop {
         }
     }
 
-    // ------------------------------------------------------------------ frames
-
-    private void onFrame(String from, byte[] bytes) {
-        Frames.Reader r;
-        try {
-            r = new Frames.Reader(bytes);
-            switch (r.type) {
-                case Frames.EVENTS, Frames.SYNC -> {
-                    if (role == Role.FOLLOWER) {
-                        if (r.type == Frames.SYNC) {
-                            earlySyncs.put(from, bytes); // it may know before this member that this one decides
-                        }
-                        return;
-                    }
-                    if (role == Role.DISPATCHER) {
-                        if (r.type == Frames.SYNC) {
-                            onSync(from, r);
-                        } else {
-                            onEvents(from, r);
-                        }
-                    }
-                }
-                case Frames.PLACEMENTS -> {
-                    if (role == Role.FOLLOWER && from.equals(dispatcherId)) {
-                        onPlacements(r);
-                    }
-                }
-                case Frames.RESYNC -> {
-                    // the dispatcher may not know this replica's session yet; one SYNC per gap is enough
-                    if (role == Role.FOLLOWER && from.equals(dispatcherId) && (r.session == followerSession
-                            || clock.getAsLong() - lastSyncAt > millis(RESYNC_GAP_MILLIS))) {
-                        sendSync();
-                    }
-                }
-                case Frames.VIEW -> {
-                    if (role == Role.FOLLOWER && from.equals(dispatcherId)) {
-                        onView(r);
-                    }
-                }
-                default -> LOG.warn("router: a frame of unknown type {} from {}; ignored", r.type, from);
-            }
-        } catch (Frames.MalformedFrameException e) {
-            LOG.warn("router: a malformed frame from {}: {}", from, e.getMessage());
-            if (role == Role.DISPATCHER) {
-                Origin o = origins.get(from);
-                if (o != null) {
-                    askResync(o, clock.getAsLong());
-                }
-            } else if (role == Role.FOLLOWER && from.equals(dispatcherId)) {
-                sendSync();
-            }
-        }
-    }
-
-    private Origin origin(String member) {
-        Origin o = origins.get(member);
-        if (o == null) {
-            o = new Origin(member);
-            o.lastHeardAt = clock.getAsLong();
-            for (SnapshotStore.Member m : members) {
-                o.seenInMembership |= m.id().equals(member);
-            }
-            origins.put(member, o);
-        }
-        return o;
-    }
-
-    /** A follower's whole state: what the dispatcher held for it is replaced. */
-    private void onSync(String from, Frames.Reader r) {
-        long now = clock.getAsLong();
-        Origin o = origin(from);
-        release(o);
-        o.session = r.session;
-        o.expectedSeq = r.seq + 1;
-        o.awaitingSync = false;
-        o.lastHeardAt = now;
-        o.outSeq = 0;
-        byte flags = r.getByte();
-        int theirWorkers = r.getInt();
-        if (theirWorkers != workers && !o.workersMismatchLogged) {
-            LOG.error("router: member {} has {} decode workers, this dispatcher {}: configure the same worker set on"
-                    + " every replica", from, theirWorkers, workers);
-            o.workersMismatchLogged = true;
-        }
-        int down = r.getCount(4);
-        o.down = new boolean[Math.max(workers, 0)];
-        for (int i = 0; i < down; i++) {
-            int g = r.getInt();
-            if (g >= 0 && g < o.down.length) {
-                o.down[g] = true;
-            }
-        }
-        for (int g = 0; g < workers; g++) {
-            applyAvailability(g);
-        }
-        int n = r.getCount(40);
-        int restored = 0;
-        for (int i = 0; i < n; i++) {
-            long id = r.getLong();
-            int prompt = r.getInt();
-            long key = r.getLong();
-            int bodyBytes = r.getInt();
-            long age = r.getLong();
-            int worker = r.getInt();
-            int decoded = r.getInt();
-            InFlight f = new InFlight(id, Math.max(1, prompt), key, Math.max(0, bodyBytes), now - Math.max(0, age), o);
-            if (!o.requests.putIfAbsent(id, f)) {
-                continue;
-            }
-            keyInCore(f);
-            TrackedRequest t = f.newCore();
-            if (worker >= 0 && worker < workers) {
-                router.restore(t, worker, Math.max(0, decoded));
-                restored++;
-            } else {
-                byCore.remove(f.coreKey);
-                f.core = null;
-                remoteSubmit(o, f);
-            }
-        }
-        LOG.info("router: member {} reported {} request(s): {} on workers, {} waiting", from, n, restored, n - restored);
-        if (awaitingSync.remove(from) && settling && awaitingSync.isEmpty()) {
-            endSettling();
-        }
-        noteFlags(o, flags);
-        viewOldestSeen = Math.min(viewOldestSeen, r.oldestSeenNanos);
-        viewDirty = true;
-    }
-
-    private void onEvents(String from, Frames.Reader r) {
-        long now = clock.getAsLong();
-        Origin o = origins.get(from);
-        if (o == null || o.awaitingSync || o.session != r.session || r.seq != o.expectedSeq) {
-            Origin asked = origin(from);
-            if (!asked.awaitingSync) {
-                LOG.warn("router: member {} sent frame {} of session {}, expected {} of {}; asking for its state", from,
-                        r.seq, r.session, asked.expectedSeq, asked.session);
-            }
-            asked.awaitingSync = true;
-            askResync(asked, now);
+    void sendToAll(byte[] bytes) {
+        Attachment a = attachment;
+        if (a == null || a.session == null) {
             return;
         }
-        o.expectedSeq++;
-        o.lastHeardAt = now;
-        byte flags = r.getByte();
-        boolean released = false;
-        while (r.hasMore()) {
-            byte kind = r.getByte();
-            switch (kind) {
-                case Frames.K_SUBMIT -> {
-                    long id = r.getLong();
-                    int prompt = r.getInt();
-                    long key = r.getLong();
-                    int bodyBytes = r.getInt();
-                    long age = r.getLong();
-                    InFlight f = new InFlight(id, Math.max(1, prompt), key, Math.max(0, bodyBytes),
-                            now - Math.max(0, age), o);
-                    if (!o.requests.putIfAbsent(id, f)) {
-                        refuse(o, id, "it is already in flight");
-                    } else {
-                        remoteSubmit(o, f);
-                    }
-                }
-                case Frames.K_TOKENS -> {
-                    long id = r.getLong();
-                    int count = r.getInt();
-                    long age = r.getLong();
-                    InFlight f = o.requests.get(id);
-                    if (f != null && count > 0) {
-                        coreTokens(f, count, now - Math.max(0, age));
-                    }
-                }
-                case Frames.K_COMPLETE -> {
-                    InFlight f = o.requests.remove(r.getLong());
-                    if (f != null && f.core != null) {
-                        if (onWorker(f.core)) {
-                            coreComplete(f);
-                        } else {
-                            coreAbort(f);
-                        }
-                        released = true;
-                    }
-                }
-                case Frames.K_ABORT -> {
-                    InFlight f = o.requests.remove(r.getLong());
-                    if (f != null) {
-                        coreAbort(f);
-                        released = true;
-                    }
-                }
-                case Frames.K_MARK -> {
-                    int g = r.getInt();
-                    boolean up = r.getByte() != 0;
-                    if (g >= 0 && g < workers) {
-                        if (o.down.length < workers) {
-                            o.down = java.util.Arrays.copyOf(o.down, workers);
-                        }
-                        o.down[g] = !up;
-                        applyAvailability(g);
-                    }
-                }
-                default -> throw new Frames.MalformedFrameException("unknown event kind " + kind);
-            }
-        }
-        if (released) {
-            afterRelease();
-        }
-        noteFlags(o, flags);
-        if (r.oldestSeenNanos != 0) {
-            staleness.record(now - r.oldestSeenNanos);
-            viewOldestSeen = Math.min(viewOldestSeen, r.oldestSeenNanos);
-        }
-    }
-
-    /** Another replica's request into the core; if the policy fails it, the replica is told (its caller gets an error). */
-    private void remoteSubmit(Origin o, InFlight f) {
         try {
-            coreSubmit(f);
-        } catch (RuntimeException e) {
-            o.requests.remove(f.id);
-            LOG.error("router: request {} of member {} could not be submitted: {}", f.id, o.member, e.toString());
-            refuse(o, f.id, e.getMessage());
-        }
-    }
-
-    private void refuse(Origin o, long id, String why) {
-        LOG.warn("router: request {} of member {} refused: {}", id, o.member, why);
-        o.placed(id, Frames.REFUSED);
-        answersPending = true;
-    }
-
-    private void noteFlags(Origin o, byte flags) {
-        if ((flags & Frames.F_STEP) != 0) {
-            stepWanted = true;
-        }
-        if ((flags & Frames.F_STEP_ANSWER) != 0) {
-            doStep(false);
-            o.stepsRun++;
-            answersPending = true;
-        }
-    }
-
-    private void askResync(Origin o, long now) {
-        if (now - o.resyncAskedAt < millis(RESYNC_GAP_MILLIS) && o.resyncAskedAt != 0) {
-            return;
-        }
-        o.resyncAskedAt = now;
-        frame.begin(Frames.RESYNC, o.session, 0, now, 0); // not an answer: no sequence of its own
-        send(o.member, frame.toBytes());
-    }
-
-    /** Sends each replica the placements (and step answers) the last commands made for it. */
-    private void sendAnswers(long now) {
-        answersPending = false;
-        for (Origin o : origins.values()) {
-            if (o.hasAnswers()) {
-                if (o.awaitingSync) {
-                    o.clearAnswers(); // its SYNC will say what it still waits for
-                    continue;
-                }
-                frame.begin(Frames.PLACEMENTS, o.session, o.outSeq++, now, 0);
-                o.writeAnswers(frame, cluster.step(), router.pool().size());
-                send(o.member, frame.toBytes());
-            }
-        }
-    }
-
-    private void broadcastView(long now) {
-        viewDirty = false;
-        lastViewAt = now;
-        if (members.size() < 2 || attachment == null) {
-            viewOldestSeen = Long.MAX_VALUE;
-            return;
-        }
-        long oldest = viewOldestSeen == Long.MAX_VALUE ? 0 : viewOldestSeen;
-        viewOldestSeen = Long.MAX_VALUE;
-        frame.begin(Frames.VIEW, 0, viewSeq++, now, oldest);
-        SharedView.write(frame, takeSnapshot(), selectedName, observedStepNanos, computeShares());
-        byte[] bytes = frame.toBytes();
-        try {
-            attachment.session.sendToAll(bytes);
+            a.session.sendToAll(bytes);
         } catch (RuntimeException e) {
             LOG.warn("router: the cluster view was not sent: {}", e.toString());
         }
     }
 
-    /** Releases the requests of replicas the dispatcher has not heard from for too long. */
-    private void sweepOrigins(long now) {
-        for (Origin o : new ArrayList<>(origins.values())) {
-            if (now - o.lastHeardAt > millis(ORIGIN_TIMEOUT_MILLIS)) {
-                purge(o, "nothing was heard from it for " + ORIGIN_TIMEOUT_MILLIS + " ms");
-            }
-        }
+    List<SnapshotStore.Member> members() {
+        return members;
     }
 
-    private void onPlacements(Frames.Reader r) {
-        if (r.session != followerSession) {
-            return; // an answer to a session this replica has replaced with a SYNC
-        }
-        lastHeardAt = clock.getAsLong();
-        if (r.seq != expectedAnswerSeq) {
-            LOG.warn("router: answer {} from the dispatcher, expected {}; sending this replica's state", r.seq,
-                    expectedAnswerSeq);
-            sendSync();
-            return;
-        }
-        expectedAnswerSeq++;
-        int stepsRun = r.getInt();
-        long step = r.getLong();
-        int depth = r.getInt();
-        int n = r.getCount(12);
-        List<Placement> placements = stepsRun > 0 ? new ArrayList<>() : null;
-        for (int i = 0; i < n; i++) {
-            long id = r.getLong();
-            int worker = r.getInt();
-            InFlight f = local.get(id);
-            if (f == null || f.worker >= 0) {
-                continue; // ended meanwhile: its abort tells the dispatcher
-            }
-            if (worker == Frames.REFUSED) {
-                local.remove(id);
-                f.placed.completeExceptionally(new IllegalArgumentException("the dispatcher " + dispatcherId
-                        + " refused request " + id + " (a duplicate id, or its policy failed; see its log)"));
-                continue;
-            }
-            f.worker = worker;
-            Placement p = new Placement(id, worker);
-            if (placements != null) {
-                placements.add(p);
-            }
-            f.placed.complete(p);
-        }
-        for (int i = 0; i < stepsRun; i++) {
-            CompletableFuture<StepResult> a = stepAnswers.poll();
-            if (a != null) {
-                a.complete(new StepResult(step, activeName, i == 0 ? placements : List.of(), depth));
-            }
-        }
+    int workers() {
+        return workers;
     }
 
-    private void onView(Frames.Reader r) {
-        long now = clock.getAsLong();
-        lastHeardAt = now;
-        SharedView v = SharedView.read(r, dispatcherId, now);
-        view = v;
+    boolean[] ownDown() {
+        return ownDown;
+    }
+
+    LongMap<InFlight> ownRequests() {
+        return local;
+    }
+
+    StalenessSamples staleness() {
+        return staleness;
+    }
+
+    long step() {
+        return cluster.step();
+    }
+
+    int poolSize() {
+        return router.pool().size();
+    }
+
+    /** A dispatch step at the next decode step boundary. */
+    void wantStep() {
+        stepWanted = true;
+    }
+
+    /** A dispatch step now (a follower's dispatchStep()). */
+    void stepNow() {
+        doStep(false);
+    }
+
+    /** Requests left the core: a waiting reshape may apply. */
+    void released() {
+        afterRelease();
+    }
+
+    /** Every member reported (or the wait ended): placements resume. */
+    void settled() {
+        applySelection();
+        stepWanted = true;
+    }
+
+    /** The dispatcher's new view reached this follower. */
+    void viewed(SharedView v) {
         poolDepth = v.totals().poolDepth();
         activeName = v.activePolicy();
-        if (r.oldestSeenNanos != 0) {
-            staleness.record(now - r.oldestSeenNanos);
-        }
     }
 
-    /** A replica left: its requests leave the core at once (they went with its clients). */
-    private void purge(Origin o, String why) {
-        int n = o.requests.size();
-        release(o);
-        origins.remove(o.member);
-        awaitingSync.remove(o.member);
-        for (int g = 0; g < workers; g++) {
-            applyAvailability(g);
-        }
-        LOG.info("router: member {} is gone ({}): its {} request(s) released", o.member, why, n);
-        if (settling && awaitingSync.isEmpty()) {
-            endSettling();
-        }
+    void writeView(Frames.Writer w) {
+        SharedView.write(w, takeSnapshot(), selectedName, observedStepNanos, computeShares());
     }
 
-    /** Takes every request of a replica out of the core (nothing learned). */
-    private void release(Origin o) {
-        if (o.requests.isEmpty()) {
-            return;
+    // ------------------------------------------------------------------ frames
+
+    void onFrame(String from, byte[] bytes) {
+        try {
+            Frames.Reader r = new Frames.Reader(bytes);
+            switch (role) {
+                case FOLLOWER -> {
+                    if (r.type == Frames.SYNC) {
+                        dispatching.early(from, bytes); // it may know before this member that this one decides
+                    } else {
+                        following.onFrame(from, r);
+                    }
+                }
+                case DISPATCHER -> dispatching.onFrame(from, r);
+                default -> { }
+            }
+        } catch (Frames.MalformedFrameException e) {
+            LOG.warn("router: a malformed frame from {}: {}", from, e.getMessage());
+            if (role == Role.DISPATCHER) {
+                dispatching.onMalformed(from);
+            } else if (role == Role.FOLLOWER) {
+                following.onMalformed(from);
+            }
         }
-        o.requests.forEachValue(this::coreAbort);
-        o.requests.clear();
-        o.clearAnswers();
-        stepWanted = true;
-        afterRelease();
     }
 
     private static String safeName(SnapshotStore store) {

@@ -1,0 +1,473 @@
+package org.balanceroute.router.internal;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import org.balanceroute.api.SnapshotStore;
+import org.balanceroute.core.TrackedRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the dispatcher of a cluster of proxies does for the other replicas: applies their frames
+ * to its core in order (a gap, or a session it does not know, is answered with RESYNC; a SYNC
+ * replaces what it held for that replica), sends each one its placements, broadcasts the cluster
+ * view (at most every {@value DispatchLoop#VIEW_MILLIS} ms, and every
+ * {@value DispatchLoop#KEEPALIVE_MILLIS} ms at least), and releases the requests of a replica
+ * that left (membership) or went silent ({@value DispatchLoop#ORIGIN_TIMEOUT_MILLIS} ms). A new
+ * dispatcher holds placements until every member has reported (at most
+ * {@value DispatchLoop#SETTLE_MILLIS} ms). Owned by the dispatch thread.
+ */
+final class Dispatching {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Dispatching.class);
+
+    private final DispatchLoop loop;
+    private final LongSupplier clock;
+    private final Frames.Writer frame = new Frames.Writer();
+    private final Map<String, Origin> origins = new LinkedHashMap<>();
+    private final Set<String> awaitingSync = new HashSet<>();
+    /** SYNCs that reached this member while it did not know yet that it dispatches, by sender. */
+    private final Map<String, byte[]> earlySyncs = new HashMap<>();
+    private boolean answersPending;
+    private boolean settling;
+    private long settleUntil;
+    private boolean viewDirty;
+    private long lastViewAt;
+    private long viewSeq;
+    private long viewOldestSeen = Long.MAX_VALUE;
+    private long nextSweepAt;
+
+    Dispatching(DispatchLoop loop, LongSupplier clock) {
+        this.loop = loop;
+        this.clock = clock;
+    }
+
+    /** The other replicas this dispatcher holds requests for. */
+    Collection<Origin> origins() {
+        return origins.values();
+    }
+
+    Origin originOf(String member) {
+        return origins.get(member);
+    }
+
+    /** Whether placements wait for the members' reports. */
+    boolean settling() {
+        return settling;
+    }
+
+    /** Whether any other replica's health checks mark worker g down. */
+    boolean markedDownElsewhere(int g) {
+        for (Origin o : origins.values()) {
+            if (o.marksDown(g)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The state changed: a view is due. */
+    void changed() {
+        viewDirty = true;
+    }
+
+    /** This dispatcher's own client saw tokens at {@code at}: the next view carries them. */
+    void seen(long at) {
+        viewOldestSeen = Math.min(viewOldestSeen, at);
+        viewDirty = true;
+    }
+
+    /** The answer to an origin's request: sent with the next answers. */
+    void placed(Origin o, long id, int worker) {
+        o.placed(id, worker);
+        answersPending = true;
+    }
+
+    /**
+     * Starts dispatching: the other members' reports are awaited (their SYNCs), and those that came
+     * early are applied now.
+     */
+    void start(List<SnapshotStore.Member> members, String localMember) {
+        origins.clear();
+        awaitingSync.clear();
+        for (SnapshotStore.Member m : members) {
+            if (!m.id().equals(localMember)) {
+                awaitingSync.add(m.id());
+            }
+        }
+        settling = !awaitingSync.isEmpty();
+        settleUntil = clock.getAsLong() + DispatchLoop.millis(DispatchLoop.SETTLE_MILLIS);
+        for (Map.Entry<String, byte[]> e : new ArrayList<>(earlySyncs.entrySet())) {
+            loop.onFrame(e.getKey(), e.getValue());
+        }
+        earlySyncs.clear();
+        viewDirty = true;
+    }
+
+    /** No longer the dispatcher (or alone): every other replica's request is out of the core. */
+    void stop(String why) {
+        for (Origin o : new ArrayList<>(origins.values())) {
+            purge(o, why);
+        }
+        origins.clear();
+        awaitingSync.clear();
+        settling = false;
+        answersPending = false;
+    }
+
+    /** Forgets the other replicas without touching the core (it is about to be dropped). */
+    void forget() {
+        origins.clear();
+        awaitingSync.clear();
+        settling = false;
+        answersPending = false;
+    }
+
+    /** Keeps a SYNC that came before this member knew it dispatches; applied if it comes to. */
+    void early(String from, byte[] frame) {
+        earlySyncs.put(from, frame);
+    }
+
+    /** The membership changed: replicas that left take their requests with them. */
+    void membersChanged(List<SnapshotStore.Member> members) {
+        Set<String> ids = new HashSet<>();
+        for (SnapshotStore.Member m : members) {
+            ids.add(m.id());
+        }
+        for (Origin o : new ArrayList<>(origins.values())) {
+            if (ids.contains(o.member)) {
+                o.seenInMembership = true;
+            } else if (o.seenInMembership) {
+                purge(o, "it left the cluster");
+            }
+        }
+        awaitingSync.retainAll(ids);
+        earlySyncs.keySet().retainAll(ids);
+        viewDirty = true;
+    }
+
+    // ------------------------------------------------------------------ timers
+
+    long untilDue(long now) {
+        if (answersPending) {
+            return 0;
+        }
+        long wait = DispatchLoop.until(now, lastViewAt + DispatchLoop.millis(DispatchLoop.KEEPALIVE_MILLIS));
+        if (viewDirty) {
+            wait = Math.min(wait, DispatchLoop.until(now, lastViewAt + DispatchLoop.millis(DispatchLoop.VIEW_MILLIS)));
+        }
+        wait = Math.min(wait, DispatchLoop.until(now, nextSweepAt));
+        return settling ? Math.min(wait, DispatchLoop.until(now, settleUntil)) : wait;
+    }
+
+    /** Settling ends before a step is taken (so it may place), answers and views after it. */
+    void runTimersBeforeStep(long now) {
+        if (settling && (awaitingSync.isEmpty() || DispatchLoop.due(now, settleUntil))) {
+            endSettling();
+        }
+    }
+
+    void runTimersAfterStep(long now) {
+        if (answersPending) {
+            sendAnswers(now);
+        }
+        if ((viewDirty && DispatchLoop.due(now, lastViewAt + DispatchLoop.millis(DispatchLoop.VIEW_MILLIS)))
+                || DispatchLoop.due(now, lastViewAt + DispatchLoop.millis(DispatchLoop.KEEPALIVE_MILLIS))) {
+            broadcastView(now);
+        }
+        if (DispatchLoop.due(now, nextSweepAt)) {
+            nextSweepAt = now + DispatchLoop.millis(DispatchLoop.KEEPALIVE_MILLIS);
+            for (Origin o : new ArrayList<>(origins.values())) {
+                if (now - o.lastHeardAt > DispatchLoop.millis(DispatchLoop.ORIGIN_TIMEOUT_MILLIS)) {
+                    purge(o, "nothing was heard from it for " + DispatchLoop.ORIGIN_TIMEOUT_MILLIS + " ms");
+                }
+            }
+        }
+    }
+
+    private void endSettling() {
+        settling = false;
+        if (!awaitingSync.isEmpty()) {
+            LOG.warn("router: no state from {} within {} ms; placing without it", awaitingSync,
+                    DispatchLoop.SETTLE_MILLIS);
+            awaitingSync.clear();
+        }
+        loop.settled();
+    }
+
+    // ------------------------------------------------------------------ frames from the followers
+
+    void onFrame(String from, Frames.Reader r) {
+        if (r.type == Frames.SYNC) {
+            onSync(from, r);
+        } else if (r.type == Frames.EVENTS) {
+            onEvents(from, r);
+        }
+    }
+
+    /** A frame from a follower could not be read: its state is asked for. */
+    void onMalformed(String from) {
+        Origin o = origins.get(from);
+        if (o != null) {
+            o.awaitingSync = true;
+            askResync(o, clock.getAsLong());
+        }
+    }
+
+    private Origin origin(String member) {
+        Origin o = origins.get(member);
+        if (o == null) {
+            o = new Origin(member);
+            o.lastHeardAt = clock.getAsLong();
+            for (SnapshotStore.Member m : loop.members()) {
+                o.seenInMembership |= m.id().equals(member);
+            }
+            origins.put(member, o);
+        }
+        return o;
+    }
+
+    /** A follower's whole state: what the dispatcher held for it is replaced. */
+    private void onSync(String from, Frames.Reader r) {
+        long now = clock.getAsLong();
+        int workers = loop.workers();
+        Origin o = origin(from);
+        release(o);
+        o.session = r.session;
+        o.expectedSeq = r.seq + 1;
+        o.awaitingSync = false;
+        o.lastHeardAt = now;
+        o.outSeq = 0;
+        byte flags = r.getByte();
+        int theirWorkers = r.getInt();
+        if (theirWorkers != workers && !o.workersMismatchLogged) {
+            LOG.error("router: member {} has {} decode workers, this dispatcher {}: configure the same worker set on"
+                    + " every replica", from, theirWorkers, workers);
+            o.workersMismatchLogged = true;
+        }
+        int down = r.getCount(4);
+        o.down = new boolean[workers];
+        for (int i = 0; i < down; i++) {
+            int g = r.getInt();
+            if (g >= 0 && g < o.down.length) {
+                o.down[g] = true;
+            }
+        }
+        loop.applyAvailability();
+        int n = r.getCount(40);
+        int restored = 0;
+        for (int i = 0; i < n; i++) {
+            long id = r.getLong();
+            int prompt = r.getInt();
+            long key = r.getLong();
+            int bodyBytes = r.getInt();
+            long age = r.getLong();
+            int worker = r.getInt();
+            int decoded = r.getInt();
+            InFlight f = new InFlight(id, Math.max(1, prompt), key, Math.max(0, bodyBytes), now - Math.max(0, age), o);
+            if (!o.requests.putIfAbsent(id, f)) {
+                continue;
+            }
+            if (worker >= 0 && worker < workers) {
+                loop.coreRestore(f, worker, Math.max(0, decoded));
+                restored++;
+            } else {
+                submit(o, f);
+            }
+        }
+        LOG.info("router: member {} reported {} request(s): {} on workers, {} waiting", from, n, restored, n - restored);
+        if (awaitingSync.remove(from) && settling && awaitingSync.isEmpty()) {
+            endSettling();
+        }
+        noteFlags(o, flags);
+        viewOldestSeen = Math.min(viewOldestSeen, r.oldestSeenNanos);
+        viewDirty = true;
+    }
+
+    private void onEvents(String from, Frames.Reader r) {
+        long now = clock.getAsLong();
+        Origin o = origins.get(from);
+        if (o == null || o.awaitingSync || o.session != r.session || r.seq != o.expectedSeq) {
+            Origin asked = origin(from);
+            if (!asked.awaitingSync) {
+                LOG.warn("router: member {} sent frame {} of session {}, expected {} of {}; asking for its state", from,
+                        r.seq, r.session, asked.expectedSeq, asked.session);
+            }
+            asked.awaitingSync = true;
+            askResync(asked, now);
+            return;
+        }
+        o.expectedSeq++;
+        o.lastHeardAt = now;
+        byte flags = r.getByte();
+        boolean released = false;
+        while (r.hasMore()) {
+            byte kind = r.getByte();
+            switch (kind) {
+                case Frames.K_SUBMIT -> {
+                    long id = r.getLong();
+                    int prompt = r.getInt();
+                    long key = r.getLong();
+                    int bodyBytes = r.getInt();
+                    long age = r.getLong();
+                    InFlight f = new InFlight(id, Math.max(1, prompt), key, Math.max(0, bodyBytes),
+                            now - Math.max(0, age), o);
+                    if (!o.requests.putIfAbsent(id, f)) {
+                        refuse(o, id, "it is already in flight");
+                    } else {
+                        submit(o, f);
+                    }
+                }
+                case Frames.K_TOKENS -> {
+                    long id = r.getLong();
+                    int count = r.getInt();
+                    long age = r.getLong();
+                    InFlight f = o.requests.get(id);
+                    if (f != null && count > 0) {
+                        loop.coreTokens(f, count, now - Math.max(0, age));
+                    }
+                }
+                case Frames.K_COMPLETE -> {
+                    InFlight f = o.requests.remove(r.getLong());
+                    if (f != null && f.core != null) {
+                        if (f.core.phase() == TrackedRequest.Phase.RUNNING || f.core.phase() == TrackedRequest.Phase.QUEUED) {
+                            loop.coreComplete(f);
+                        } else {
+                            loop.coreAbort(f);
+                        }
+                        released = true;
+                    }
+                }
+                case Frames.K_ABORT -> {
+                    InFlight f = o.requests.remove(r.getLong());
+                    if (f != null) {
+                        loop.coreAbort(f);
+                        released = true;
+                    }
+                }
+                case Frames.K_MARK -> {
+                    int g = r.getInt();
+                    boolean up = r.getByte() != 0;
+                    int workers = loop.workers();
+                    if (g >= 0 && g < workers) {
+                        if (o.down.length < workers) {
+                            o.down = Arrays.copyOf(o.down, workers);
+                        }
+                        o.down[g] = !up;
+                        loop.applyAvailability(g);
+                    }
+                }
+                default -> throw new Frames.MalformedFrameException("unknown event kind " + kind);
+            }
+        }
+        if (released) {
+            loop.released();
+        }
+        noteFlags(o, flags);
+        if (r.oldestSeenNanos != 0) {
+            loop.staleness().record(now - r.oldestSeenNanos);
+            viewOldestSeen = Math.min(viewOldestSeen, r.oldestSeenNanos);
+        }
+    }
+
+    /** Another replica's request into the core; if the policy fails it, the replica is told (its caller gets an error). */
+    private void submit(Origin o, InFlight f) {
+        try {
+            loop.coreSubmit(f);
+        } catch (RuntimeException e) {
+            o.requests.remove(f.id);
+            LOG.error("router: request {} of member {} could not be submitted: {}", f.id, o.member, e.toString());
+            refuse(o, f.id, e.getMessage());
+        }
+    }
+
+    private void refuse(Origin o, long id, String why) {
+        LOG.warn("router: request {} of member {} refused: {}", id, o.member, why);
+        placed(o, id, Frames.REFUSED);
+    }
+
+    private void noteFlags(Origin o, byte flags) {
+        if ((flags & Frames.F_STEP) != 0) {
+            loop.wantStep();
+        }
+        if ((flags & Frames.F_STEP_ANSWER) != 0) {
+            loop.stepNow();
+            o.stepsRun++;
+            answersPending = true;
+        }
+    }
+
+    private void askResync(Origin o, long now) {
+        if (o.resyncAskedAt != 0 && now - o.resyncAskedAt < DispatchLoop.millis(DispatchLoop.RESYNC_GAP_MILLIS)) {
+            return;
+        }
+        o.resyncAskedAt = now;
+        frame.begin(Frames.RESYNC, o.session, 0, now, 0); // not an answer: no sequence of its own
+        loop.send(o.member, frame.toBytes());
+    }
+
+    // ------------------------------------------------------------------ frames to the followers
+
+    /** Sends each replica the placements (and step answers) the last commands made for it. */
+    private void sendAnswers(long now) {
+        answersPending = false;
+        for (Origin o : origins.values()) {
+            if (o.hasAnswers()) {
+                if (o.awaitingSync) {
+                    o.clearAnswers(); // its SYNC will say what it still waits for
+                    continue;
+                }
+                frame.begin(Frames.PLACEMENTS, o.session, o.outSeq++, now, 0);
+                o.writeAnswers(frame, loop.step(), loop.poolSize());
+                loop.send(o.member, frame.toBytes());
+            }
+        }
+    }
+
+    private void broadcastView(long now) {
+        viewDirty = false;
+        lastViewAt = now;
+        long oldest = viewOldestSeen == Long.MAX_VALUE ? 0 : viewOldestSeen;
+        viewOldestSeen = Long.MAX_VALUE;
+        if (loop.members().size() < 2) {
+            return;
+        }
+        frame.begin(Frames.VIEW, 0, viewSeq++, now, oldest);
+        loop.writeView(frame);
+        loop.sendToAll(frame.toBytes());
+    }
+
+    /** A replica left: its requests leave the core at once (they went with its clients). */
+    private void purge(Origin o, String why) {
+        int n = o.requests.size();
+        release(o);
+        origins.remove(o.member);
+        awaitingSync.remove(o.member);
+        loop.applyAvailability();
+        LOG.info("router: member {} is gone ({}): its {} request(s) released", o.member, why, n);
+        if (settling && awaitingSync.isEmpty()) {
+            endSettling();
+        }
+        viewDirty = true;
+    }
+
+    /** Takes every request of a replica out of the core (nothing learned). */
+    private void release(Origin o) {
+        if (o.requests.isEmpty()) {
+            return;
+        }
+        o.requests.forEachValue(loop::coreAbort);
+        o.requests.clear();
+        o.clearAnswers();
+        loop.wantStep();
+        loop.released();
+    }
+}
