@@ -1,8 +1,8 @@
 package org.balanceroute.simulator;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntConsumer;
+import java.util.function.IntFunction;
 import org.balanceroute.api.CompletionListener;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.core.ClusterState;
@@ -21,6 +21,11 @@ import org.balanceroute.trace.TraceRequest;
  * running request emits one token and its KV load grows by one; finished requests release their
  * slot. When nothing runs, time jumps to the next arrival. Deterministic: the policy's seeded
  * randomness is the only randomness.
+ *
+ * <p>With one proxy ({@link ProxyReplicas#SINGLE}) the router's {@link ClusterState} is the
+ * engine: what the router believes is what runs. With several proxy replicas the engine and the
+ * routers' views part, and {@link ReplicaSimulation} runs the model (its class comment says what
+ * is delayed for whom).
  */
 public final class DecodeSimulator {
 
@@ -29,83 +34,93 @@ public final class DecodeSimulator {
     static final int BODY_BYTES_ENVELOPE = 200;
 
     private final SimulationConfig config;
+    private final ProxyReplicas replicas;
 
+    /** One proxy in front of the decode tier. */
     public DecodeSimulator(SimulationConfig config) {
+        this(config, ProxyReplicas.SINGLE);
+    }
+
+    public DecodeSimulator(SimulationConfig config, ProxyReplicas replicas) {
         this.config = config;
+        this.replicas = replicas;
     }
 
     /**
-     * Runs the whole trace through one policy.
+     * Runs the whole trace through one router: one proxy, or the dispatcher of several.
      *
-     * @param learners told of every completion (the policy's predictors)
-     * @param observer sees every step, e.g. to record per-worker loads
+     * @param learners told of every completion the router sees (the policy's predictors)
+     * @param observer sees every step of the engine, e.g. to record per-worker loads
      * @param progress told the number of completed requests now and then
+     * @throws IllegalStateException in gossip or independent mode with several replicas, where each
+     *     replica needs a policy of its own: use {@link #run(List, IntFunction, StepObserver, IntConsumer)}
      */
     public SimulationResult run(List<TraceRequest> trace, RoutingPolicy policy,
             List<? extends CompletionListener> learners, StepObserver observer, IntConsumer progress) {
-        int n = trace.size();
+        if (replicas.routers() > 1) {
+            throw new IllegalStateException(replicas.mode().optionValue() + " mode with " + replicas.count()
+                    + " replicas runs a router per replica: give a policy per replica");
+        }
+        PolicyCatalog.Setup setup = new PolicyCatalog.Setup(policy, List.copyOf(learners));
+        return run(trace, replica -> setup, observer, progress);
+    }
+
+    /**
+     * Runs the whole trace, each router with a policy of its own.
+     *
+     * @param setups the policy and its learners of router r, for r in [0, {@link ProxyReplicas#routers()});
+     *     each call must build new objects (a policy holds its router's state)
+     */
+    public SimulationResult run(List<TraceRequest> trace, IntFunction<PolicyCatalog.Setup> setups,
+            StepObserver observer, IntConsumer progress) {
+        if (replicas.count() > 1) {
+            return new ReplicaSimulation(config, replicas).run(trace, setups, observer, progress);
+        }
+        PolicyCatalog.Setup setup = setups.apply(0);
+        return runSingle(trace, setup.policy(), setup.learners(), observer, progress);
+    }
+
+    /** One proxy: the router's cluster state is the engine. The hot path of every sweep. */
+    private SimulationResult runSingle(List<TraceRequest> trace, RoutingPolicy policy,
+            List<? extends CompletionListener> learners, StepObserver observer, IntConsumer progress) {
+        PreparedTrace prepared = new PreparedTrace(trace, config);
+        int n = prepared.size;
         int workers = config.workers();
         ClusterState cluster = new ClusterState(workers, config.capacity());
         Router router = new Router(cluster, policy, learners);
-
-        double[] ready = new double[n];
-        int[] output = new int[n];
-        long totalTokens = 0;
-        for (int i = 0; i < n; i++) {
-            TraceRequest t = trace.get(i);
-            ready[i] = t.arrivalSeconds() + config.prefillSeconds(t.inputTokens());
-            output[i] = t.outputTokens();
-            totalTokens += output[i];
-        }
-        int[] order = readyOrder(ready);
+        double[] ready = prepared.ready;
+        int[] output = prepared.output;
+        int[] order = prepared.order;
         double[] firstToken = new double[n];
         double[] finish = new double[n];
+        RunMetrics metrics = new RunMetrics();
 
         double time = 0;
-        long steps = 0;
-        double imbalanceSum = 0;
-        double totalImbalanceSum = 0;
-        double backloggedImbalanceSum = 0;
-        long backloggedSteps = 0;
         int next = 0;
         int completed = 0;
         while (completed < n) {
             while (next < n && ready[order[next]] <= time) {
                 int id = order[next++];
                 TraceRequest t = trace.get(id);
-                router.submit(new TrackedRequest(id, t.inputTokens(), t.promptKey(),
-                        BODY_BYTES_ENVELOPE + BODY_BYTES_PER_TOKEN * t.inputTokens(), 0));
+                TrackedRequest r = new TrackedRequest(id, t.inputTokens(), t.promptKey(), bodyBytes(t), 0);
+                router.submit(r);
+                if (r.phase() == TrackedRequest.Phase.QUEUED) {
+                    metrics.routerQueuedPlacements++;
+                    metrics.overCapacityPlacements++;
+                }
             }
             router.dispatch();
 
-            long max = 0, min = Long.MAX_VALUE, sum = 0;
-            int maxBatch = 0;
-            boolean backlogged = !router.pool().isEmpty();
-            for (int g = 0; g < workers; g++) {
-                long l = cluster.load(g);
-                max = Math.max(max, l);
-                min = Math.min(min, l);
-                sum += l;
-                maxBatch = Math.max(maxBatch, cluster.running(g));
-                backlogged |= cluster.queued(g) > 0;
-            }
-            if (maxBatch == 0) {
+            if (!metrics.measure(cluster)) {
                 if (next == n) {
-                    throw new IllegalStateException("policy " + policy.name() + " left " + (n - completed)
-                            + " requests waiting with every worker idle");
+                    throw stuck(policy, n - completed);
                 }
                 time = Math.max(time, ready[order[next]]);
                 continue;
             }
-            imbalanceSum += max - min;
-            totalImbalanceSum += (double) workers * max - sum;
-            if (backlogged) {
-                backloggedImbalanceSum += max - min;
-                backloggedSteps++;
-            }
-            observer.onStep(steps, time, cluster);
-            time += config.stepSeconds(max, maxBatch);
-            steps++;
+            metrics.recordStep(!router.pool().isEmpty());
+            observer.onStep(metrics.steps - 1, time, cluster);
+            time += config.stepSeconds(metrics.maxLoad(), metrics.maxBatch());
 
             // Backwards, because completing swaps the last running request into the freed slot.
             for (int g = 0; g < workers; g++) {
@@ -124,47 +139,20 @@ public final class DecodeSimulator {
                 }
             }
             cluster.advanceStep();
-            if ((steps & 1023) == 0) {
+            if ((metrics.steps & 1023) == 0) {
                 progress.accept(completed);
             }
         }
         progress.accept(completed);
-        return summarize(policy.name(), trace, firstToken, finish, steps, imbalanceSum, totalImbalanceSum,
-                backloggedSteps == 0 ? 0 : backloggedImbalanceSum / backloggedSteps, totalTokens);
+        return metrics.summarize(policy.name(), trace, firstToken, finish, prepared.totalTokens);
     }
 
-    /** Request indices by ready time; stable, so equal times keep trace order. Runs once per simulation. */
-    private static int[] readyOrder(double[] ready) {
-        return java.util.stream.IntStream.range(0, ready.length).boxed()
-                .sorted((a, b) -> Double.compare(ready[a], ready[b]))
-                .mapToInt(Integer::intValue).toArray();
+    static int bodyBytes(TraceRequest t) {
+        return BODY_BYTES_ENVELOPE + BODY_BYTES_PER_TOKEN * t.inputTokens();
     }
 
-    private static SimulationResult summarize(String policy, List<TraceRequest> trace, double[] firstToken,
-            double[] finish, long steps, double imbalanceSum, double totalImbalanceSum,
-            double backloggedImbalance, long totalTokens) {
-        int n = trace.size();
-        double[] ttft = new double[n];
-        double[] tpot = new double[n];
-        int tpots = 0;
-        double firstArrival = Double.MAX_VALUE, lastFinish = 0;
-        for (int i = 0; i < n; i++) {
-            TraceRequest t = trace.get(i);
-            firstArrival = Math.min(firstArrival, t.arrivalSeconds());
-            lastFinish = Math.max(lastFinish, finish[i]);
-            ttft[i] = firstToken[i] - t.arrivalSeconds();
-            if (t.outputTokens() > 1) {
-                tpot[tpots++] = (finish[i] - firstToken[i]) / (t.outputTokens() - 1) * 1000;
-            }
-        }
-        double makespan = n == 0 ? 0 : lastFinish - firstArrival;
-        return new SimulationResult(policy,
-                steps == 0 ? 0 : imbalanceSum / steps,
-                steps == 0 ? 0 : totalImbalanceSum / steps,
-                Percentiles.of(Arrays.copyOf(tpot, tpots), 0.95),
-                makespan > 0 ? totalTokens / makespan : 0,
-                Percentiles.of(ttft, 0.50),
-                Percentiles.of(ttft, 0.95),
-                steps, makespan, backloggedImbalance, totalTokens, n);
+    static IllegalStateException stuck(RoutingPolicy policy, int waiting) {
+        return new IllegalStateException("policy " + policy.name() + " left " + waiting
+                + " requests waiting with every worker idle");
     }
 }

@@ -17,8 +17,17 @@ package org.balanceroute.simulator;
  *     drain at the end of a replay, when nothing is left to place
  * @param outputTokens output tokens produced
  * @param requests requests completed
+ * @param backloggedSteps decode steps during which some request was ready (prefill done) and not
+ *     yet running on the engine: in a pool, in transit between proxy replicas, or in a worker's queue
+ * @param overCapacityPlacements placements that reached the engine on a worker with no free slot
+ *     there (B running, or a queue already), so they waited in its FCFS queue
+ * @param routerQueuedPlacements placements a router made onto a worker it believed full itself
+ *     (arrival policies queue at a full worker by design; pool policies never do); the rest of
+ *     {@code overCapacityPlacements} came from a stale view
+ * @param engineQueuedSteps decode steps during which some engine worker had a non-empty queue
  */
 public record SimulationResult(String policy, double avgImbalance, double meanI, double tpotP95Ms,
         double throughputTokPerS, double ttftP50S, double ttftP95S, long steps, double makespanS,
-        double avgImbalanceBacklogged, long outputTokens, int requests) {
+        double avgImbalanceBacklogged, long outputTokens, int requests, long backloggedSteps,
+        long overCapacityPlacements, long routerQueuedPlacements, long engineQueuedSteps) {
 }

@@ -17,10 +17,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.IntFunction;
 import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.simulator.ClusterMode;
 import org.balanceroute.simulator.DecodeSimulator;
 import org.balanceroute.simulator.LoadChart;
 import org.balanceroute.simulator.PolicyCatalog;
+import org.balanceroute.simulator.ProxyReplicas;
 import org.balanceroute.simulator.SeriesRecorder;
 import org.balanceroute.simulator.SimulationConfig;
 import org.balanceroute.simulator.SimulationResult;
@@ -57,6 +60,13 @@ final class SimulateCommand {
               --step-c SECONDS          seconds per request of the largest batch       default: 0
               --prefill-per-token S     prefill seconds per prompt token               default: 0
               --prefill-fixed S         fixed prefill seconds                          default: 0
+            Proxy replicas
+              --replicas N              proxy replicas in front of the tier (1..64); arrival i
+                                        goes to replica i mod N                        default: 1
+              --sync-delay-ms D         simulated ms an event takes between replicas   default: 0
+              --cluster-mode MODE       dispatcher: replica 0 routes every request;
+                                        gossip: each routes its own, sees the others D late;
+                                        independent: each sees only its own            default: dispatcher
             Policies
               --policies LIST           comma-separated; default: all of
                                         random,round-robin,p2c,jsq,least-tokens,vllm-ascend,
@@ -80,7 +90,8 @@ final class SimulateCommand {
     private static final Set<String> VALUE_OPTIONS = Set.of("--trace", "--workers", "--capacity", "--policies",
             "--limit", "--min-output", "--rate-scale", "--prompt-prefix-blocks", "--step-a", "--step-b", "--step-c",
             "--prefill-per-token", "--prefill-fixed", "--seed", "--s-greedy", "--r-max", "--horizon", "--alpha",
-            "--beta", "--gamma", "--confidence", "--series", "--warm-start");
+            "--beta", "--gamma", "--confidence", "--series", "--warm-start", "--replicas", "--sync-delay-ms",
+            "--cluster-mode");
     private static final Set<String> FLAGS = Set.of("--json");
     private static final long PROGRESS_INTERVAL_MS = 2000;
     /**
@@ -113,6 +124,8 @@ final class SimulateCommand {
                 cl.number("--prefill-per-token", 0),
                 cl.number("--prefill-fixed", 0),
                 cl.longValue("--seed", 1));
+        ProxyReplicas replicas = new ProxyReplicas(cl.integer("--replicas", 1), cl.number("--sync-delay-ms", 0),
+                ClusterMode.parse(cl.string("--cluster-mode", ClusterMode.DISPATCHER.optionValue())));
         BalanceSettings balance = namedFields(() -> new BalanceSettings(
                 cl.integer("--s-greedy", BalanceSettings.DEFAULT_S_GREEDY),
                 cl.integer("--r-max", BalanceSettings.DEFAULT_R_MAX),
@@ -153,26 +166,29 @@ final class SimulateCommand {
             }
         }
         err.printf(Locale.ROOT, "simulate: %s, %d requests (input mean %.0f, output mean %.0f tokens), "
-                + "G=%d, B=%d, %d policies%n", trace.source(), trace.size(), trace.meanInputTokens(),
-                trace.meanOutputTokens(), config.workers(), config.capacity(), policies.size());
+                + "G=%d, B=%d, %d policies%s%n", trace.source(), trace.size(), trace.meanInputTokens(),
+                trace.meanOutputTokens(), config.workers(), config.capacity(), policies.size(),
+                replicas.count() == 1 ? "" : String.format(Locale.ROOT, ", %d proxy replicas (%s, sync delay %s ms)",
+                        replicas.count(), replicas.mode().optionValue(), replicas.syncDelayMs()));
 
         List<SimulationResult> results;
         try {
-            results = simulateAll(trace, warmStart, config, balance, policies, seriesDir);
+            results = simulateAll(trace, warmStart, config, replicas, balance, policies, seriesDir);
         } catch (IOException e) {
             err.println("balanceroute simulate: --series: " + e.getMessage());
             return 1;
         }
         if (json) {
-            printJson(traceFile, trace, traceOptions, config, balance, results);
+            printJson(traceFile, trace, traceOptions, config, replicas, balance, results);
         } else {
-            ResultTable.print(out, results);
+            ResultTable.print(out, results, replicas.count() > 1);
         }
         return 0;
     }
 
     private List<SimulationResult> simulateAll(Trace trace, List<TraceRequest> warmStart, SimulationConfig config,
-            BalanceSettings balance, List<String> policies, String seriesDir) throws IOException {
+            ProxyReplicas replicas, BalanceSettings balance, List<String> policies, String seriesDir)
+            throws IOException {
         List<TraceRequest> requests = trace.requests();
         AtomicIntegerArray done = new AtomicIntegerArray(policies.size());
         int threads = Math.max(1, Math.min(policies.size(), Runtime.getRuntime().availableProcessors()));
@@ -186,8 +202,8 @@ final class SimulateCommand {
             for (int p = 0; p < policies.size(); p++) {
                 int index = p;
                 String name = policies.get(p);
-                futures.add(pool.submit(() -> simulateOne(requests, warmStart, config, balance, name, seriesDir,
-                        n -> done.set(index, n))));
+                futures.add(pool.submit(() -> simulateOne(requests, warmStart, config, replicas, balance, name,
+                        seriesDir, n -> done.set(index, n))));
             }
             List<SimulationResult> results = new ArrayList<>();
             long started = System.currentTimeMillis();
@@ -240,17 +256,18 @@ final class SimulateCommand {
     }
 
     private static SimulationResult simulateOne(List<TraceRequest> requests, List<TraceRequest> warmStart,
-            SimulationConfig config, BalanceSettings balance, String name, String seriesDir,
+            SimulationConfig config, ProxyReplicas replicas, BalanceSettings balance, String name, String seriesDir,
             java.util.function.IntConsumer progress) throws IOException {
-        PolicyCatalog.Setup setup = PolicyCatalog.create(name, config.seed(), balance,
-                id -> requests.get((int) id).outputTokens(), warmStart);
-        DecodeSimulator simulator = new DecodeSimulator(config);
+        IntFunction<PolicyCatalog.Setup> setups = replica -> PolicyCatalog.create(name,
+                ProxyReplicas.seedOf(config.seed(), replica), balance, id -> requests.get((int) id).outputTokens(),
+                warmStart);
+        DecodeSimulator simulator = new DecodeSimulator(config, replicas);
         if (seriesDir == null) {
-            return simulator.run(requests, setup.policy(), setup.learners(), StepObserver.NONE, progress);
+            return simulator.run(requests, setups, StepObserver.NONE, progress);
         }
         Path dir = Path.of(seriesDir);
         try (SeriesRecorder series = new SeriesRecorder(dir.resolve(name + ".csv"), config.workers())) {
-            SimulationResult result = simulator.run(requests, setup.policy(), setup.learners(), series, progress);
+            SimulationResult result = simulator.run(requests, setups, series, progress);
             LoadChart.write(dir.resolve(name + ".png"), String.format(Locale.ROOT,
                     "%s: per-worker KV load (G=%d, avg imbalance %.0f tokens)", name, config.workers(),
                     result.avgImbalance()), series);
@@ -303,7 +320,7 @@ final class SimulateCommand {
     }
 
     private void printJson(String traceFile, Trace trace, TraceOptions traceOptions, SimulationConfig config,
-            BalanceSettings balance, List<SimulationResult> results) {
+            ProxyReplicas replicas, BalanceSettings balance, List<SimulationResult> results) {
         Map<String, Object> cfg = new LinkedHashMap<>();
         cfg.put("trace", traceFile);
         cfg.put("requests", trace.size());
@@ -319,6 +336,9 @@ final class SimulateCommand {
         cfg.put("prefillPerToken", config.prefillPerToken());
         cfg.put("prefillFixed", config.prefillFixed());
         cfg.put("seed", config.seed());
+        cfg.put("replicas", replicas.count());
+        cfg.put("syncDelayMs", replicas.syncDelayMs());
+        cfg.put("clusterMode", replicas.mode().optionValue());
         cfg.put("sGreedy", balance.sGreedyFor(config.workers()));
         cfg.put("rMax", balance.rMax());
         cfg.put("horizon", balance.horizon());
@@ -339,6 +359,10 @@ final class SimulateCommand {
             row.put("steps", r.steps());
             row.put("makespanS", r.makespanS());
             row.put("avgImbalanceBacklogged", r.avgImbalanceBacklogged());
+            row.put("backloggedSteps", r.backloggedSteps());
+            row.put("overCapacityPlacements", r.overCapacityPlacements());
+            row.put("routerQueuedPlacements", r.routerQueuedPlacements());
+            row.put("engineQueuedSteps", r.engineQueuedSteps());
             rows.add(row);
         }
         Map<String, Object> doc = new LinkedHashMap<>();

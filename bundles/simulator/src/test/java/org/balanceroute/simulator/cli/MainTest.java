@@ -56,7 +56,11 @@ class MainTest {
         List<String> keys = new ArrayList<>();
         row.fieldNames().forEachRemaining(keys::add);
         assertEquals(List.of("policy", "avgImbalance", "meanI", "tpotP95Ms", "throughputTokPerS", "ttftP50S",
-                "ttftP95S", "steps", "makespanS", "avgImbalanceBacklogged"), keys);
+                "ttftP95S", "steps", "makespanS", "avgImbalanceBacklogged", "backloggedSteps",
+                "overCapacityPlacements", "routerQueuedPlacements", "engineQueuedSteps"), keys);
+        assertEquals(1, doc.get("config").get("replicas").asInt());
+        assertEquals(0.0, doc.get("config").get("syncDelayMs").asDouble());
+        assertEquals("dispatcher", doc.get("config").get("clusterMode").asText());
         assertEquals("br0", row.get("policy").asText());
         assertTrue(row.get("throughputTokPerS").asDouble() > 0);
     }
@@ -69,6 +73,51 @@ class MainTest {
         assertTrue(table.lines().anyMatch(l -> l.startsWith("jsq ") && l.contains("1.00x") && l.contains("+0.0%")),
                 table);
         assertTrue(table.lines().anyMatch(l -> l.startsWith("round-robin ")), table);
+    }
+
+    @Test
+    void replicasAreInTheJsonAndTheTableGainsTheEngineCounters() throws Exception {
+        Path trace = plainTrace(300);
+        List<String> common = List.of("simulate", "--trace", trace.toString(), "--workers", "2", "--capacity", "4",
+                "--policies", "br0,jsq", "--replicas", "3", "--sync-delay-ms", "2.5", "--cluster-mode", "gossip");
+        List<String> json = new ArrayList<>(common);
+        json.add("--json");
+        assertEquals(0, run(json.toArray(String[]::new)), stderr());
+        JsonNode doc = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
+        assertEquals(3, doc.get("config").get("replicas").asInt());
+        assertEquals(2.5, doc.get("config").get("syncDelayMs").asDouble());
+        assertEquals("gossip", doc.get("config").get("clusterMode").asText());
+        JsonNode br0 = doc.get("results").get(0);
+        assertTrue(br0.get("overCapacityPlacements").asLong() > 0, br0.toString());
+        assertEquals(0, br0.get("routerQueuedPlacements").asLong(), br0.toString());
+        assertTrue(stderr().contains("3 proxy replicas (gossip, sync delay 2.5 ms)"), stderr());
+        out.reset();
+        assertEquals(0, run(common.toArray(String[]::new)), stderr());
+        String table = out.toString(StandardCharsets.UTF_8);
+        assertTrue(table.lines().findFirst().orElseThrow().endsWith("over cap     queued"), table);
+        out.reset();
+        assertEquals(0, run("simulate", "--trace", trace.toString(), "--policies", "br0"), stderr());
+        assertTrue(out.toString(StandardCharsets.UTF_8).lines().findFirst().orElseThrow().endsWith("makespan"));
+    }
+
+    @Test
+    void badReplicaOptionsNameTheOption() throws Exception {
+        Path trace = plainTrace(10);
+        String[][] cases = {
+            {"--replicas", "0", "--replicas must be 1..64, got 0"},
+            {"--replicas", "65", "--replicas must be 1..64, got 65"},
+            {"--replicas", "two", "--replicas must be an integer, got 'two'"},
+            {"--sync-delay-ms", "-1", "--sync-delay-ms must be >= 0 and finite, got -1.0"},
+            {"--sync-delay-ms", "Infinity", "--sync-delay-ms must be a number, got 'Infinity'"},
+            {"--sync-delay-ms", "NaN", "--sync-delay-ms must be a number, got 'NaN'"},
+            {"--cluster-mode", "mesh", "--cluster-mode must be one of dispatcher, gossip, independent, got 'mesh'"},
+        };
+        for (String[] c : cases) {
+            err.reset();
+            assertEquals(2, run("simulate", "--trace", trace.toString(), c[0], c[1]), c[2]);
+            assertTrue(stderr().contains(c[2]), stderr());
+            assertEquals("", out.toString(StandardCharsets.UTF_8));
+        }
     }
 
     @Test
