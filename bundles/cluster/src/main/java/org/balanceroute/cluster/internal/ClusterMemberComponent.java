@@ -75,7 +75,7 @@ public final class ClusterMemberComponent {
 
         @AttributeDefinition(name = "Members",
                 description = "TCP/IP join: comma-separated host or host:port of the other replicas' members "
-                        + "(this one may be listed). A host alone stands for its ports 5701..5710 and port..port+9. "
+                        + "(this one may be listed). A host alone stands for its ports 5701..5710 and port-9..port+9. "
                         + "Default 127.0.0.1.")
         String members() default DEFAULT_MEMBERS;
 

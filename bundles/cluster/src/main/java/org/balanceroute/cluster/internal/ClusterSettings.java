@@ -50,7 +50,8 @@ public record ClusterSettings(String clusterName, List<String> members, int port
     /**
      * Ports a member scans: with {@code portAutoIncrement} it binds the first free one of
      * {@code port .. port + PORT_COUNT - 1}; a {@code members} entry without a port stands for
-     * these ports of that host, counted from {@value #DEFAULT_PORT} and from {@code port}.
+     * that host's ports {@value #DEFAULT_PORT} .. {@value #DEFAULT_PORT} + PORT_COUNT - 1 and
+     * {@code port - (PORT_COUNT - 1) .. port + PORT_COUNT - 1}.
      */
     public static final int PORT_COUNT = 10;
 
@@ -146,8 +147,9 @@ public record ClusterSettings(String clusterName, List<String> members, int port
     /**
      * The TCP/IP join's addresses, every one with a port: {@code host:port} as given, and a
      * {@code host} alone as that host's {@value #PORT_COUNT} ports from {@value #DEFAULT_PORT} and
-     * from this member's own {@code port} (so that replicas given ports of their own, 5701, 5702,
-     * 5703, find each other whichever starts first).
+     * the ports within {@code PORT_COUNT - 1} of this member's own {@code port}, below and above
+     * (so that replicas given ports of their own, 5701, 5702, 5703 or 15701, 15702, 15703, find
+     * each other whichever starts first; Hazelcast alone would try only {@code port .. port + 2}).
      */
     public List<String> joinAddresses() {
         Set<String> out = new LinkedHashSet<>();
@@ -158,10 +160,11 @@ public record ClusterSettings(String clusterName, List<String> members, int port
                 out.add(m);
                 continue;
             }
-            for (int base : new int[] {DEFAULT_PORT, port}) {
-                for (int i = 0; i < PORT_COUNT && base + i <= 65535; i++) {
-                    out.add(m + ":" + (base + i));
-                }
+            for (int p = DEFAULT_PORT; p < DEFAULT_PORT + PORT_COUNT; p++) {
+                out.add(m + ":" + p);
+            }
+            for (int p = Math.max(1, port - (PORT_COUNT - 1)); p <= Math.min(65535, port + PORT_COUNT - 1); p++) {
+                out.add(m + ":" + p);
             }
         }
         return new ArrayList<>(out);

@@ -45,15 +45,19 @@ class ClusterSettingsTest {
     }
 
     @Test
-    void aHostAloneStandsForItsPortsFromTheDefaultAndFromThisMembersPort() {
+    void aHostAloneStandsForItsPortsFromTheDefaultAndAroundThisMembersPort() {
         ClusterSettings s = ClusterSettings.from(Map.of("members", "127.0.0.1, 10.0.0.9:6000", "port", 5703));
         List<String> a = s.joinAddresses();
         assertEquals("127.0.0.1:5701", a.get(0));
-        assertTrue(a.contains("127.0.0.1:5710"));
+        assertTrue(a.contains("127.0.0.1:5694"));
         assertTrue(a.contains("127.0.0.1:5712"));
         assertFalse(a.contains("127.0.0.1:5713"));
+        assertFalse(a.contains("127.0.0.1:5693"));
         assertTrue(a.contains("10.0.0.9:6000"));
-        assertEquals(12 + 1, a.size());
+        assertEquals(19 + 1, a.size());
+        List<String> high = ClusterSettings.from(Map.of("port", 15704)).joinAddresses();
+        assertTrue(high.containsAll(List.of("127.0.0.1:5701", "127.0.0.1:5710", "127.0.0.1:15695", "127.0.0.1:15713")));
+        assertEquals(10 + 19, high.size());
     }
 
     @ParameterizedTest(name = "{0} = {1}")
