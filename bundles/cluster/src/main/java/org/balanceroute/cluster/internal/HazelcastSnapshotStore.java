@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * the messages a member publishes to a topic reach every subscriber in the order published; the
  * receiver dispatches a topic's events on one event thread (order key = the topic name's hash),
  * so they are delivered in that order. A topic without subscriber (a member gone) drops the
- * message unserialized. Lost: an event a full event queue rejects (100,000 per event thread),
+ * message unserialized. Lost: an event a full event queue rejects (200,000 per event thread: 1,000,000 over 5),
  * and anything in flight when a connection breaks.
  *
  * <p><b>Threading.</b> Hazelcast calls the listeners on its event threads; a session serializes
