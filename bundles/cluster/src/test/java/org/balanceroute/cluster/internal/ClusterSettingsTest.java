@@ -1,0 +1,92 @@
+package org.balanceroute.cluster.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class ClusterSettingsTest {
+
+    @Test
+    void defaults() {
+        ClusterSettings s = ClusterSettings.defaults();
+        assertEquals("balanceroute", s.clusterName());
+        assertEquals(List.of("127.0.0.1"), s.members());
+        assertEquals(5701, s.port());
+        assertTrue(s.portAutoIncrement());
+        assertEquals("127.0.0.1", s.bindInterface());
+        assertEquals(1, s.heartbeatIntervalSeconds());
+        assertEquals(5, s.maxNoHeartbeatSeconds());
+        assertEquals(1, s.joinWaitSeconds());
+        assertEquals(10, s.mergeFirstRunDelaySeconds());
+        assertEquals(5, s.mergeNextRunDelaySeconds());
+        assertEquals(List.of("org.balanceroute.router", "org.balanceroute.policy.balance",
+                "org.balanceroute.predictor.survival", "org.balanceroute.predictor.exactmatch",
+                "org.balanceroute.connector.vllm", "org.balanceroute.proxy"), s.sharedPids());
+    }
+
+    @Test
+    void textValuesOfACfgFileAreRead() {
+        ClusterSettings s = ClusterSettings.from(Map.of("port", "5702", "portAutoIncrement", "false",
+                "members", " 10.0.0.1:5701 , 10.0.0.2 ", "sharedPids", "", "heartbeatIntervalSeconds", "2",
+                "maxNoHeartbeatSeconds", "10"));
+        assertEquals(5702, s.port());
+        assertFalse(s.portAutoIncrement());
+        assertEquals(List.of("10.0.0.1:5701", "10.0.0.2"), s.members());
+        assertEquals(List.of(), s.sharedPids());
+        assertEquals(2, s.heartbeatIntervalSeconds());
+    }
+
+    @Test
+    void aHostAloneStandsForItsPortsFromTheDefaultAndAroundThisMembersPort() {
+        ClusterSettings s = ClusterSettings.from(Map.of("members", "127.0.0.1, 10.0.0.9:6000", "port", 5703));
+        List<String> a = s.joinAddresses();
+        assertEquals("127.0.0.1:5701", a.get(0));
+        assertTrue(a.contains("127.0.0.1:5694"));
+        assertTrue(a.contains("127.0.0.1:5712"));
+        assertFalse(a.contains("127.0.0.1:5713"));
+        assertFalse(a.contains("127.0.0.1:5693"));
+        assertTrue(a.contains("10.0.0.9:6000"));
+        assertEquals(19 + 1, a.size());
+        List<String> high = ClusterSettings.from(Map.of("port", 15704)).joinAddresses();
+        assertTrue(high.containsAll(List.of("127.0.0.1:5701", "127.0.0.1:5710", "127.0.0.1:15695", "127.0.0.1:15713")));
+        assertEquals(10 + 19, high.size());
+    }
+
+    @ParameterizedTest(name = "{0} = {1}")
+    @CsvSource(delimiter = '|', value = {
+            "clusterName | ''", "clusterName | dev", "clusterName | has space",
+            "members | ''", "members | host:", "members | host:0", "members | host:70000", "members | a b",
+            "port | 0", "port | 65535", "port | abc", "port | 5701.5",
+            "portAutoIncrement | yes",
+            "bindInterface | 0.0.0.0.0", "bindInterface | localhost", "bindInterface | 10.0.0.256", "bindInterface | ''",
+            "heartbeatIntervalSeconds | 0", "heartbeatIntervalSeconds | 61",
+            "maxNoHeartbeatSeconds | 1", "maxNoHeartbeatSeconds | 3601",
+            "joinWaitSeconds | -1", "joinWaitSeconds | 61",
+            "mergeFirstRunDelaySeconds | 0", "mergeNextRunDelaySeconds | 0", "mergeNextRunDelaySeconds | x",
+            "sharedPids | org.balanceroute.cluster", "sharedPids | org.balanceroute.admin",
+            "sharedPids | org.apache.felix.webconsole.internal.servlet.OsgiManager", "sharedPids | 'a b'",
+    })
+    void everyBadValueNamesItsProperty(String property, String value) {
+        Map<String, Object> p = new HashMap<>();
+        p.put(property, value);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClusterSettings.from(p));
+        assertTrue(e.getMessage().startsWith(property), e.getMessage());
+    }
+
+    @Test
+    void typedValuesOfTheWrongTypeNameTheirProperty() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ClusterSettings.from(Map.of("clusterName", 5)));
+        assertTrue(e.getMessage().startsWith("clusterName"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> ClusterSettings.from(Map.of("port", 5701L << 33)));
+        assertTrue(e.getMessage().startsWith("port"), e.getMessage());
+    }
+}

@@ -1,0 +1,59 @@
+package org.balanceroute.cluster.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class MemberConfigsTest {
+
+    @Test
+    void theBuiltConfigTurnsOffEverythingThatLooksBeyondTheMemberList() {
+        ClassLoader loader = getClass().getClassLoader();
+        Config c = MemberConfigs.build(ClusterSettings.defaults(), "r1", loader, "slf4j");
+        JoinConfig join = c.getNetworkConfig().getJoin();
+        assertFalse(join.getMulticastConfig().isEnabled(), "multicast");
+        assertFalse(join.getAutoDetectionConfig().isEnabled(), "auto-detection");
+        assertTrue(join.getTcpIpConfig().isEnabled(), "TCP/IP join");
+        assertFalse(join.getKubernetesConfig().isEnabled() || join.getAwsConfig().isEnabled());
+        assertEquals("false", c.getProperty("hazelcast.phone.home.enabled"));
+        assertEquals("false", c.getProperty("hazelcast.socket.bind.any"));
+        assertEquals("false", c.getProperty("hazelcast.shutdownhook.enabled"));
+        assertEquals("slf4j", c.getProperty("hazelcast.logging.type"));
+        assertTrue(c.getNetworkConfig().getInterfaces().isEnabled());
+        assertEquals(List.of("127.0.0.1"), List.copyOf(c.getNetworkConfig().getInterfaces().getInterfaces()));
+        assertEquals("balanceroute", c.getClusterName());
+        assertEquals(5701, c.getNetworkConfig().getPort());
+        assertTrue(c.getNetworkConfig().isPortAutoIncrement());
+        assertEquals(ClusterSettings.PORT_COUNT, c.getNetworkConfig().getPortCount());
+        assertSame(loader, c.getClassLoader());
+        assertEquals("r1", c.getMemberAttributeConfig().getAttribute(MemberConfigs.REPLICA_ATTRIBUTE));
+        assertNull(c.getMapConfig(MemberConfigs.CONFIG_MAP).getNearCacheConfig(), "no Near Cache");
+        assertTrue(join.getTcpIpConfig().getMembers().contains("127.0.0.1:5701"));
+    }
+
+    @Test
+    void theSettingsReachHazelcastsProperties() {
+        ClusterSettings s = ClusterSettings.from(Map.of("clusterName", "prod", "port", 6000, "portAutoIncrement", false,
+                "bindInterface", "10.1.2.3", "heartbeatIntervalSeconds", 2, "maxNoHeartbeatSeconds", 9, "joinWaitSeconds", 3,
+                "mergeFirstRunDelaySeconds", 20, "mergeNextRunDelaySeconds", 7, "members", "10.1.2.3:6000,10.1.2.4:6000"));
+        Config c = MemberConfigs.build(s, "r2", getClass().getClassLoader(), "jdk");
+        assertEquals("prod", c.getClusterName());
+        assertEquals(6000, c.getNetworkConfig().getPort());
+        assertFalse(c.getNetworkConfig().isPortAutoIncrement());
+        assertEquals(List.of("10.1.2.3"), List.copyOf(c.getNetworkConfig().getInterfaces().getInterfaces()));
+        assertEquals("2", c.getProperty("hazelcast.heartbeat.interval.seconds"));
+        assertEquals("9", c.getProperty("hazelcast.max.no.heartbeat.seconds"));
+        assertEquals("3", c.getProperty("hazelcast.wait.seconds.before.join"));
+        assertEquals("20", c.getProperty("hazelcast.merge.first.run.delay.seconds"));
+        assertEquals("7", c.getProperty("hazelcast.merge.next.run.delay.seconds"));
+        assertEquals(List.of("10.1.2.3:6000", "10.1.2.4:6000"), c.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
+    }
+}
