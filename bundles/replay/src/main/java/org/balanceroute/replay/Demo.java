@@ -319,11 +319,16 @@ public final class Demo {
                     running / Math.max(1, stats.path("ranks").size()));
             replay.errors().forEach((m, c) -> err.println("  error x" + c + ": " + m));
             if (phase.shared()) {
-                JsonNode cluster = JSON.readTree(get(base + "/admin/snapshot", true).body()).path("cluster");
-                err.printf(Locale.ROOT, "balanceroute demo: %s: view staleness on %s: p50 %.1f ms, p99 %.1f ms over %d"
-                        + " samples%n", label, base, cluster.path("staleness").path("p50Millis").asDouble(),
-                        cluster.path("staleness").path("p99Millis").asDouble(),
-                        cluster.path("staleness").path("samples").asInt());
+                for (String b : bases) {
+                    JsonNode cluster = JSON.readTree(get(b + "/admin/snapshot", true).body()).path("cluster");
+                    err.printf(Locale.ROOT, "balanceroute demo: %s: view staleness on %s (%s): p50 %.1f ms, p99 %.1f ms"
+                            + " over the last %d samples%n", label, b,
+                            cluster.path("dispatcher").asText().equals(cluster.path("localMember").asText())
+                                    ? "the dispatcher: followers' events until applied" : "a follower: until in its view",
+                            cluster.path("staleness").path("p50Millis").asDouble(),
+                            cluster.path("staleness").path("p99Millis").asDouble(),
+                            cluster.path("staleness").path("samples").asInt());
+                }
             }
         }
 

@@ -1,0 +1,359 @@
+package org.balanceroute.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.balanceroute.enginesim.SimCluster;
+import org.balanceroute.enginesim.SimConfig;
+import org.balanceroute.replay.ReplayResult;
+import org.balanceroute.replay.Replayer;
+import org.balanceroute.trace.TraceRequest;
+import org.balanceroute.trace.WorkloadGenerator;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.FixMethodOrder;
+import org.junit.Test;
+import org.junit.runners.MethodSorters;
+
+/**
+ * A cluster of proxies as operators run it: three runtimes started as real processes from the
+ * distribution ({@code ./balanceroute run --port N --home DIR --cluster-port M}), each with its own
+ * home, in front of one simulated vLLM cluster (started in this JVM), over HTTP only. The views
+ * converge, a policy switch on one replica applies to all and persists on each, a replica of
+ * another cluster name stays alone, nothing listens for multicast, {@code kill -9} of the
+ * dispatcher loses none of the survivors' requests and its load leaves their view within 10 s, a
+ * restarted replica rejoins, and a running runtime joins and leaves through its deploy/ without
+ * losing a request in flight.
+ */
+@FixMethodOrder(MethodSorters.NAME_ASCENDING)
+public class ReplicasIT {
+
+    private static final Duration MEMBERSHIP = Duration.ofSeconds(60);
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    private static SimCluster engines;
+    private static Path work;
+    private static String connectorConfig;
+    private static final List<RuntimeProcess> replicas = new ArrayList<>();
+    private static String members;
+
+    @BeforeClass
+    public static void startCluster() throws Exception {
+        // time factor 0.5: a decode step takes ~10 ms of wall time, so a stream of a few hundred
+        // tokens lasts seconds, long enough to look at it while it runs
+        engines = SimCluster.start(SimConfig.builder().prefill(1).decode(4).portBase(0).timeFactor(0.5)
+                .streamInterval(8).build());
+        work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "balanceroute-replicas");
+        connectorConfig = "prefillUrls = " + engines.prefillUrl(0) + "\n"
+                + "decodeWorkers = " + IntStream.range(0, 4).mapToObj(engines::decodeUrl).collect(Collectors.joining(", "))
+                + "\nhealthIntervalMillis = 500\n";
+        for (int i = 0; i < 3; i++) {
+            replicas.add(new RuntimeProcess("replica-" + i, work, connectorConfig));
+        }
+        members = replicas.stream().map(r -> "127.0.0.1:" + r.clusterPort).collect(Collectors.joining(","));
+        for (RuntimeProcess r : replicas) {
+            r.start(members);
+        }
+        for (RuntimeProcess r : replicas) {
+            r.awaitUp();
+        }
+        awaitOneCluster(replicas);
+    }
+
+    @AfterClass
+    public static void stopCluster() throws Exception {
+        for (RuntimeProcess r : replicas) {
+            r.close();
+        }
+        if (engines != null) {
+            engines.close();
+        }
+    }
+
+    /** Waits until every given replica lists exactly them as members, with one dispatcher. */
+    private static void awaitOneCluster(List<RuntimeProcess> group) throws InterruptedException {
+        RuntimeProcess.await(group.size() + " members with one dispatcher", MEMBERSHIP, () -> {
+            Set<String> dispatchers = new HashSet<>();
+            for (RuntimeProcess r : group) {
+                JsonNode c = r.cluster();
+                if (c.path("members").size() != group.size()) {
+                    return false;
+                }
+                dispatchers.add(c.path("dispatcher").asText());
+            }
+            return dispatchers.size() == 1;
+        });
+    }
+
+    private static String dispatcherId() {
+        return replicas.get(0).cluster().path("dispatcher").asText();
+    }
+
+    /**
+     * A streaming completion through a replica; completes with the completion tokens of its final
+     * usage, or -1 when the stream did not end with it and [DONE].
+     */
+    private static CompletableFuture<Integer> stream(RuntimeProcess via, int promptTokens, int maxTokens) {
+        String prompt = IntStream.rangeClosed(1, promptTokens).mapToObj(i -> Integer.toString(i % 1000 + 1))
+                .collect(Collectors.joining(","));
+        String body = "{\"model\": \"balanceroute-sim\", \"prompt\": [" + prompt + "], \"max_tokens\": " + maxTokens
+                + ", \"ignore_eos\": true, \"stream\": true, \"stream_options\": {\"include_usage\": true,"
+                + " \"continuous_usage_stats\": true}}";
+        HttpRequest request = HttpRequest.newBuilder(URI.create(via.base() + "/v1/completions"))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(120))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        return HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofLines()).thenApply(r -> {
+            if (r.statusCode() != 200) {
+                return -1;
+            }
+            int[] tokens = {-1};
+            boolean[] done = {false};
+            r.body().forEach(line -> {
+                if (line.equals("data: [DONE]")) {
+                    done[0] = true;
+                } else if (line.startsWith("data: ")) {
+                    try {
+                        JsonNode chunk = RuntimeProcess.JSON.readTree(line.substring(6));
+                        if (chunk.has("error")) {
+                            tokens[0] = -2;
+                        } else if (chunk.path("usage").has("completion_tokens") && tokens[0] != -2) {
+                            tokens[0] = chunk.path("usage").path("completion_tokens").asInt();
+                        }
+                    } catch (IOException e) {
+                        tokens[0] = -2;
+                    }
+                }
+            });
+            return done[0] ? tokens[0] : -1;
+        });
+    }
+
+    private static long running(JsonNode snapshot) {
+        return snapshot == null ? -1 : snapshot.path("totals").path("running").asLong();
+    }
+
+    @Test
+    public void a_theViewsConvergeOnEveryReplica() throws Exception {
+        List<CompletableFuture<Integer>> streams = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            streams.add(stream(replicas.get(i), 2000 + 1000 * i, 400));
+        }
+        // all three requests are in every replica's view, each in its own replica's share
+        RuntimeProcess.await("three running requests in every view, one in each member's share",
+                Duration.ofSeconds(30), () -> replicas.stream().allMatch(r -> {
+                    JsonNode s = r.snapshot();
+                    if (running(s) != 3) {
+                        return false;
+                    }
+                    for (JsonNode m : s.path("cluster").path("members")) {
+                        if (m.path("running").asInt() != 1) {
+                            return false;
+                        }
+                    }
+                    return true;
+                }));
+        // the loads agree: between two replicas' snapshots only the steps between the two reads
+        long[] loads = replicas.stream().mapToLong(r -> r.snapshot().path("totals").path("load").asLong()).toArray();
+        for (long l : loads) {
+            assertTrue("loads " + java.util.Arrays.toString(loads), Math.abs(l - loads[0]) <= 0.05 * loads[0]);
+        }
+        for (CompletableFuture<Integer> f : streams) {
+            assertEquals(400, (int) f.get(60, TimeUnit.SECONDS));
+        }
+        RuntimeProcess.await("every view back to zero", Duration.ofSeconds(10),
+                () -> replicas.stream().allMatch(r -> running(r.snapshot()) == 0
+                        && r.snapshot().path("totals").path("load").asLong() == 0));
+    }
+
+    @Test
+    public void b_aPolicySwitchOnOneReplicaAppliesToAllAndPersistsOnEach() throws Exception {
+        RuntimeProcess last = replicas.get(2);
+        long t0 = System.nanoTime();
+        assertEquals(200, last.put("/admin/policy", "{\"policy\": \"jsq\"}").statusCode());
+        RuntimeProcess.await("jsq active on every replica", Duration.ofSeconds(10),
+                () -> replicas.stream().allMatch(r -> r.activePolicy().equals("jsq")));
+        System.out.printf("ReplicasIT: a policy switch on one replica in force on all three after %.0f ms%n",
+                (System.nanoTime() - t0) / 1e6);
+        RuntimeProcess.await("jsq written to every replica's own config/", Duration.ofSeconds(10),
+                () -> replicas.stream().allMatch(r -> {
+                    try {
+                        return Files.readString(r.home.resolve("config/org.balanceroute.router.cfg"))
+                                .matches("(?s).*policy\\s*=\\s*jsq.*");
+                    } catch (IOException e) {
+                        return false;
+                    }
+                }));
+        assertEquals(200, replicas.get(0).put("/admin/policy", "{\"policy\": \"br0\"}").statusCode());
+        RuntimeProcess.await("br0 back on every replica", Duration.ofSeconds(10),
+                () -> replicas.stream().allMatch(r -> r.activePolicy().equals("br0")));
+    }
+
+    @Test
+    public void c_aReplicaOfAnotherClusterNameStaysAlone() throws Exception {
+        try (RuntimeProcess stranger = new RuntimeProcess("stranger", work, connectorConfig)) {
+            Path cfg = stranger.home.resolve("config/org.balanceroute.cluster.cfg");
+            Files.copy(RuntimeProcess.distribution().resolve("features/cluster/config/org.balanceroute.cluster.cfg"), cfg);
+            Files.writeString(cfg, Files.readString(cfg).replaceFirst("(?m)^clusterName\\s*=.*$", "clusterName = other"));
+            stranger.start(members + ",127.0.0.1:" + stranger.clusterPort).awaitUp();
+            RuntimeProcess.await("the stranger's member up", MEMBERSHIP,
+                    () -> "hazelcast".equals(stranger.cluster().path("store").asText()));
+            // give it the time a join takes (a member up joins within a second here), then check it is alone
+            Thread.sleep(3000);
+            assertEquals(1, stranger.cluster().path("members").size());
+            for (RuntimeProcess r : replicas) {
+                assertEquals(3, r.cluster().path("members").size());
+            }
+        }
+    }
+
+    @Test
+    public void d_noMemberListensForMulticast() throws Exception {
+        // Hazelcast's multicast join would bind UDP 54327 (0xD437); the members use TCP/IP only
+        for (String table : List.of("/proc/net/udp", "/proc/net/udp6")) {
+            Path p = Path.of(table);
+            if (Files.exists(p)) {
+                for (String line : Files.readAllLines(p)) {
+                    assertFalse("a UDP socket on the multicast port: " + line, line.matches("\\s*\\d+: [0-9A-F]+:D437 .*"));
+                }
+            }
+        }
+        for (RuntimeProcess r : replicas) {
+            String log = Files.readString(r.home.resolve("runtime.log"));
+            assertFalse(r.name + " logs a multicast join", log.contains("MulticastJoiner") || log.contains("multicast join"));
+        }
+    }
+
+    @Test
+    public void e_killingTheDispatcherLosesNoSurvivorsRequestAndItsLoadLeavesTheirView() throws Exception {
+        String dispatcher = dispatcherId();
+        RuntimeProcess victim = replicas.stream().filter(r -> r.cluster().path("localMember").asText().equals(dispatcher))
+                .findFirst().orElseThrow();
+        List<RuntimeProcess> survivors = replicas.stream().filter(r -> r != victim).toList();
+        List<TraceRequest> workload = new WorkloadGenerator(7, 40).generate(240).requests().stream()
+                .map(t -> new TraceRequest(t.arrivalSeconds(), Math.min(t.inputTokens(), 4000),
+                        Math.min(t.outputTokens(), 200), t.promptKey())).toList();
+        // the victim gets every third request: round-robin over the three, the victim last
+        List<String> urls = new ArrayList<>();
+        survivors.forEach(r -> urls.add(r.base()));
+        urls.add(victim.base());
+        CompletableFuture<ReplayResult> replay = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new Replayer(urls, "balanceroute-sim", 1, 512, null).continuousUsage(true).run(workload);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        RuntimeProcess.await("the victim's requests running", Duration.ofSeconds(30), () -> {
+            for (JsonNode m : survivors.get(0).cluster().path("members")) {
+                if (m.path("member").asText().equals(dispatcher) && m.path("running").asInt() >= 3) {
+                    return true;
+                }
+            }
+            return false;
+        });
+        long killedAt = System.nanoTime();
+        victim.kill9();
+        RuntimeProcess.await("the victim out of both survivors' views", Duration.ofSeconds(10),
+                () -> survivors.stream().allMatch(r -> {
+                    JsonNode c = r.cluster();
+                    if (c.path("members").size() != 2) {
+                        return false;
+                    }
+                    for (JsonNode m : c.path("members")) {
+                        if (m.path("member").asText().equals(dispatcher)) {
+                            return false;
+                        }
+                    }
+                    return !c.path("dispatcher").asText().equals(dispatcher);
+                }));
+        double gone = (System.nanoTime() - killedAt) / 1e9;
+        ReplayResult result = replay.get(120, TimeUnit.SECONDS);
+        Map<String, Integer> failed = result.failedByTarget();
+        System.out.printf("ReplicasIT: kill -9 of the dispatcher: its load left the survivors' view in %.2f s; failed"
+                + " requests by replica %s%n", gone, failed);
+        for (RuntimeProcess r : survivors) {
+            assertEquals("failed requests of the survivor " + r.name + ": " + result.errors(), 0,
+                    (int) failed.get(r.base() + "/v1/completions"));
+        }
+        RuntimeProcess.await("the survivors idle again, nothing left of the victim", Duration.ofSeconds(30),
+                () -> survivors.stream().allMatch(r -> {
+                    JsonNode s = r.snapshot();
+                    return running(s) == 0 && s.path("poolDepth").asInt() == 0
+                            && s.path("totals").path("load").asLong() == 0;
+                }));
+
+        long restartAt = System.nanoTime();
+        victim.start(members).awaitUp();
+        awaitOneCluster(replicas);
+        System.out.printf("ReplicasIT: the killed replica restarted and rejoined in %.1f s%n",
+                (System.nanoTime() - restartAt) / 1e9);
+        assertEquals(240 - failed.get(victim.base() + "/v1/completions"), result.completed());
+    }
+
+    @Test
+    public void f_aRunningRuntimeJoinsAndLeavesThroughDeployWithoutLosingARequestInFlight() throws Exception {
+        try (RuntimeProcess late = new RuntimeProcess("late", work, connectorConfig)) {
+            late.start(null).awaitUp();
+            assertEquals("local", late.cluster().path("store").asText());
+            CompletableFuture<Integer> before = stream(late, 3000, 600);
+            RuntimeProcess.await("its stream running", Duration.ofSeconds(30), () -> running(late.snapshot()) == 1);
+
+            Path feature = RuntimeProcess.distribution().resolve("features/cluster");
+            String cfg = Files.readString(feature.resolve("config/org.balanceroute.cluster.cfg"))
+                    + "\nport = " + late.clusterPort + "\nmembers = " + members + ",127.0.0.1:" + late.clusterPort + "\n";
+            Files.writeString(late.home.resolve("config/org.balanceroute.cluster.cfg"), cfg);
+            List<Path> jars;
+            try (Stream<Path> list = Files.list(feature.resolve("bundle"))) {
+                jars = list.toList();
+            }
+            for (Path jar : jars) {
+                Files.copy(jar, late.home.resolve("deploy").resolve(jar.getFileName()));
+            }
+            List<RuntimeProcess> four = new ArrayList<>(replicas);
+            four.add(late);
+            awaitOneCluster(four);
+            String lateId = late.cluster().path("localMember").asText();
+            RuntimeProcess.await("its request in the dispatcher's view, in its share", Duration.ofSeconds(10), () -> {
+                for (JsonNode m : replicas.get(0).cluster().path("members")) {
+                    if (m.path("member").asText().equals(lateId) && m.path("running").asInt() == 1) {
+                        return true;
+                    }
+                }
+                return false;
+            });
+            assertEquals("the stream that began before the join ends whole", 600, (int) before.get(60, TimeUnit.SECONDS));
+
+            CompletableFuture<Integer> during = stream(late, 3000, 600);
+            RuntimeProcess.await("its second stream running", Duration.ofSeconds(30), () -> running(late.snapshot()) >= 1);
+            for (Path jar : jars) {
+                Files.delete(late.home.resolve("deploy").resolve(jar.getFileName()));
+            }
+            RuntimeProcess.await("back on its local snapshot", MEMBERSHIP,
+                    () -> "local".equals(late.cluster().path("store").asText()));
+            awaitOneCluster(replicas);
+            assertEquals("the stream in flight while it left ends whole", 600, (int) during.get(60, TimeUnit.SECONDS));
+            RuntimeProcess.await("nothing of it left in the others' view", Duration.ofSeconds(15),
+                    () -> replicas.stream().allMatch(r -> running(r.snapshot()) == 0));
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package org.balanceroute.itests;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+/**
+ * One BalanceRoute runtime as an operator runs it: a real process started with
+ * {@code ./balanceroute run --port N --home DIR [--cluster-port M --cluster-members LIST]} from the
+ * built distribution, its home prepared with a connector configuration that points at the test's
+ * simulated cluster. Talks to it over HTTP only.
+ */
+final class RuntimeProcess implements AutoCloseable {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+    private static final String AUTH = "Basic " + Base64.getEncoder()
+            .encodeToString("admin:admin".getBytes(StandardCharsets.UTF_8));
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2)).build();
+
+    final String name;
+    final int httpPort;
+    final int clusterPort;
+    final Path home;
+    private Process process;
+
+    /**
+     * @param connectorConfig the home's {@code org.balanceroute.connector.vllm.cfg} (the engines)
+     */
+    RuntimeProcess(String name, Path work, String connectorConfig) throws IOException {
+        this.name = name;
+        this.httpPort = freePort();
+        this.clusterPort = freePort();
+        this.home = work.resolve(name);
+        Path config = home.resolve("config");
+        Files.createDirectories(config);
+        try (Stream<Path> files = Files.list(distribution().resolve("config"))) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Files.copy(f, config.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        Files.writeString(config.resolve("org.balanceroute.connector.vllm.cfg"), connectorConfig);
+    }
+
+    static Path distribution() {
+        return Path.of(System.getProperty("balanceroute.dist.dir"));
+    }
+
+    static Path root() {
+        return Path.of(System.getProperty("balanceroute.root"));
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Starts it; with {@code members} non-null as a cluster member on {@link #clusterPort}. */
+    RuntimeProcess start(String members) throws IOException {
+        List<String> command = new ArrayList<>(List.of(root().resolve("balanceroute").toString(), "run",
+                "--port", Integer.toString(httpPort), "--home", home.toString()));
+        if (members != null) {
+            command.addAll(List.of("--cluster-port", Integer.toString(clusterPort), "--cluster-members", members));
+        }
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("runtime.log").toFile()));
+        pb.environment().put("BALANCEROUTE_NO_BUILD", "1"); // the build that runs this test built it
+        pb.environment().put("BALANCEROUTE_JAVA_OPTS", "-Xmx512m");
+        process = pb.start();
+        return this;
+    }
+
+    /** Waits until the admin API and the proxy answer. */
+    RuntimeProcess awaitUp() throws InterruptedException {
+        await(name + " up", Duration.ofSeconds(90), () -> {
+            try {
+                return get("/admin/policies").statusCode() == 200;
+            } catch (IOException e) {
+                return false;
+            }
+        });
+        return this;
+    }
+
+    boolean alive() {
+        return process != null && process.isAlive();
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** {@code kill -9}: no shutdown hook, no goodbye to the cluster. */
+    void kill9() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(20, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process != null && process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        }
+    }
+
+    String base() {
+        return "http://127.0.0.1:" + httpPort;
+    }
+
+    HttpResponse<String> get(String path) throws IOException {
+        return send(HttpRequest.newBuilder(URI.create(base() + path)).header("Authorization", AUTH).GET());
+    }
+
+    HttpResponse<String> put(String path, String json) throws IOException {
+        return send(HttpRequest.newBuilder(URI.create(base() + path)).header("Authorization", AUTH)
+                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
+    private static HttpResponse<String> send(HttpRequest.Builder b) throws IOException {
+        try {
+            return HTTP.send(b.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
+    /** {@code GET /admin/snapshot}, parsed; null while it does not answer. */
+    JsonNode snapshot() {
+        try {
+            HttpResponse<String> r = get("/admin/snapshot");
+            return r.statusCode() == 200 ? JSON.readTree(r.body()) : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** The cluster section of the snapshot; a missing node while it does not answer. */
+    JsonNode cluster() {
+        JsonNode s = snapshot();
+        return s == null ? JSON.missingNode() : s.path("cluster");
+    }
+
+    String activePolicy() {
+        try {
+            return JSON.readTree(get("/admin/policies").body()).path("active").asText();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /** The tail of its log, for a failure message. */
+    String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(home.resolve("runtime.log"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(50);
+        }
+    }
+}
