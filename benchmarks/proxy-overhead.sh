@@ -20,6 +20,9 @@ Options:
   --port-base N        the cluster's port base: prefill N, decode ranks N+100.. (18500)
   --time-factor F      the cluster's wall seconds per modelled second (0.001: a 20 us step)
   --router-capacity B  the router's capacity per worker for this run (default: as configured, 64)
+  --replicas           also start a cluster of two replicas (ports N+1 and N+2, cluster ports
+                       5801 and 5802, homes in the logs directory) and measure (a) through its
+                       follower and its dispatcher too, beside the runtime of its own at N
   --logs DIR           where the children's logs go (benchmarks/target/proxy-overhead)
   -h, --help
 Everything after -- goes to ProxyOverhead (e.g. -- --concurrency 1,64 --duration-seconds 10);
@@ -32,6 +35,7 @@ port=8400
 port_base=18500
 time_factor=0.001
 router_capacity=""
+replicas=""
 logs="$root/benchmarks/target/proxy-overhead"
 tool_args=()
 need() { [[ $# -ge 2 && -n "$2" ]] || { echo "proxy-overhead: $1 needs a value" >&2; exit 2; }; }
@@ -41,6 +45,7 @@ while [[ $# -gt 0 ]]; do
     --port-base) need "$@"; port_base="$2"; shift 2 ;;
     --time-factor) need "$@"; time_factor="$2"; shift 2 ;;
     --router-capacity) need "$@"; router_capacity="$2"; shift 2 ;;
+    --replicas) replicas=1; shift ;;
     --logs) need "$@"; logs="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; tool_args=("$@"); break ;;
@@ -61,7 +66,9 @@ decode_urls=""
 for g in 0 1 2 3 4 5 6 7; do decode_urls+="${decode_urls:+,}http://127.0.0.1:$((port_base + 100 + g))"; done
 proxy_url="http://127.0.0.1:$port"
 
-for p in "$port" "$port_base" "$((port_base + 99))" "$((port_base + 100))" "$((port_base + 107))"; do
+busy=("$port" "$port_base" "$((port_base + 99))" "$((port_base + 100))" "$((port_base + 107))")
+[[ -z "$replicas" ]] || busy+=("$((port + 1))" "$((port + 2))" 5801 5802)
+for p in "${busy[@]}"; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
     echo "proxy-overhead: port $p is already in use; choose others with --port / --port-base" >&2
     exit 1
@@ -99,12 +106,12 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# Writes PROPERTY = VALUE into config/PID.cfg, dropping the old entry (and its continuation
-# lines); the first time, keeps the original for cleanup.
-set_property() {
-  local file="$config_dir/$1.cfg" key="$2" value="$3"
+# Writes PROPERTY = VALUE into DIR/PID.cfg, dropping the old entry (and its continuation lines);
+# in the distribution's config/, the first time, keeps the original for cleanup.
+set_property_in() {
+  local dir="$1" file="$1/$2.cfg" key="$3" value="$4"
   [[ -f "$file" ]] || { echo "proxy-overhead: $file is missing (distribution not built?)" >&2; exit 1; }
-  [[ -f "$saved/$1.cfg" ]] || cp "$file" "$saved/$1.cfg"
+  [[ "$dir" != "$config_dir" || -f "$saved/$2.cfg" ]] || cp "$file" "$saved/$2.cfg"
   awk -v key="$key" '
     skip { skip = /\\$/; next }
     $0 ~ "^[ \t]*" key "[ \t]*[=:]" { skip = /\\$/; next }
@@ -114,9 +121,10 @@ set_property() {
 }
 
 configure() {
-  set_property org.balanceroute.connector.vllm prefillUrls "$prefill_url"
-  set_property org.balanceroute.connector.vllm decodeWorkers "$decode_urls"
-  if [[ -n "$router_capacity" ]]; then set_property org.balanceroute.router capacity "$router_capacity"; fi
+  local dir="${1:-$config_dir}"
+  set_property_in "$dir" org.balanceroute.connector.vllm prefillUrls "$prefill_url"
+  set_property_in "$dir" org.balanceroute.connector.vllm decodeWorkers "$decode_urls"
+  if [[ -n "$router_capacity" ]]; then set_property_in "$dir" org.balanceroute.router capacity "$router_capacity"; fi
 }
 
 start() {
@@ -163,5 +171,26 @@ probe() {
 await "a request through the proxy to reach $sim_url" probe
 echo "proxy-overhead: cluster and runtime up; uptime:$(uptime | sed 's/.*up[^,]*,//')" >&2
 
+also=()
+if [[ -n "$replicas" ]]; then
+  # two replicas in homes of their own: the older (the dispatcher) first, then the follower
+  members="127.0.0.1:5801,127.0.0.1:5802"
+  for i in 0 1; do
+    home="$logs/replica-$i"
+    rm -rf "$home"
+    mkdir -p "$home"
+    cp -R "$root/distribution/target/balanceroute/config" "$home/config"
+    configure "$home/config"
+    start "replica-$i" "$root/balanceroute" run --port "$((port + 1 + i))" --home "$home" \
+      --cluster-port "$((5801 + i))" --cluster-members "$members"
+    await "replica $i (http://127.0.0.1:$((port + 1 + i))/admin/snapshot)" \
+      curl -sf -u admin:admin "http://127.0.0.1:$((port + 1 + i))/admin/snapshot"
+  done
+  two() { curl -sf -u admin:admin "http://127.0.0.1:$1/admin/snapshot" | grep -o '"address"' | wc -l | grep -qx 2; }
+  await "a cluster of two replicas" two "$((port + 2))"
+  echo "proxy-overhead: a cluster of two replicas up: dispatcher http://127.0.0.1:$((port + 1)), follower http://127.0.0.1:$((port + 2))" >&2
+  also=(--also "http://127.0.0.1:$((port + 2)),http://127.0.0.1:$((port + 1))")
+fi
+
 java ${BALANCEROUTE_JAVA_OPTS:-} -cp "$jar" org.balanceroute.benchmarks.ProxyOverhead \
-  --proxy "$proxy_url" --prefill "$prefill_url" --decode "$decode_urls" --sim "$sim_url" "${tool_args[@]}"
+  --proxy "$proxy_url" --prefill "$prefill_url" --decode "$decode_urls" --sim "$sim_url" "${also[@]}" "${tool_args[@]}"

@@ -70,6 +70,9 @@ public final class ProxyOverhead {
               --prefill URL            the prefill server the proxy uses (direct path's first hop)
               --decode URLS            the decode ranks, comma-separated (direct path's second hop)
             Options:
+              --also URLS              other runtimes measured in (a) beside --proxy, comma-separated (e.g.
+                                       a follower and the dispatcher of a cluster of proxies, against a
+                                       runtime of its own at --proxy); (b) measures --proxy only
               --sim URL                a cluster endpoint for GET /sim/stats (engine step time per run)
               --admin USER:PASSWORD    admin API credentials, for GET /admin/snapshot (admin:admin)
               --model NAME             the model field (balanceroute-sim)
@@ -162,6 +165,13 @@ public final class ProxyOverhead {
                         + " tokens counted, expected " + o.latencyMaxTokens);
             }
         }
+        for (URI u : o.also) {
+            Outcome r = send(new Target(u.getAuthority(), u), o.latencyMaxTokens).join();
+            if (r.error != null || r.tokens != o.latencyMaxTokens) {
+                throw new BenchmarkException("probe through " + u + " failed: " + (r.error != null ? r.error : r.tokens
+                        + " tokens"));
+            }
+        }
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "%nProxy overhead, %s; prompt %d token ids, ignore_eos, streamed%n",
                 ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME), o.promptTokens));
@@ -191,54 +201,75 @@ public final class ProxyOverhead {
 
     // ---------------------------------------------------------------- (a) latency
 
+    /** One way to send (a)'s request: direct, or through a runtime. */
+    private record Target(String label, URI runtime) {
+    }
+
+    private CompletableFuture<Outcome> send(Target t, int maxTokens) {
+        if (t.runtime() == null) {
+            return send(Path.DIRECT, 0, maxTokens);
+        }
+        String id = "overhead-" + runId + "-" + ids.incrementAndGet();
+        return stream(t.runtime(), id, requestBody(maxTokens) + "}", System.nanoTime(), null);
+    }
+
     private String latency() throws BenchmarkException {
-        System.err.printf(Locale.ROOT, "proxy-overhead: (a) latency: %d + %d requests per path, interleaved%n",
-                o.latencyWarmup, o.latencyRequests);
-        long[][] e2e = new long[2][o.latencyRequests];
-        long[][] ttft = new long[2][o.latencyRequests];
+        List<Target> targets = new ArrayList<>(List.of(new Target("direct", null), new Target("proxy", o.proxy)));
+        for (URI u : o.also) {
+            targets.add(new Target(u.getAuthority(), u));
+        }
+        int n = targets.size();
+        System.err.printf(Locale.ROOT, "proxy-overhead: (a) latency: %d + %d requests per path, interleaved over %d%n",
+                o.latencyWarmup, o.latencyRequests, n);
+        long[][] e2e = new long[n][o.latencyRequests];
+        long[][] ttft = new long[n][o.latencyRequests];
         int errors = 0;
         for (int i = -o.latencyWarmup; i < o.latencyRequests; i++) {
-            // flip the order every pair: neither path always runs right after the other
-            Path[] order = (i & 1) == 0 ? new Path[] {Path.PROXY, Path.DIRECT} : new Path[] {Path.DIRECT, Path.PROXY};
-            for (Path p : order) {
-                Outcome r = send(p, 0, o.latencyMaxTokens).join();
+            // rotate the order every round: no path always runs right after another
+            for (int k = 0; k < n; k++) {
+                int p = Math.floorMod(k + i, n);
+                Target t = targets.get(p);
+                Outcome r = send(t, o.latencyMaxTokens).join();
                 if (r.error != null || r.tokens != o.latencyMaxTokens) {
                     errors++;
-                    System.err.println("proxy-overhead: " + p.label + ": " + (r.error != null ? r.error : r.tokens + " tokens"));
+                    System.err.println("proxy-overhead: " + t.label() + ": " + (r.error != null ? r.error : r.tokens + " tokens"));
                     if (errors > 10) {
                         throw new BenchmarkException("more than 10 failed requests in (a); see above");
                     }
                 }
                 if (i >= 0) {
-                    e2e[p.ordinal()][i] = r.endNanos - r.startNanos;
-                    ttft[p.ordinal()][i] = r.firstTokenNanos - r.startNanos;
+                    e2e[p][i] = r.endNanos - r.startNanos;
+                    ttft[p][i] = r.firstTokenNanos - r.startNanos;
                 }
             }
         }
-        for (long[] a : e2e) {
-            Arrays.sort(a);
-        }
-        for (long[] a : ttft) {
-            Arrays.sort(a);
+        for (int p = 0; p < n; p++) {
+            Arrays.sort(e2e[p]);
+            Arrays.sort(ttft[p]);
         }
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "%n(a) latency per request, concurrency 1, %d tokens each, %d measured per path "
                 + "after %d warm-up, interleaved%n", o.latencyMaxTokens, o.latencyRequests, o.latencyWarmup));
-        sb.append(String.format(Locale.ROOT, "%-22s %9s %9s %9s %12s %12s%n", "path", "e2e p50", "e2e p99", "e2e mean",
+        sb.append(String.format(Locale.ROOT, "%-26s %9s %9s %9s %12s %12s%n", "path", "e2e p50", "e2e p99", "e2e mean",
                 "TTFT p50", "TTFT p99"));
-        for (Path p : Path.values()) {
-            long[] a = e2e[p.ordinal()];
-            long[] t = ttft[p.ordinal()];
-            sb.append(String.format(Locale.ROOT, "%-22s %9.3f %9.3f %9.3f %12.3f %12.3f%n", p.label + " (ms)",
+        for (int p = 0; p < n; p++) {
+            long[] a = e2e[p];
+            long[] t = ttft[p];
+            sb.append(String.format(Locale.ROOT, "%-26s %9.3f %9.3f %9.3f %12.3f %12.3f%n", targets.get(p).label() + " (ms)",
                     ms(pct(a, 50)), ms(pct(a, 99)), ms(mean(a)), ms(pct(t, 50)), ms(pct(t, 99))));
         }
-        long[] pe = e2e[Path.PROXY.ordinal()], de = e2e[Path.DIRECT.ordinal()];
-        long[] pt = ttft[Path.PROXY.ordinal()], dt = ttft[Path.DIRECT.ordinal()];
-        sb.append(String.format(Locale.ROOT, "%-22s %+9.3f %+9.3f %+9.3f %+12.3f %+12.3f%n", "added by proxy (ms)",
-                ms(pct(pe, 50) - pct(de, 50)), ms(pct(pe, 99) - pct(de, 99)), ms(mean(pe) - mean(de)),
-                ms(pct(pt, 50) - pct(dt, 50)), ms(pct(pt, 99) - pct(dt, 99))));
+        sb.append(added("added by proxy (ms)", e2e[1], e2e[0], ttft[1], ttft[0]));
+        for (int p = 2; p < n; p++) {
+            sb.append(added(targets.get(p).label() + " - proxy (ms)", e2e[p], e2e[1], ttft[p], ttft[1]));
+        }
         sb.append("(added: difference of the two distributions' percentiles, not a per-request difference)\n");
         return sb.toString();
+    }
+
+    private static String added(String label, long[] e2e, long[] e2eBase, long[] ttft, long[] ttftBase) {
+        return String.format(Locale.ROOT, "%-26s %+9.3f %+9.3f %+9.3f %+12.3f %+12.3f%n", label,
+                ms(pct(e2e, 50) - pct(e2eBase, 50)), ms(pct(e2e, 99) - pct(e2eBase, 99)), ms(mean(e2e) - mean(e2eBase)),
+                ms(pct(ttft, 50) - pct(ttftBase, 50)), ms(pct(ttft, 99) - pct(ttftBase, 99)));
     }
 
     // ---------------------------------------------------------------- (b) throughput
@@ -391,15 +422,20 @@ public final class ProxyOverhead {
         }
     }
 
+    /** The streamed completion's body, without its closing brace. */
+    private String requestBody(int maxTokens) {
+        return "{\"model\":" + modelJson + ",\"prompt\":" + promptJson + ",\"max_tokens\":"
+                + maxTokens + ",\"ignore_eos\":true,\"stream\":true,"
+                + "\"stream_options\":{\"include_usage\":true,\"continuous_usage_stats\":true}";
+    }
+
     CompletableFuture<Outcome> send(Path path, int stream, int maxTokens) {
         return send(path, stream, maxTokens, null);
     }
 
     private CompletableFuture<Outcome> send(Path path, int stream, int maxTokens, Window w) {
         String id = "overhead-" + runId + "-" + ids.incrementAndGet();
-        String body = "{\"model\":" + modelJson + ",\"prompt\":" + promptJson + ",\"max_tokens\":"
-                + maxTokens + ",\"ignore_eos\":true,\"stream\":true,"
-                + "\"stream_options\":{\"include_usage\":true,\"continuous_usage_stats\":true}";
+        String body = requestBody(maxTokens);
         long start = System.nanoTime();
         if (path == Path.PROXY) {
             return stream(o.proxy, id, body + "}", start, w);
@@ -651,6 +687,8 @@ public final class ProxyOverhead {
 
     static final class Options {
         URI proxy;
+        /** Other runtimes (a cluster's replicas) measured in (a) beside the proxy. */
+        List<URI> also = new ArrayList<>();
         URI prefill;
         List<URI> decode = new ArrayList<>();
         URI sim;
@@ -677,6 +715,13 @@ public final class ProxyOverhead {
                         return null;
                     }
                     case "--proxy" -> o.proxy = url(a, value(args, ++i, a));
+                    case "--also" -> {
+                        for (String u : value(args, ++i, a).split(",")) {
+                            if (!u.isBlank()) {
+                                o.also.add(url(a, u.strip()));
+                            }
+                        }
+                    }
                     case "--prefill" -> o.prefill = url(a, value(args, ++i, a));
                     case "--decode" -> {
                         for (String u : value(args, ++i, a).split(",")) {
