@@ -215,10 +215,9 @@ public class ReplicasIT {
             Files.copy(RuntimeProcess.distribution().resolve("features/cluster/config/org.balanceroute.cluster.cfg"), cfg);
             Files.writeString(cfg, Files.readString(cfg).replaceFirst("(?m)^clusterName\\s*=.*$", "clusterName = other"));
             stranger.start(members + ",127.0.0.1:" + stranger.clusterPort).awaitUp();
+            // the store is registered once the member is up, that is once its join is over: it is alone
             RuntimeProcess.await("the stranger's member up", MEMBERSHIP,
                     () -> "hazelcast".equals(stranger.cluster().path("store").asText()));
-            // give it the time a join takes (a member up joins within a second here), then check it is alone
-            Thread.sleep(3000);
             assertEquals(1, stranger.cluster().path("members").size());
             for (RuntimeProcess r : replicas) {
                 assertEquals(3, r.cluster().path("members").size());
