@@ -1114,6 +1114,9 @@ final class DispatchLoop {
             mode = Mode.NONE;
             name = RouterService.NO_POLICY;
         }
+        if (!name.equals(selectedName)) {
+            dispatching.changed(); // the followers show the policy in force: tell them now, not at the keepalive
+        }
         selectedName = name;
         if (role != Role.FOLLOWER || following.view() == null) {
             activeName = name; // before the placements below complete anyone's future

@@ -342,6 +342,24 @@ class ReplicatedRoutingTest {
     }
 
     @Test
+    void aPolicySwitchOnTheDispatcherReachesTheFollowersViewAtOnce() throws Exception {
+        Replica a = new Replica(true);
+        Replica b = new Replica(true);
+        Map<String, Object> props = new HashMap<>();
+        props.put(RoutingPolicy.NAME_PROPERTY, "jsq");
+        props.put("service.id", 2L);
+        a.router.bindPolicy(new org.balanceroute.policy.baseline.JoinShortestQueuePolicy(), props);
+        await("b follows a", () -> "br0".equals(b.router.activePolicy())
+                && b.router.cluster().dispatcher().equals(a.id()));
+        long t0 = System.nanoTime();
+        a.router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq", "capacity", B)));
+        await("the follower shows jsq", () -> "jsq".equals(b.router.activePolicy()));
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(ms < DispatchLoop.KEEPALIVE_MILLIS / 2, "the view with the new policy went out at once, not with"
+                + " the keepalive: " + ms + " ms");
+    }
+
+    @Test
     void viewsAndStatusAreEmptyBeforeAnyoneReports() throws Exception {
         Replica a = new Replica(true);
         ClusterSnapshot s = a.router.snapshot();
