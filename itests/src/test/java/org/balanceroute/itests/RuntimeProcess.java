@@ -39,6 +39,7 @@ final class RuntimeProcess implements AutoCloseable {
     final int clusterPort;
     final Path home;
     private Process process;
+    private volatile boolean stopped;
 
     /**
      * @param connectorConfig the home's {@code org.balanceroute.connector.vllm.cfg} (the engines)
@@ -107,6 +108,34 @@ final class RuntimeProcess implements AutoCloseable {
         return process.pid();
     }
 
+    /**
+     * {@code kill -STOP}: the JVM is frozen where it is, every thread at once. Its sockets stay
+     * open but nothing reads or writes them, so to the other replicas it is a member cut off by a
+     * partition (no heartbeat, no answer, no closed connection), and to itself, once resumed, the
+     * whole cluster went silent: what a host behind a broken link sees. ({@code ./balanceroute run}
+     * execs the JVM, so this process is the JVM itself.) Unlike a cut link it also stops serving its
+     * own clients until {@link #resume()}.
+     */
+    void suspend() throws IOException, InterruptedException {
+        signal("STOP");
+        stopped = true;
+    }
+
+    /** {@code kill -CONT}: the frozen JVM runs on from where it stood. */
+    void resume() throws IOException, InterruptedException {
+        signal("CONT");
+        stopped = false;
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        // ProcessHandle can only terminate a process; kill(1) sends any signal
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).redirectErrorStream(true).start();
+        String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IOException("kill -" + name + " " + process.pid() + " failed: " + out);
+        }
+    }
+
     /** {@code kill -9}: no shutdown hook, no goodbye to the cluster. */
     void kill9() throws InterruptedException {
         process.destroyForcibly();
@@ -116,6 +145,13 @@ final class RuntimeProcess implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         if (process != null && process.isAlive()) {
+            if (stopped) {
+                try {
+                    resume(); // a stopped JVM would hold SIGTERM until it runs again
+                } catch (IOException e) {
+                    process.destroyForcibly();
+                }
+            }
             process.destroy();
             if (!process.waitFor(20, TimeUnit.SECONDS)) {
                 process.destroyForcibly();

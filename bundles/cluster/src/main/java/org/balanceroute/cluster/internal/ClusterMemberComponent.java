@@ -59,6 +59,7 @@ public final class ClusterMemberComponent {
 
         String DEFAULT_CLUSTER_NAME = ClusterSettings.DEFAULT_CLUSTER_NAME;
         String DEFAULT_MEMBERS = ClusterSettings.DEFAULT_MEMBERS;
+        int DEFAULT_HOST_PORTS = ClusterSettings.DEFAULT_HOST_PORTS;
         int DEFAULT_PORT = ClusterSettings.DEFAULT_PORT;
         boolean DEFAULT_PORT_AUTO_INCREMENT = ClusterSettings.DEFAULT_PORT_AUTO_INCREMENT;
         String DEFAULT_BIND_INTERFACE = ClusterSettings.DEFAULT_BIND_INTERFACE;
@@ -75,9 +76,16 @@ public final class ClusterMemberComponent {
 
         @AttributeDefinition(name = "Members",
                 description = "TCP/IP join: comma-separated host or host:port of the other replicas' members "
-                        + "(this one may be listed). A host alone stands for its ports 5701..5710 and port-9..port+9. "
-                        + "Default 127.0.0.1.")
+                        + "(this one may be listed). A host alone stands for hostPorts ports from 5701 and around "
+                        + "port. List host:port where you can: every listed address nothing listens on can delay the "
+                        + "healing of a split by 5 s. Default 127.0.0.1.")
         String members() default DEFAULT_MEMBERS;
+
+        @AttributeDefinition(name = "Ports of a host alone", min = "1", max = "10",
+                description = "A members host without a port stands for its ports 5701..5701+n-1 and "
+                        + "port-(n-1)..port+(n-1). Fewer heal a split faster (5 s each one nothing listens on), "
+                        + "more find replicas on more ports of one host. Default 2.")
+        int hostPorts() default DEFAULT_HOST_PORTS;
 
         @AttributeDefinition(name = "Port", min = "1", max = "65535",
                 description = "The port this member binds; with auto-increment the first free of the next 10. "

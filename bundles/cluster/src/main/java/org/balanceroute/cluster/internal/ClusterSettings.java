@@ -15,6 +15,8 @@ import java.util.regex.Pattern;
  *
  * @param clusterName        Hazelcast's cluster name: only members with the same one join
  * @param members            the TCP/IP join's member list, {@code host} or {@code host:port}
+ * @param hostPorts          how many ports a {@code members} host without a port stands for, see
+ *                           {@link #joinAddresses()}
  * @param port               the port this member binds (and the first one it tries)
  * @param portAutoIncrement  whether the member may take the next {@value #PORT_COUNT} ports when
  *                           {@code port} is taken
@@ -26,7 +28,7 @@ import java.util.regex.Pattern;
  * @param mergeNextRunDelaySeconds   the period of the later ones
  * @param sharedPids                 the configuration PIDs kept the same on every replica
  */
-public record ClusterSettings(String clusterName, List<String> members, int port, boolean portAutoIncrement,
+public record ClusterSettings(String clusterName, List<String> members, int hostPorts, int port, boolean portAutoIncrement,
         String bindInterface, int heartbeatIntervalSeconds, int maxNoHeartbeatSeconds, int joinWaitSeconds,
         int mergeFirstRunDelaySeconds, int mergeNextRunDelaySeconds, List<String> sharedPids) {
 
@@ -35,6 +37,7 @@ public record ClusterSettings(String clusterName, List<String> members, int port
 
     public static final String DEFAULT_CLUSTER_NAME = "balanceroute";
     public static final String DEFAULT_MEMBERS = "127.0.0.1";
+    public static final int DEFAULT_HOST_PORTS = 2;
     public static final int DEFAULT_PORT = 5701;
     public static final boolean DEFAULT_PORT_AUTO_INCREMENT = true;
     public static final String DEFAULT_BIND_INTERFACE = "127.0.0.1";
@@ -49,9 +52,7 @@ public record ClusterSettings(String clusterName, List<String> members, int port
 
     /**
      * Ports a member scans: with {@code portAutoIncrement} it binds the first free one of
-     * {@code port .. port + PORT_COUNT - 1}; a {@code members} entry without a port stands for
-     * that host's ports {@value #DEFAULT_PORT} .. {@value #DEFAULT_PORT} + PORT_COUNT - 1 and
-     * {@code port - (PORT_COUNT - 1) .. port + PORT_COUNT - 1}.
+     * {@code port .. port + PORT_COUNT - 1}. Also the most {@code hostPorts} may be.
      */
     public static final int PORT_COUNT = 10;
 
@@ -81,6 +82,9 @@ public record ClusterSettings(String clusterName, List<String> members, int port
         }
         for (String m : members) {
             checkMember(m);
+        }
+        if (hostPorts < 1 || hostPorts > PORT_COUNT) {
+            throw new IllegalArgumentException("hostPorts must be 1.." + PORT_COUNT + ", got " + hostPorts);
         }
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("port must be 1..65535, got " + port);
@@ -133,6 +137,7 @@ public record ClusterSettings(String clusterName, List<String> members, int port
         return new ClusterSettings(
                 text(p, "clusterName", DEFAULT_CLUSTER_NAME),
                 list(p, "members", DEFAULT_MEMBERS),
+                integer(p, "hostPorts", DEFAULT_HOST_PORTS),
                 integer(p, "port", DEFAULT_PORT),
                 bool(p, "portAutoIncrement", DEFAULT_PORT_AUTO_INCREMENT),
                 text(p, "bindInterface", DEFAULT_BIND_INTERFACE),
@@ -146,10 +151,17 @@ public record ClusterSettings(String clusterName, List<String> members, int port
 
     /**
      * The TCP/IP join's addresses, every one with a port: {@code host:port} as given, and a
-     * {@code host} alone as that host's {@value #PORT_COUNT} ports from {@value #DEFAULT_PORT} and
-     * the ports within {@code PORT_COUNT - 1} of this member's own {@code port}, below and above
-     * (so that replicas given ports of their own, 5701, 5702, 5703 or 15701, 15702, 15703, find
-     * each other whichever starts first; Hazelcast alone would try only {@code port .. port + 2}).
+     * {@code host} alone as that host's {@code hostPorts} ports from {@value #DEFAULT_PORT} and the
+     * ports within {@code hostPorts - 1} of this member's own {@code port}, below and above (so that
+     * replicas given neighbouring ports of their own, 5701, 5702, 5703 or 15701, 15702, 15703, find
+     * each other whichever starts first: directly, or through a neighbour's answer, at worst after
+     * one split-brain merge; Hazelcast alone would try only {@code port .. port + 2}).
+     *
+     * <p>Keep this list to where replicas are: every address on it that nothing listens on costs the
+     * side of a split that must merge 5 s per search for the other side (Hazelcast 5.7's
+     * {@code AbstractJoiner.sendSplitBrainJoinMessage} waits a fixed 5 s,
+     * {@code SPLIT_BRAIN_CONN_TIMEOUT_MILLIS}, for a connection to each address in turn, no property
+     * sets it); with 19 addresses for a host alone a heal took 80-90 s instead of 3.
      */
     public List<String> joinAddresses() {
         Set<String> out = new LinkedHashSet<>();
@@ -160,10 +172,10 @@ public record ClusterSettings(String clusterName, List<String> members, int port
                 out.add(m);
                 continue;
             }
-            for (int p = DEFAULT_PORT; p < DEFAULT_PORT + PORT_COUNT; p++) {
+            for (int p = DEFAULT_PORT; p < DEFAULT_PORT + hostPorts; p++) {
                 out.add(m + ":" + p);
             }
-            for (int p = Math.max(1, port - (PORT_COUNT - 1)); p <= Math.min(65535, port + PORT_COUNT - 1); p++) {
+            for (int p = Math.max(1, port - (hostPorts - 1)); p <= Math.min(65535, port + hostPorts - 1); p++) {
                 out.add(m + ":" + p);
             }
         }

@@ -19,6 +19,7 @@ class ClusterSettingsTest {
         ClusterSettings s = ClusterSettings.defaults();
         assertEquals("balanceroute", s.clusterName());
         assertEquals(List.of("127.0.0.1"), s.members());
+        assertEquals(2, s.hostPorts());
         assertEquals(5701, s.port());
         assertTrue(s.portAutoIncrement());
         assertEquals("127.0.0.1", s.bindInterface());
@@ -46,24 +47,33 @@ class ClusterSettingsTest {
 
     @Test
     void aHostAloneStandsForItsPortsFromTheDefaultAndAroundThisMembersPort() {
+        // hostPorts 2 (the default): 5701..5702 and port-1..port+1
         ClusterSettings s = ClusterSettings.from(Map.of("members", "127.0.0.1, 10.0.0.9:6000", "port", 5703));
-        List<String> a = s.joinAddresses();
+        assertEquals(List.of("127.0.0.1:5701", "127.0.0.1:5702", "127.0.0.1:5703", "127.0.0.1:5704", "10.0.0.9:6000"),
+                s.joinAddresses());
+        assertEquals(List.of("127.0.0.1:5701", "127.0.0.1:5702", "127.0.0.1:15703", "127.0.0.1:15704", "127.0.0.1:15705"),
+                ClusterSettings.from(Map.of("port", 15704)).joinAddresses());
+        assertEquals(List.of("127.0.0.1:5701", "127.0.0.1:5702", "127.0.0.1:5703", "127.0.0.1:5704", "127.0.0.1:5705"),
+                ClusterSettings.from(Map.of("port", 5703, "hostPorts", 3)).joinAddresses());
+        // at most 10: 5701..5710 and port-9..port+9
+        List<String> a = ClusterSettings.from(Map.of("members", "127.0.0.1", "port", 5703, "hostPorts", "10"))
+                .joinAddresses();
         assertEquals("127.0.0.1:5701", a.get(0));
-        assertTrue(a.contains("127.0.0.1:5694"));
-        assertTrue(a.contains("127.0.0.1:5712"));
-        assertFalse(a.contains("127.0.0.1:5713"));
-        assertFalse(a.contains("127.0.0.1:5693"));
-        assertTrue(a.contains("10.0.0.9:6000"));
-        assertEquals(19 + 1, a.size());
-        List<String> high = ClusterSettings.from(Map.of("port", 15704)).joinAddresses();
-        assertTrue(high.containsAll(List.of("127.0.0.1:5701", "127.0.0.1:5710", "127.0.0.1:15695", "127.0.0.1:15713")));
-        assertEquals(10 + 19, high.size());
+        assertTrue(a.containsAll(List.of("127.0.0.1:5694", "127.0.0.1:5712")));
+        assertFalse(a.contains("127.0.0.1:5713") || a.contains("127.0.0.1:5693"));
+        assertEquals(19, a.size());
+        // 1: the host at 5701 and at this member's port
+        assertEquals(List.of("10.0.0.9:5701", "10.0.0.9:5705"),
+                ClusterSettings.from(Map.of("members", "10.0.0.9", "port", 5705, "hostPorts", 1)).joinAddresses());
+        // host:port entries are taken as they are, whatever hostPorts
+        assertEquals(List.of("127.0.0.1:5701", "127.0.0.1:5702"),
+                ClusterSettings.from(Map.of("members", "127.0.0.1:5701,127.0.0.1:5702", "port", 5702)).joinAddresses());
     }
 
     @ParameterizedTest(name = "{0} = {1}")
     @CsvSource(delimiter = '|', value = {
             "clusterName | ''", "clusterName | dev", "clusterName | has space",
-            "members | ''", "members | host:", "members | host:0", "members | host:70000", "members | a b",
+            "members | ''", "members | host:", "hostPorts | 0", "hostPorts | 11", "members | host:0", "members | host:70000", "members | a b",
             "port | 0", "port | 65535", "port | abc", "port | 5701.5",
             "portAutoIncrement | yes",
             "bindInterface | 0.0.0.0.0", "bindInterface | localhost", "bindInterface | 10.0.0.256", "bindInterface | ''",

@@ -39,6 +39,29 @@ class MemberConfigsTest {
         assertTrue(join.getTcpIpConfig().getMembers().contains("127.0.0.1:5701"));
     }
 
+    /**
+     * Every address of the TCP/IP member list that nothing listens on costs the side of a split that
+     * must merge 5 s per search (Hazelcast's fixed split-brain connection timeout, one address after
+     * another): the defaults list a host alone as 3 ports, not the 19 that made a heal take 80-90 s.
+     */
+    @Test
+    void theDefaultMemberListIsThreePortsOfTheHost() {
+        Config c = MemberConfigs.build(ClusterSettings.defaults(), "r1", getClass().getClassLoader(), "slf4j");
+        assertEquals(List.of("127.0.0.1:5701", "127.0.0.1:5702", "127.0.0.1:5700"),
+                c.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
+        Config second = MemberConfigs.build(ClusterSettings.from(Map.of("port", 5702)), "r2", getClass().getClassLoader(),
+                "slf4j");
+        assertEquals(List.of("127.0.0.1:5701", "127.0.0.1:5702", "127.0.0.1:5703"),
+                second.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
+        Config wide = MemberConfigs.build(ClusterSettings.from(Map.of("hostPorts", 10)), "r1", getClass().getClassLoader(),
+                "slf4j");
+        assertEquals(19, wide.getNetworkConfig().getJoin().getTcpIpConfig().getMembers().size());
+        Config listed = MemberConfigs.build(ClusterSettings.from(Map.of("members", "127.0.0.1:5701, 127.0.0.1:5702")),
+                "r1", getClass().getClassLoader(), "slf4j");
+        assertEquals(List.of("127.0.0.1:5701", "127.0.0.1:5702"),
+                listed.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
+    }
+
     @Test
     void theSettingsReachHazelcastsProperties() {
         ClusterSettings s = ClusterSettings.from(Map.of("clusterName", "prod", "port", 6000, "portAutoIncrement", false,
