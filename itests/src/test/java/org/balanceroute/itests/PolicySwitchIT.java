@@ -14,7 +14,9 @@ import org.junit.Test;
 
 /**
  * A policy switch, through ConfigAdmin or the admin API, changes the decisions of the next
- * dispatch step; parameters change live; invalid values are refused and the old ones stay.
+ * dispatch step; parameters change live; invalid values are refused and the old ones stay. The
+ * admin API answers a change once it is in force: what the router reports right after the
+ * answer (and a {@code GET /admin/policies}) is the new policy, with no waiting.
  *
  * <p>The probe scenario, on G=2 workers of B=4: r1 (10,000 prompt tokens) is placed first; then
  * r2 (100) and r3 (9,000) arrive together. jsq puts r3 on r1's worker (both workers then hold one
@@ -65,16 +67,19 @@ public class PolicySwitchIT extends BalanceRouteTestSupport {
         awaitAdminApi();
         HttpResponse<String> r = http("PUT", "/admin/policy", "{\"policy\": \"jsq\"}", true);
         assertEquals(r.body(), 200, r.statusCode());
-        awaitEquals("jsq active", "jsq", () -> router.activePolicy());
+        assertTrue(r.body(), r.body().contains("\"active\":\"jsq\"") && r.body().contains("\"applied\":true"));
+        // answered once in force: a GET right after shows it, and the next step uses it
+        String policies = http("GET", "/admin/policies", null, true).body();
+        assertTrue(policies, policies.contains("\"active\":\"jsq\""));
+        assertEquals("jsq", router.activePolicy());
         assertTrue(r3JoinsR1());
         r = http("PUT", "/admin/policy", "{\"policy\": \"br0\", \"parameters\": {}}", true);
         assertEquals(r.body(), 200, r.statusCode());
-        awaitEquals("br0 active", "br0", () -> router.activePolicy());
+        policies = http("GET", "/admin/policies", null, true).body();
+        assertTrue(policies, policies.contains("\"active\":\"br0\""));
         assertTrue(!r3JoinsR1());
         assertEquals("written through ConfigAdmin", "br0",
                 configurationAdmin.getConfiguration(RouterService.PID, "?").getProperties().get("policy"));
-        String policies = http("GET", "/admin/policies", null, true).body();
-        assertTrue(policies, policies.contains("\"active\":\"br0\""));
     }
 
     @Test
@@ -83,9 +88,10 @@ public class PolicySwitchIT extends BalanceRouteTestSupport {
         HttpResponse<String> r = http("PUT", "/admin/policy",
                 "{\"policy\": \"brh-survival\", \"parameters\": {\"rMax\": 4, \"horizon\": 40}}", true);
         assertEquals(r.body(), 200, r.statusCode());
-        awaitEquals("rMax 4 in force", 4, () -> router.policyParameters("brh-survival").get("rMax"));
+        // in force when answered
+        assertEquals(4, router.policyParameters("brh-survival").get("rMax"));
         assertEquals(40, router.policyParameters("brh-survival").get("horizon"));
-        awaitEquals("brh-survival active", "brh-survival", () -> router.activePolicy());
+        assertEquals("brh-survival", router.activePolicy());
 
         r = http("PUT", "/admin/policy", "{\"policy\": \"br0\", \"parameters\": {\"rMax\": 99}}", true);
         assertEquals(400, r.statusCode());
@@ -93,6 +99,8 @@ public class PolicySwitchIT extends BalanceRouteTestSupport {
                 && r.body().contains("invalid_request_error"));
         assertEquals("the old configuration stays", "brh-survival", router.activePolicy());
         assertEquals(4, router.policyParameters("br0").get("rMax"));
+        assertEquals("nothing written", "4", String.valueOf(configurationAdmin
+                .getConfiguration("org.balanceroute.policy.balance", "?").getProperties().get("rMax")));
 
         r = http("PUT", "/admin/policy", "{\"policy\": \"fastest\"}", true);
         assertEquals(400, r.statusCode());

@@ -25,11 +25,18 @@ public interface PolicyAdmin {
      * Makes {@code policy} active with the given parameters (those not given keep their values).
      * Validated first against the policy's schema: nothing is written unless every value is
      * valid. Then written through ConfigAdmin, and waited for until the router reports the
-     * policy active with those values, at most {@code wait}.
+     * policy active with those values, at most {@code wait}. Changes are applied one at a time.
+     *
+     * <p>Values are typed as JSON types them, not parsed from text: a whole number
+     * ({@code Integer}, {@code Long}) for an {@code integer} or {@code long} parameter, any
+     * {@code Number} for a {@code number}, a {@code Boolean} for a {@code boolean}, a
+     * {@code String} for a {@code string} (a form converts its fields by the schema's
+     * {@code type} first).
      *
      * @return what is in force when it returns: {@link ChangeResult#applied()} false if the wait
      *     ran out first (the change is written and will apply)
      * @throws InvalidChangeException naming the field and what it allows; nothing was written
+     * @throws IllegalStateException if ConfigAdmin could not write the change
      */
     ChangeResult change(String policy, Map<String, Object> parameters, Duration wait) throws InvalidChangeException;
 

@@ -20,6 +20,16 @@ public interface RoutingPolicy {
     /** Service property carrying the policy name, e.g. {@code br0}, {@code jsq}. */
     String NAME_PROPERTY = "balanceroute.policy";
 
+    /**
+     * Service property naming the configuration PID the policy reads its tunables from, e.g.
+     * {@code org.balanceroute.policy.balance}. The policy's bundle describes that PID in its
+     * metatype (an {@code @ObjectClassDefinition} designated for it: names, descriptions, types,
+     * defaults, ranges); the admin API and the web console read the schema from the MetaType
+     * service, validate changes against it and write them to that PID. Several policies may
+     * name the same PID: they then share its values. Absent: the policy has no tunables.
+     */
+    String CONFIG_PID_PROPERTY = "balanceroute.policy.pid";
+
     /** Stable name used in configuration, the CLI and reports. */
     String name();
 
@@ -41,7 +51,8 @@ public interface RoutingPolicy {
 
     /**
      * The tunables in force, by configuration property name (e.g. {@code rMax}, {@code seed}),
-     * for operators and the admin API; empty when the policy has none. Unlike the routing
+     * for operators and the admin API (which waits on them to answer a change once it is in
+     * force); empty when the policy has none. Unlike the routing
      * methods this may be called from any thread: implementations return an immutable map
      * built when their settings last changed.
      */

@@ -92,6 +92,16 @@ public final class SimCluster implements AutoCloseable {
         return cluster.statsJson();
     }
 
+    /**
+     * Every rank's KV load over the steps since the last reset (sampled, bounded), as {@code GET
+     * /sim/series} returns it: {@code {"ranks", "steps", "stride", "samples", "step": [...],
+     * "timeS": [...], "loads": [[...], ...]}}.
+     */
+    public String seriesJson() throws IOException {
+        return cluster.seriesJson();
+    }
+
+    /** Clears the ground truth: the statistics and the load series. */
     public void resetStats() {
         cluster.resetStats();
     }
@@ -164,7 +174,7 @@ public final class SimCluster implements AutoCloseable {
         for (String line : cluster.describe()) {
             out.println("  " + line);
         }
-        out.println("Stats: GET /sim/stats (POST /sim/stats/reset), faults: POST /sim/faults, on every endpoint."
+        out.println("Stats: GET /sim/stats and /sim/series (POST /sim/stats/reset), faults: POST /sim/faults, on every endpoint."
                 + " Ctrl-C stops.");
         out.flush();
         stopped.await();

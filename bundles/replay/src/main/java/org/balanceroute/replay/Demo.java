@@ -22,6 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.balanceroute.chart.LoadChart;
+import org.balanceroute.chart.LoadSeries;
 import org.balanceroute.trace.Trace;
 import org.balanceroute.trace.TraceFormatException;
 import org.balanceroute.trace.TraceLoader;
@@ -33,13 +35,16 @@ import org.balanceroute.trace.WorkloadGenerator;
  * {@code ./balanceroute demo}: starts the simulated cluster (8 decode ranks, 2 prefill servers,
  * default ports) and the runtime as child processes, waits until both answer, then for each of
  * jsq, br0 and brh-survival switches the policy live ({@code PUT /admin/policy}), resets the
- * engine's ground truth, replays the same workload through the proxy and reads {@code GET
- * /sim/stats}; prints the comparison, then serves until Ctrl-C ({@code --exit}: stops instead).
+ * engine's ground truth, replays the same workload through the proxy, reads {@code GET
+ * /sim/stats} and draws the engine-measured per-rank KV load over the run ({@code GET
+ * /sim/series}) as {@code bundles/replay/target/demo/POLICY.png}; prints the comparison and where
+ * the charts are, then serves until Ctrl-C ({@code --exit}: stops instead).
  *
  * <p>With {@code --replicas N} it starts N runtimes (each in its own home) and compares, on the
  * same workload: jsq and br0 on one replica, br0 on N replicas each with its own local view (N
  * plain proxies, the replay spread round-robin), and br0 on the same N replicas once they share
- * the snapshot (the cluster feature dropped into each one's deploy/ while it runs).
+ * the snapshot (the cluster feature dropped into each one's deploy/ while it runs); one chart per
+ * phase ({@link #chartName}).
  */
 public final class Demo {
 
@@ -66,12 +71,14 @@ public final class Demo {
             Starts the simulated vLLM cluster (8 decode ranks, 2 prefill servers, ports 18100..)
             and the runtime (port 8000), replays the same workload through the proxy once per
             policy (jsq, br0, brh-survival; switched live through the admin API), and prints a
-            comparison measured by the engine's ground truth (GET /sim/stats). Then it keeps both
-            serving until Ctrl-C.
+            comparison measured by the engine's ground truth (GET /sim/stats). For each policy it
+            also writes the engine-measured per-rank KV load over the run (GET /sim/series) as a
+            chart, bundles/replay/target/demo/POLICY.png. Then it keeps both serving until Ctrl-C.
 
             With --replicas N (2..8) it starts N runtimes (ports 8000.., cluster ports 5701..) and
             compares jsq and br0 on one replica, br0 on N replicas with a local view each (N plain
-            proxies) and br0 on the N replicas sharing the snapshot (the cluster feature joined live).
+            proxies) and br0 on the N replicas sharing the snapshot (the cluster feature joined live),
+            one chart per phase.
 
             Options:
               --trace FILE        replay a trace's first N requests, arrivals compressed to the
@@ -270,6 +277,7 @@ public final class Demo {
         // the policy in force before the demo, put back afterwards (PUT /admin/policy persists)
         String initialPolicy = JSON.readTree(get(base + "/admin/policies", true).body()).path("active").asText();
         List<Map<String, Object>> results = new ArrayList<>();
+        List<Path> charts = new ArrayList<>();
         boolean othersWarm = false;
         boolean joined = false;
         for (Phase phase : phases(replicas)) {
@@ -297,6 +305,15 @@ public final class Demo {
             Replayer replayer = new Replayer(targets, "balanceroute-sim", 1, 4096, err).continuousUsage(true);
             ReplayResult replay = replayer.run(workload);
             JsonNode stats = JSON.readTree(get(sim + "/sim/stats", false).body());
+            HttpResponse<String> series = get(sim + "/sim/series", false);
+            if (series.statusCode() == 200) {
+                Path png = writeChart(logs, phase, JSON.readTree(series.body()), workload.size());
+                charts.add(png);
+                err.println("balanceroute demo: " + label + ": engine-measured KV load per rank in " + png);
+            } else {
+                err.println("balanceroute demo: " + label + ": no load chart (GET /sim/series: HTTP "
+                        + series.statusCode() + ")");
+            }
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("policy", phase.policy());
             row.put("replicas", phase.replicas());
@@ -345,6 +362,11 @@ public final class Demo {
             System.out.print(table(results, workload.size(), trace == null ? "the built-in generator (seed " + seed + ")" : trace));
         }
         System.out.flush();
+        if (!charts.isEmpty()) {
+            err.println("balanceroute demo: per-rank KV load charts (engine-measured) in "
+                    + logs.toAbsolutePath().normalize() + ": "
+                    + String.join(", ", charts.stream().map(p -> p.getFileName().toString()).toList()));
+        }
         if (exit) {
             return 0;
         }
@@ -358,6 +380,35 @@ public final class Demo {
             p.waitFor();
         }
         return 0;
+    }
+
+    /**
+     * The chart file of a phase: {@code POLICY.png} on one replica, {@code POLICY-N-replicas-local.png}
+     * / {@code -shared.png} on N.
+     */
+    static String chartName(Phase p) {
+        return p.replicas() == 1 ? p.policy() + ".png"
+                : p.policy() + "-" + p.replicas() + "-replicas-" + (p.shared() ? "shared" : "local") + ".png";
+    }
+
+    /**
+     * Draws the engine's series ({@code GET /sim/series}: {@code ranks}, {@code step}, {@code loads})
+     * as {@code dir/}{@link #chartName}; returns the file.
+     */
+    static Path writeChart(Path dir, Phase phase, JsonNode series, int requests) throws IOException {
+        int ranks = series.path("ranks").asInt();
+        JsonNode steps = series.path("step");
+        JsonNode loads = series.path("loads");
+        LoadSeries s = new LoadSeries() {
+            @Override public int workers() { return ranks; }
+            @Override public int samples() { return Math.min(steps.size(), loads.size()); }
+            @Override public long step(int i) { return steps.get(i).asLong(); }
+            @Override public long load(int i, int g) { return loads.get(i).get(g).asLong(); }
+        };
+        Path png = dir.resolve(chartName(phase));
+        LoadChart.write(png, String.format(Locale.ROOT, "%s: KV load per rank, measured by the engine (%d requests,"
+                + " %d steps)", label(phase), requests, series.path("steps").asLong()), s);
+        return png.toAbsolutePath().normalize();
     }
 
     static String label(Phase p) {
@@ -378,7 +429,7 @@ public final class Demo {
         HttpResponse<String> put = send(HttpRequest.newBuilder(URI.create(base + "/admin/policy"))
                 .header("Authorization", AUTH).header("Content-Type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString("{\"policy\": \"" + policy + "\"}")));
-        if (put.statusCode() != 200) {
+        if (put.statusCode() != 200 && put.statusCode() != 202) { // 202: written, not in force within the wait
             throw new DemoException(1, "PUT " + base + "/admin/policy " + policy + ": HTTP " + put.statusCode() + " "
                     + Replayer.errorMessage(put.body()));
         }

@@ -1,15 +1,30 @@
 package org.balanceroute.replay;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.balanceroute.enginesim.SimCluster;
+import org.balanceroute.enginesim.SimConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** The demo's phases and its table, without starting anything. */
+/** The demo's phases, its table and its charts, without starting the runtime. */
 class DemoTest {
+
+    private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
     private static Map<String, Object> row(String policy, int replicas, boolean shared, double imbalance) {
         Map<String, Object> r = new LinkedHashMap<>();
@@ -45,5 +60,34 @@ class DemoTest {
         assertTrue(t.contains("br0 on 2 replicas sharing the snapshot: 1.10x the imbalance of br0 on one replica,"
                 + " 0.44x jsq's; 2 plain proxies (local views): 1.88x of one replica"), t);
         assertTrue(t.contains("replicas"), t);
+    }
+
+    @Test
+    void oneChartPerPhaseNamedAfterIt() {
+        assertEquals(List.of("jsq.png", "br0.png", "brh-survival.png"),
+                Demo.phases(1).stream().map(Demo::chartName).toList());
+        assertEquals(List.of("jsq.png", "br0.png", "br0-3-replicas-local.png", "br0-3-replicas-shared.png"),
+                Demo.phases(3).stream().map(Demo::chartName).toList());
+    }
+
+    @Test
+    void theEnginesSeriesBecomesAPng(@TempDir Path dir) throws Exception {
+        try (SimCluster c = SimCluster.start(SimConfig.builder().prefill(0).decode(2).portBase(0).timeFactor(0.01)
+                .build())) {
+            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            HttpResponse<String> done = http.send(HttpRequest.newBuilder(URI.create(c.decodeUrl(1) + "/v1/completions"))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"prompt\": [1, 2, 3, 4], \"max_tokens\": 20,"
+                            + " \"ignore_eos\": true}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, done.statusCode(), done.body());
+            JsonNode series = new ObjectMapper().readTree(http.send(HttpRequest.newBuilder(
+                    URI.create(c.allRanksUrl() + "/sim/series")).build(), HttpResponse.BodyHandlers.ofString()).body());
+            assertEquals(20, series.get("samples").asInt());
+            Path png = Demo.writeChart(dir, new Demo.Phase("br0", 1, false), series, 1);
+            assertEquals(dir.resolve("br0.png").toAbsolutePath().normalize(), png);
+            byte[] bytes = Files.readAllBytes(png);
+            assertArrayEquals(PNG_SIGNATURE, Arrays.copyOf(bytes, 8), "a PNG");
+            assertTrue(bytes.length > 1000);
+        }
     }
 }

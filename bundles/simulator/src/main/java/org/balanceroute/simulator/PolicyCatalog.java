@@ -21,14 +21,23 @@ import org.balanceroute.predictor.survival.SurvivalPredictor;
 import org.balanceroute.predictor.survival.SurvivalSettings;
 import org.balanceroute.trace.TraceRequest;
 
-/** Every policy the simulator can run, by the name operators use, each built fresh for one run. */
+/**
+ * Every policy the simulator can run, by the name operators use, each built fresh for one run.
+ *
+ * <p>The simulator builds the shipped policies in plain Java, without OSGi, so this switch is
+ * their wiring here, as the DS components are in the runtime: which class, which seed, which
+ * predictor (warm-started or the oracle). It holds no schema: names are the policy classes'
+ * constants, and the tunables arrive as {@link BalanceSettings} (whose bounds are the metatype's,
+ * see {@code BalanceConfig}) and a seed. A policy bundle dropped into a runtime is not here: the
+ * simulator runs what it was built with.
+ */
 public final class PolicyCatalog {
 
     /** All names, baselines first, in report order. */
     public static final List<String> NAMES = List.of(
             RandomPolicy.NAME, RoundRobinPolicy.NAME, PowerOfTwoChoicesPolicy.NAME, JoinShortestQueuePolicy.NAME,
             LeastTokensPolicy.NAME, VllmAscendPolicy.NAME, BalancePolicy.BR0, Br0BypassPolicy.NAME,
-            "brh-survival", "brh-exact", "brh-oracle");
+            BalancePolicy.BRH_SURVIVAL, BalancePolicy.BRH_EXACT, BalancePolicy.BRH_ORACLE);
 
     /** A policy and the predictors that must learn from completions while it runs. */
     public record Setup(RoutingPolicy policy, List<CompletionListener> learners) {
@@ -60,18 +69,18 @@ public final class PolicyCatalog {
             case VllmAscendPolicy.NAME -> plain(new VllmAscendPolicy());
             case BalancePolicy.BR0 -> plain(BalancePolicy.br0(balance));
             case Br0BypassPolicy.NAME -> plain(new Br0BypassPolicy());
-            case "brh-survival" -> {
+            case BalancePolicy.BRH_SURVIVAL -> {
                 SurvivalPredictor survival = new SurvivalPredictor(SurvivalSettings.defaults());
                 survival.warmStart(lengths);
                 yield horizon("survival", balance, survival);
             }
-            case "brh-exact" -> {
+            case BalancePolicy.BRH_EXACT -> {
                 ExactMatchPredictor exact = new ExactMatchPredictor(ExactMatchSettings.defaults(),
                         SurvivalSettings.defaults());
                 exact.warmStart(warmStart.stream().mapToLong(TraceRequest::promptKey).toArray(), lengths);
                 yield horizon("exact", balance, exact);
             }
-            case "brh-oracle" -> horizon("oracle", balance, new OraclePredictor(outputLengthById));
+            case BalancePolicy.BRH_ORACLE -> horizon("oracle", balance, new OraclePredictor(outputLengthById));
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'; known: "
                     + String.join(", ", NAMES));
         };

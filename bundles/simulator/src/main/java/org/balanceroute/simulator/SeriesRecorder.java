@@ -6,14 +6,16 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.balanceroute.api.ClusterView;
+import org.balanceroute.chart.LoadSeries;
 
 /**
  * Records per-step per-worker KV loads: every step to a CSV file
  * ({@code step,time_s,worker_0,...}), and a bounded sample for charting (at most
  * {@link #MAX_SAMPLES} steps: when full, every other sample is dropped and the stride doubles,
- * so memory stays bounded however long the run).
+ * so memory stays bounded however long the run), which {@link org.balanceroute.chart.LoadChart}
+ * draws.
  */
-public final class SeriesRecorder implements StepObserver, AutoCloseable {
+public final class SeriesRecorder implements StepObserver, LoadSeries, AutoCloseable {
 
     static final int MAX_SAMPLES = 4096;
 
@@ -70,18 +72,22 @@ public final class SeriesRecorder implements StepObserver, AutoCloseable {
         samples++;
     }
 
+    @Override
     public int samples() {
         return samples;
     }
 
-    public long sampleStep(int i) {
+    @Override
+    public long step(int i) {
         return sampleStep[i];
     }
 
-    public long sampleLoad(int i, int worker) {
+    @Override
+    public long load(int i, int worker) {
         return sampleLoad[i][worker];
     }
 
+    @Override
     public int workers() {
         return workers;
     }

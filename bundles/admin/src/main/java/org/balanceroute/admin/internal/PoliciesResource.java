@@ -8,30 +8,30 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.io.IOException;
+import java.time.Duration;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.balanceroute.router.RouterService;
-import org.osgi.service.cm.ConfigurationAdmin;
+import org.balanceroute.admin.PolicyAdmin;
+import org.balanceroute.admin.PolicyAdmin.ChangeResult;
+import org.balanceroute.admin.PolicyAdmin.InvalidChangeException;
+import org.balanceroute.admin.PolicyAdmin.ParameterDescription;
+import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsExtensionSelect;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsName;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * {@code GET /admin/policies} and {@code PUT /admin/policy}: which policy is active, its
- * parameters, which are available; switch or retune through ConfigAdmin (router PID
- * {@code org.balanceroute.router} property {@code policy}; BR parameters in PID
- * {@code org.balanceroute.policy.balance}; seeds in {@code org.balanceroute.policy.baseline.random}
- * / {@code .p2c}), so a change persists like a configuration file edit and takes effect when
- * the components receive it. Hosted only with the JSON and authentication extensions present.
- * A singleton and stateless, so safe for concurrent requests: prototype scope cost an SCR component
- * instance per request, made under a lock every request thread contends for.
+ * {@code GET /admin/policies} and {@code PUT /admin/policy}, over the {@link PolicyAdmin}
+ * service: which policy is active, its parameters in force, which are available, and each
+ * one's schema as its metatype describes it; switch or retune, answered once the change is in
+ * force or after {@link #WAIT} at most. Hosted only with the JSON and authentication extensions
+ * present. A singleton and stateless, so safe for concurrent requests: prototype scope cost an
+ * SCR component instance per request, made under a lock every request thread contends for.
  */
 @Component(service = PoliciesResource.class)
 @JakartarsResource
@@ -41,59 +41,141 @@ import org.slf4j.LoggerFactory;
 @Produces(MediaType.APPLICATION_JSON)
 public final class PoliciesResource {
 
-    /** The router's configuration PID and its property naming the active policy. */
-    static final String ROUTER_PID = RouterService.PID;
-    static final String ROUTER_POLICY = "policy";
+    /** The longest a {@code PUT /admin/policy} waits for its change to be in force. */
+    static final Duration WAIT = Duration.ofSeconds(5);
 
-    private static final Logger LOG = LoggerFactory.getLogger(PoliciesResource.class);
+    static final String POLICY = "policy";
+    static final String PARAMETERS = "parameters";
 
-    private final RouterService router;
-    private final ConfigStore configs;
+    private final PolicyAdmin admin;
+    private final Duration wait;
 
     @Activate
-    public PoliciesResource(@Reference(name = "router") RouterService router,
-            @Reference(name = "configurationAdmin") ConfigurationAdmin configurationAdmin) {
-        this.router = router;
-        this.configs = new ConfigStore(configurationAdmin);
+    public PoliciesResource(@Reference(name = "policyAdmin") PolicyAdmin admin) {
+        this(admin, WAIT);
     }
 
-    /** {@code {"active": NAME, "parameters": {...}, "available": [NAME, ...]}}, as in force now. */
-    @GET
-    @Path("policies")
-    public Map<String, Object> policies() {
-        String active = router.activePolicy();
-        return state(active, router.policyParameters(active), router.availablePolicies());
+    PoliciesResource(PolicyAdmin admin, Duration wait) {
+        this.admin = admin;
+        this.wait = wait;
     }
 
     /**
-     * Body {@code {"policy": NAME, "parameters": {...}}} (parameters optional). Answers 200 with
-     * the new state ({@code active} is the policy now configured, {@code parameters} its values
-     * as written), or 400 naming the invalid field, with nothing written.
+     * {@code {"active": NAME, "parameters": {...}, "available": [NAME, ...], "schema": {NAME:
+     * [{"id", "name", "description", "type", "default", "min", "max", "options"}, ...], ...}}}, as
+     * in force now: {@code parameters} are the active policy's values in force, {@code schema}
+     * every available policy's tunables as its metatype describes them ({@code []} if none).
+     */
+    @GET
+    @Path("policies")
+    public Map<String, Object> policies() {
+        String active = admin.activePolicy();
+        List<PolicyDescription> policies = admin.policies();
+        Map<String, Object> parameters = Map.of();
+        Map<String, Object> schema = new LinkedHashMap<>();
+        for (PolicyDescription p : policies) {
+            if (p.name().equals(active)) {
+                parameters = p.values();
+            }
+            schema.put(p.name(), p.parameters().stream().map(PoliciesResource::render).toList());
+        }
+        Map<String, Object> m = state(active, parameters, policies.stream().map(PolicyDescription::name).toList());
+        m.put("schema", schema);
+        return m;
+    }
+
+    /**
+     * Body {@code {"policy": NAME, "parameters": {...}}} (parameters optional; those not given
+     * keep their values). Answers once the router has the change in force: 200 with the state in
+     * force ({@code active}, its {@code parameters}, {@code available}) and {@code "applied":
+     * true}. If it is not in force after {@link #WAIT}: 202 with the state as it is then,
+     * {@code "applied": false} and a {@code message} saying what is not applied yet (the change
+     * is written and applies when the router receives it). 400 naming the invalid field and what
+     * it allows, with nothing written.
      */
     @PUT
     @Path("policy")
     @Consumes(MediaType.APPLICATION_JSON)
     public Response update(JsonNode body) {
-        List<String> available = router.availablePolicies();
-        PolicyChange change;
+        String policy;
+        Map<String, Object> parameters = new LinkedHashMap<>();
         try {
-            change = PolicyChange.parse(body, available, configs::read);
+            policy = read(body, parameters);
         } catch (InvalidRequestException e) {
             return ErrorResponses.invalid(e.getMessage(), e.param());
         }
+        ChangeResult result;
         try {
-            for (Map.Entry<String, Map<String, Object>> w : change.writes().entrySet()) {
-                configs.write(w.getKey(), w.getValue());
-            }
-            configs.write(ROUTER_PID, Map.of(ROUTER_POLICY, change.policy()));
-        } catch (IOException | RuntimeException e) {
-            LOG.error("admin API: writing the configuration failed", e);
-            return ErrorResponses.of(Response.Status.INTERNAL_SERVER_ERROR,
-                    "the configuration could not be written: " + e.getMessage(), ErrorResponses.SERVER, null);
+            result = admin.change(policy, parameters, wait);
+        } catch (InvalidChangeException e) {
+            return ErrorResponses.invalid(e.getMessage(), e.field());
+        } catch (IllegalStateException e) {
+            return ErrorResponses.of(Response.Status.INTERNAL_SERVER_ERROR, e.getMessage(), ErrorResponses.SERVER, null);
         }
-        LOG.info("admin API: policy {} configured, parameters {}", change.policy(), change.parameters());
-        return Response.ok(state(change.policy(), change.parameters(), available), MediaType.APPLICATION_JSON_TYPE)
-                .build();
+        List<String> available = admin.policies().stream().map(PolicyDescription::name).toList();
+        Map<String, Object> answer = state(result.active(), result.parameters(), available);
+        answer.put("applied", result.applied());
+        answer.put("message", result.message());
+        return Response.status(result.applied() ? Response.Status.OK : Response.Status.ACCEPTED)
+                .type(MediaType.APPLICATION_JSON_TYPE).entity(answer).build();
+    }
+
+    /** The body's shape: the policy (null if missing or not text), its parameters into {@code parameters}. */
+    static String read(JsonNode body, Map<String, Object> parameters) throws InvalidRequestException {
+        if (body == null || !body.isObject()) {
+            throw new InvalidRequestException("the request body must be a JSON object: "
+                    + "{\"policy\": NAME, \"parameters\": {...}}", null);
+        }
+        for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
+            String field = it.next();
+            if (!field.equals(POLICY) && !field.equals(PARAMETERS)) {
+                throw new InvalidRequestException("unknown field '" + field + "'; expected 'policy' and 'parameters'",
+                        field);
+            }
+        }
+        JsonNode sent = body.get(PARAMETERS);
+        if (sent != null && !sent.isNull() && !sent.isObject()) {
+            throw new InvalidRequestException("parameters must be a JSON object of the policy's parameters", PARAMETERS);
+        }
+        if (sent != null && sent.isObject()) {
+            sent.fields().forEachRemaining(e -> parameters.put(e.getKey(), value(e.getValue())));
+        }
+        JsonNode name = body.get(POLICY);
+        return name != null && name.isTextual() ? name.textValue() : null;
+    }
+
+    /** A JSON value as Java types it: Long (or BigInteger), Double, Boolean, String, null; else the node. */
+    static Object value(JsonNode n) {
+        if (n.isNull()) {
+            return null;
+        }
+        if (n.isBoolean()) {
+            return n.booleanValue();
+        }
+        if (n.isTextual()) {
+            return n.textValue();
+        }
+        if (n.isIntegralNumber()) {
+            return n.canConvertToLong() ? (Object) n.longValue() : n.bigIntegerValue();
+        }
+        if (n.isNumber()) {
+            return n.doubleValue();
+        }
+        return n; // an object or an array: refused by the parameter's type, shown as JSON
+    }
+
+    /** One parameter as {@code GET /admin/policies} shows it, with exactly these keys. */
+    static Map<String, Object> render(ParameterDescription d) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", d.id());
+        m.put("name", d.name());
+        m.put("description", d.description());
+        m.put("type", d.type());
+        m.put("default", d.defaultValue());
+        m.put("min", d.min());
+        m.put("max", d.max());
+        m.put("options", d.options());
+        return m;
     }
 
     static Map<String, Object> state(String active, Map<String, Object> parameters, List<String> available) {

@@ -1,87 +1,74 @@
 package org.balanceroute.admin.internal;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import java.util.stream.Collectors;
+import org.balanceroute.admin.PolicyAdmin.InvalidChangeException;
 
 /**
- * A validated {@code PUT /admin/policy} body: which policy to make active, which values to write
- * to which configuration PID, and the policy's parameters as they will be once written.
- * Validation is all-or-nothing: the first invalid field throws, and nothing is written.
+ * A validated change: which policy to make active, which values to write to its configuration
+ * PID, and the policy's parameters as they will be once written. Validated against the policy's
+ * schema (its metatype, {@link Tunable}) and nothing else. All-or-nothing: the first invalid
+ * field throws, and nothing is written.
  *
  * @param policy the policy to configure on the router
- * @param writes new values by configuration PID (only the fields the request sent)
- * @param parameters the policy's parameters after the change: sent, else stored, else default
+ * @param pid the PID its parameters are written to, or null if it has none
+ * @param writes the values to write to {@code pid} (only the parameters the change gives)
+ * @param parameters the policy's parameters after the change: given, else stored, else default
  */
-record PolicyChange(String policy, Map<String, Map<String, Object>> writes, Map<String, Object> parameters) {
+record PolicyChange(String policy, String pid, Map<String, Object> writes, Map<String, Object> parameters) {
 
     static final String POLICY = "policy";
-    static final String PARAMETERS = "parameters";
 
     /**
+     * @param sent the parameters to change, typed as JSON gives them (Long, Double, Boolean, String)
      * @param available the registered policy names
+     * @param schema the policy's schema, or null if none is known (no parameters then)
      * @param stored the current properties of a configuration PID, or an empty map if it has none
      */
-    static PolicyChange parse(JsonNode body, List<String> available, Function<String, Map<String, ?>> stored)
-            throws InvalidRequestException {
-        if (body == null || !body.isObject()) {
-            throw new InvalidRequestException("the request body must be a JSON object: "
-                    + "{\"policy\": NAME, \"parameters\": {...}}", null);
+    static PolicyChange of(String policy, Map<String, ?> sent, List<String> available, PolicySchemas.PolicySchema schema,
+            Function<String, Map<String, ?>> stored) throws InvalidChangeException {
+        if (policy == null || policy.isBlank()) {
+            throw new InvalidChangeException("policy must be the name of one of the available policies: "
+                    + String.join(", ", available), POLICY);
         }
-        for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
-            String field = it.next();
-            if (!field.equals(POLICY) && !field.equals(PARAMETERS)) {
-                throw new InvalidRequestException("unknown field '" + field + "'; expected 'policy' and 'parameters'", field);
+        String name = policy.trim();
+        if (!available.contains(name)) {
+            throw new InvalidChangeException("unknown policy '" + name + "'; available: " + String.join(", ", available),
+                    POLICY);
+        }
+        List<Tunable> tunables = schema == null ? List.of() : schema.tunables();
+        String pid = tunables.isEmpty() ? null : schema.pid();
+        Map<String, Tunable> byId = new LinkedHashMap<>();
+        tunables.forEach(t -> byId.put(t.id(), t));
+        for (String given : sent.keySet()) {
+            if (!byId.containsKey(given)) {
+                throw new InvalidChangeException(byId.isEmpty()
+                        ? "policy '" + name + "' has no parameters, got '" + given + "'"
+                        : "unknown parameter '" + given + "' for policy '" + name + "'; known: "
+                                + String.join(", ", byId.keySet()), given);
             }
         }
-        JsonNode name = body.get(POLICY);
-        if (name == null || !name.isTextual() || name.textValue().isBlank()) {
-            throw new InvalidRequestException("policy must be the name of one of the available policies: "
-                    + String.join(", ", available), POLICY);
-        }
-        String policy = name.textValue().trim();
-        if (!available.contains(policy)) {
-            throw new InvalidRequestException("unknown policy '" + policy + "'; available: "
-                    + String.join(", ", available), POLICY);
-        }
-        JsonNode sent = body.get(PARAMETERS);
-        if (sent != null && !sent.isNull() && !sent.isObject()) {
-            throw new InvalidRequestException("parameters must be a JSON object of the policy's parameters", PARAMETERS);
-        }
-        List<ParameterSpec> specs = ParameterSpec.of(policy);
-        Map<String, ParameterSpec> byName = specs.stream()
-                .collect(Collectors.toMap(ParameterSpec::name, s -> s, (a, b) -> a, LinkedHashMap::new));
-        Map<String, Map<String, Object>> writes = new LinkedHashMap<>();
-        Map<String, Object> given = new LinkedHashMap<>();
-        if (sent != null && sent.isObject()) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = sent.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
-                ParameterSpec spec = byName.get(e.getKey());
-                if (spec == null) {
-                    throw new InvalidRequestException(specs.isEmpty()
-                            ? "policy '" + policy + "' has no parameters, got '" + e.getKey() + "'"
-                            : "unknown parameter '" + e.getKey() + "' for policy '" + policy + "'; known: "
-                                    + String.join(", ", byName.keySet()), e.getKey());
-                }
-                Object value = spec.check(e.getValue());
-                given.put(spec.name(), value);
-                writes.computeIfAbsent(spec.pid(), pid -> new LinkedHashMap<>()).put(spec.name(), value);
+        Map<String, Object> writes = new LinkedHashMap<>(); // in the schema's order
+        for (Tunable t : tunables) {
+            if (sent.containsKey(t.id())) {
+                writes.put(t.id(), t.fromRequest(sent.get(t.id())));
             }
         }
         Map<String, Object> parameters = new LinkedHashMap<>();
-        for (ParameterSpec spec : specs) {
-            Object value = given.get(spec.name());
+        Map<String, ?> current = pid == null ? Map.of() : stored.apply(pid);
+        for (Tunable t : tunables) {
+            Object value = writes.get(t.id());
             if (value == null) {
-                Object old = stored.apply(spec.pid()).get(spec.name());
-                value = old == null ? spec.defaultValue() : spec.checkStored(old);
+                Object old = current.get(t.id());
+                value = old == null ? t.description().defaultValue() : t.fromStored(old, pid);
             }
-            parameters.put(spec.name(), value);
+            if (value != null) {
+                parameters.put(t.id(), value);
+            }
         }
-        return new PolicyChange(policy, Collections.unmodifiableMap(writes), Collections.unmodifiableMap(parameters));
+        return new PolicyChange(name, pid, Collections.unmodifiableMap(writes), Collections.unmodifiableMap(parameters));
     }
 }

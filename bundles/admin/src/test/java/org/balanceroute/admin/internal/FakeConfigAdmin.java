@@ -5,15 +5,22 @@ import java.util.Dictionary;
 import java.util.HashMap;
 import java.util.Hashtable;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 
-/** An in-memory ConfigurationAdmin: configurations by PID, and a log of the updates made. */
+/**
+ * An in-memory ConfigurationAdmin: configurations by PID, a log of the updates made, and
+ * listeners told of each update (as the components that consume a PID would be).
+ */
 final class FakeConfigAdmin {
 
     final Map<String, Hashtable<String, Object>> stored = new HashMap<>();
     final Map<String, Map<String, Object>> updates = new LinkedHashMap<>();
+    final List<BiConsumer<String, Map<String, Object>>> listeners = new CopyOnWriteArrayList<>();
 
     void put(String pid, Map<String, Object> properties) {
         Hashtable<String, Object> t = new Hashtable<>(properties);
@@ -50,6 +57,7 @@ final class FakeConfigAdmin {
                         t.put("service.pid", pid);
                         stored.put(pid, t);
                         updates.put(pid, new HashMap<>(t));
+                        listeners.forEach(l -> l.accept(pid, Map.copyOf(t)));
                         yield method.getName().equals("updateIfDifferent") ? Boolean.TRUE : null;
                     }
                     default -> throw new UnsupportedOperationException(method.getName());

@@ -12,9 +12,9 @@ import org.balanceroute.router.StepResult;
 /** A RouterService with fixed answers. */
 final class FakeRouter implements RouterService {
 
-    String active = "br0";
-    List<String> available = List.of("br0", "brh-survival", "jsq", "p2c", "random");
-    Map<String, Map<String, Object>> parameters = Map.of();
+    volatile String active = "br0";
+    volatile List<String> available = List.of("br0", "brh-survival", "jsq", "p2c", "random");
+    volatile Map<String, Map<String, Object>> parameters = Map.of();
     ClusterSnapshot snapshot;
     ClusterStatus cluster;
 

@@ -145,6 +145,10 @@ public final class Cluster implements AutoCloseable {
         return json.writeValueAsString(stats.toJson(json));
     }
 
+    public String seriesJson() throws IOException {
+        return json.writeValueAsString(stats.seriesJson(json));
+    }
+
     public void resetStats() {
         stats.reset();
     }

@@ -100,6 +100,10 @@ final class EndpointHandler implements HttpHandler {
                     requireMethod(method, "GET");
                     sendJson(ex, 200, cluster.stats.toJson(cluster.json));
                 }
+                case "/sim/series" -> {
+                    requireMethod(method, "GET");
+                    sendJson(ex, 200, cluster.stats.seriesJson(cluster.json));
+                }
                 case "/sim/stats/reset" -> {
                     requireMethod(method, "POST");
                     cluster.stats.reset();

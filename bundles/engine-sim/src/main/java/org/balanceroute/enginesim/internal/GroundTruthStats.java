@@ -7,8 +7,9 @@ import java.util.Arrays;
 
 /**
  * What the engine itself observed, step by step: every rank's true KV load and running count
- * (spec section 7 metrics). Written by the step loop once per step, read by {@code /sim/stats};
- * a monitor guards it (one short critical section per step, off any routing path).
+ * (spec section 7 metrics), and the per-rank load over the steps ({@link KvLoadSeries}). Written
+ * by the step loop once per step, read by {@code /sim/stats} and {@code /sim/series}; a monitor
+ * guards it (one short critical section per step, off any routing path).
  *
  * <p>Times are wall-clock, as clients see them; divide by the time factor for modelled time.
  */
@@ -35,6 +36,7 @@ final class GroundTruthStats {
     private final long[] rankTokens;
     private final long[] rankCompleted;
     private final long[] rankRunningSum;
+    private final KvLoadSeries series;
 
     GroundTruthStats(int ranks, double timeFactor) {
         this.ranks = ranks;
@@ -44,6 +46,7 @@ final class GroundTruthStats {
         rankTokens = new long[ranks];
         rankCompleted = new long[ranks];
         rankRunningSum = new long[ranks];
+        series = new KvLoadSeries(ranks);
     }
 
     /**
@@ -73,6 +76,7 @@ final class GroundTruthStats {
         if (firstStepStartNanos < 0) {
             firstStepStartNanos = startNanos;
         }
+        series.record(loads, (startNanos - firstStepStartNanos) / 1e9);
         lastStepEndNanos = endNanos;
         busyNanos += endNanos - startNanos;
     }
@@ -117,6 +121,7 @@ final class GroundTruthStats {
         Arrays.fill(rankTokens, 0);
         Arrays.fill(rankCompleted, 0);
         Arrays.fill(rankRunningSum, 0);
+        series.reset();
     }
 
     synchronized ObjectNode toJson(ObjectMapper json) {
@@ -148,6 +153,11 @@ final class GroundTruthStats {
                     .put("completed", rankCompleted[g]);
         }
         return out;
+    }
+
+    /** The per-rank load series since the last reset, as {@code GET /sim/series} answers it. */
+    synchronized ObjectNode seriesJson(ObjectMapper json) {
+        return series.toJson(json);
     }
 
     /** Nearest-rank percentile; 0 with no samples. */

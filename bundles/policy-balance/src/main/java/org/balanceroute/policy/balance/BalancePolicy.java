@@ -18,6 +18,12 @@ public final class BalancePolicy implements RoutingPolicy {
 
     public static final String BR0 = "br0";
     public static final String BRH_PREFIX = "brh-";
+    /** BR-H with the survival predictor. */
+    public static final String BRH_SURVIVAL = BRH_PREFIX + "survival";
+    /** BR-H with the exact-match predictor. */
+    public static final String BRH_EXACT = BRH_PREFIX + "exact";
+    /** BR-H with the true output lengths (the simulator's oracle, an upper bound). */
+    public static final String BRH_ORACLE = BRH_PREFIX + "oracle";
 
     private final String name;
     private final TwoStageDispatcher dispatcher;

@@ -17,23 +17,39 @@ public record BalanceSettings(int sGreedy, int rMax, int horizon, double alpha, 
         double gamma, double confidence) {
 
     public static final int DEFAULT_S_GREEDY = 0;
+    public static final int MIN_S_GREEDY = 0;
     public static final int DEFAULT_R_MAX = 8;
+    public static final int MIN_R_MAX = 1;
     public static final int MAX_R_MAX = 16;
     public static final int DEFAULT_HORIZON = 80;
+    public static final int MIN_HORIZON = 0;
     public static final int MAX_HORIZON = 1000;
     public static final double DEFAULT_ALPHA = 1.0;
+    /** The smallest positive double: alpha &gt; 0, written as an inclusive bound (metatype has no other). */
+    public static final double MIN_ALPHA = Double.MIN_VALUE;
     public static final double DEFAULT_BETA = 14.67;
+    public static final double MIN_BETA = 0.0;
     public static final double DEFAULT_GAMMA = 0.64;
+    /** The smallest positive double: gamma &gt; 0. */
+    public static final double MIN_GAMMA = Double.MIN_VALUE;
+    public static final double MAX_GAMMA = 1.0;
     public static final double DEFAULT_CONFIDENCE = 0.5;
+    public static final double MIN_CONFIDENCE = 0.0;
+    public static final double MAX_CONFIDENCE = 1.0;
 
+    /**
+     * The bounds are inclusive and are these constants, which the metatype of the BR
+     * configuration ({@code org.balanceroute.policy.balance}) carries as its min and max, so the
+     * admin API validates against exactly what is checked here. Numbers must also be finite.
+     */
     public BalanceSettings {
-        require(sGreedy >= 0, "sGreedy", sGreedy, ">= 0 (0 means G)");
-        require(rMax >= 1 && rMax <= MAX_R_MAX, "rMax", rMax, "1.." + MAX_R_MAX);
-        require(horizon >= 0 && horizon <= MAX_HORIZON, "horizon", horizon, "0.." + MAX_HORIZON);
-        require(alpha > 0 && Double.isFinite(alpha), "alpha", alpha, "> 0");
-        require(beta >= 0 && Double.isFinite(beta), "beta", beta, ">= 0");
-        require(gamma > 0 && gamma <= 1, "gamma", gamma, "(0, 1]");
-        require(confidence >= 0 && confidence <= 1, "confidence", confidence, "[0, 1]");
+        require(sGreedy >= MIN_S_GREEDY, "sGreedy", sGreedy, ">= " + MIN_S_GREEDY + " (0 means G)");
+        require(rMax >= MIN_R_MAX && rMax <= MAX_R_MAX, "rMax", rMax, MIN_R_MAX + ".." + MAX_R_MAX);
+        require(horizon >= MIN_HORIZON && horizon <= MAX_HORIZON, "horizon", horizon, MIN_HORIZON + ".." + MAX_HORIZON);
+        require(alpha >= MIN_ALPHA && Double.isFinite(alpha), "alpha", alpha, "> 0");
+        require(beta >= MIN_BETA && Double.isFinite(beta), "beta", beta, ">= 0");
+        require(gamma >= MIN_GAMMA && gamma <= MAX_GAMMA, "gamma", gamma, "(0, 1]");
+        require(confidence >= MIN_CONFIDENCE && confidence <= MAX_CONFIDENCE, "confidence", confidence, "[0, 1]");
     }
 
     public static BalanceSettings defaults() {

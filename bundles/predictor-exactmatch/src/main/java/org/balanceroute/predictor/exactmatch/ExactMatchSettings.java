@@ -13,8 +13,11 @@ package org.balanceroute.predictor.exactmatch;
 public record ExactMatchSettings(int minCount, int maxPrompts, int maxLengthsPerPrompt) {
 
     public static final int DEFAULT_MIN_COUNT = 3;
+    public static final int MIN_MIN_COUNT = 1;
     public static final int DEFAULT_MAX_PROMPTS = 1_000_000;
+    public static final int MIN_MAX_PROMPTS = 1;
     public static final int DEFAULT_MAX_LENGTHS_PER_PROMPT = 64;
+    public static final int MIN_MAX_LENGTHS_PER_PROMPT = 1;
 
     /** Keeps the open-addressing table (2 slots per prompt, a power of two) within an array. */
     public static final int MAX_PROMPTS = 1 << 29;
@@ -22,18 +25,23 @@ public record ExactMatchSettings(int minCount, int maxPrompts, int maxLengthsPer
     /** Keeps the per-request scan on the dispatch loop's sub-millisecond budget. */
     public static final int MAX_LENGTHS_PER_PROMPT = 4096;
 
+    /**
+     * The bounds are these constants, which the component's metatype carries as its min and max;
+     * minCount's upper bound is maxLengthsPerPrompt (a rule between two fields, which metatype
+     * cannot state: its max for minCount is the largest maxLengthsPerPrompt).
+     */
     public ExactMatchSettings {
-        if (maxLengthsPerPrompt < 1 || maxLengthsPerPrompt > MAX_LENGTHS_PER_PROMPT) {
-            throw new IllegalArgumentException("maxLengthsPerPrompt must be in [1, "
+        if (maxLengthsPerPrompt < MIN_MAX_LENGTHS_PER_PROMPT || maxLengthsPerPrompt > MAX_LENGTHS_PER_PROMPT) {
+            throw new IllegalArgumentException("maxLengthsPerPrompt must be in [" + MIN_MAX_LENGTHS_PER_PROMPT + ", "
                     + MAX_LENGTHS_PER_PROMPT + "], got " + maxLengthsPerPrompt);
         }
-        if (minCount < 1 || minCount > maxLengthsPerPrompt) {
-            throw new IllegalArgumentException("minCount must be in [1, maxLengthsPerPrompt = "
+        if (minCount < MIN_MIN_COUNT || minCount > maxLengthsPerPrompt) {
+            throw new IllegalArgumentException("minCount must be in [" + MIN_MIN_COUNT + ", maxLengthsPerPrompt = "
                     + maxLengthsPerPrompt + "], got " + minCount);
         }
-        if (maxPrompts < 1 || maxPrompts > MAX_PROMPTS) {
+        if (maxPrompts < MIN_MAX_PROMPTS || maxPrompts > MAX_PROMPTS) {
             throw new IllegalArgumentException(
-                    "maxPrompts must be in [1, " + MAX_PROMPTS + "], got " + maxPrompts);
+                    "maxPrompts must be in [" + MIN_MAX_PROMPTS + ", " + MAX_PROMPTS + "], got " + maxPrompts);
         }
     }
 

@@ -10,10 +10,12 @@ package org.balanceroute.predictor.survival;
 public record SurvivalSettings(long minSamples) {
 
     public static final long DEFAULT_MIN_SAMPLES = 32;
+    /** The smallest minSamples (the metatype's min, the same constant). */
+    public static final long MIN_MIN_SAMPLES = 1;
 
     public SurvivalSettings {
-        if (minSamples < 1) {
-            throw new IllegalArgumentException("minSamples must be >= 1, got " + minSamples);
+        if (minSamples < MIN_MIN_SAMPLES) {
+            throw new IllegalArgumentException("minSamples must be >= " + MIN_MIN_SAMPLES + ", got " + minSamples);
         }
     }
 

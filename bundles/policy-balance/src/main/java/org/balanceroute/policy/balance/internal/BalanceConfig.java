@@ -6,54 +6,62 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 /**
  * The BR-0 / BR-H tunables, configuration PID {@value #PID}, shared by the {@code br0},
- * {@code brh-survival} and {@code brh-exact} components. Defaults and ranges are those of
- * {@link BalanceSettings}, which validates them.
+ * {@code brh-survival} and {@code brh-exact} components (each names it in its
+ * {@code balanceroute.policy.pid} service property). This metatype is the schema the admin API
+ * and the web console show and validate against: its defaults, minima and maxima are
+ * {@link BalanceSettings}' own constants (annotation values are compile-time constants, so
+ * {@code "" + MAX_R_MAX} is written into the metatype XML at build time), and
+ * {@link BalanceSettings} validates with the same constants. An open bound ({@code alpha > 0},
+ * {@code gamma > 0}) is written as the smallest positive double, 4.9E-324, the inclusive bound
+ * that means the same.
  */
 @ObjectClassDefinition(name = "BalanceRoute BR-0 / BR-H settings",
         description = "Tunables of the barrier-aware policies br0, brh-survival and brh-exact "
-                + "(one configuration shared by all three). An invalid value is rejected with an "
-                + "error in the log, and the previous settings stay in force.")
+                + "(one configuration shared by all three; br0 uses S_greedy and R_max, the others "
+                + "are BR-H's). An invalid value is rejected with an error in the log, and the "
+                + "previous settings stay in force.")
 @interface BalanceConfig {
 
     String PID = "org.balanceroute.policy.balance";
 
-    int DEFAULT_S_GREEDY = BalanceSettings.DEFAULT_S_GREEDY;
-    int DEFAULT_R_MAX = BalanceSettings.DEFAULT_R_MAX;
-    int DEFAULT_HORIZON = BalanceSettings.DEFAULT_HORIZON;
-    double DEFAULT_ALPHA = BalanceSettings.DEFAULT_ALPHA;
-    double DEFAULT_BETA = BalanceSettings.DEFAULT_BETA;
-    double DEFAULT_GAMMA = BalanceSettings.DEFAULT_GAMMA;
-    double DEFAULT_CONFIDENCE = BalanceSettings.DEFAULT_CONFIDENCE;
-
-    @AttributeDefinition(name = "S_greedy", min = "0",
+    @AttributeDefinition(name = "S_greedy", min = "" + BalanceSettings.MIN_S_GREEDY,
             description = "Stage 1 (greedy) runs while the total free slots exceed this; 0 means G, "
-                    + "the number of workers. Integer >= 0; default 0.")
-    int sGreedy() default DEFAULT_S_GREEDY;
+                    + "the number of workers. Integer >= " + BalanceSettings.MIN_S_GREEDY + "; default "
+                    + BalanceSettings.DEFAULT_S_GREEDY + ".")
+    int sGreedy() default BalanceSettings.DEFAULT_S_GREEDY;
 
-    @AttributeDefinition(name = "R_max", min = "1", max = "16",
+    @AttributeDefinition(name = "R_max", min = "" + BalanceSettings.MIN_R_MAX, max = "" + BalanceSettings.MAX_R_MAX,
             description = "Stage 2 candidates per worker: the R_max oldest waiting requests, whose "
-                    + "subsets are searched exhaustively. Integer in [1, 16]; default 8.")
-    int rMax() default DEFAULT_R_MAX;
+                    + "subsets are searched exhaustively. Integer in [" + BalanceSettings.MIN_R_MAX + ", "
+                    + BalanceSettings.MAX_R_MAX + "]; default " + BalanceSettings.DEFAULT_R_MAX + ".")
+    int rMax() default BalanceSettings.DEFAULT_R_MAX;
 
-    @AttributeDefinition(name = "Horizon H", min = "0", max = "1000",
-            description = "BR-H look-ahead in decode steps (0 with alpha=1, beta=G is BR-0). "
-                    + "Integer in [0, 1000]; default 80.")
-    int horizon() default DEFAULT_HORIZON;
+    @AttributeDefinition(name = "Horizon H", min = "" + BalanceSettings.MIN_HORIZON,
+            max = "" + BalanceSettings.MAX_HORIZON,
+            description = "BR-H look-ahead in decode steps (0 with alpha=1, beta=G is BR-0). Integer in ["
+                    + BalanceSettings.MIN_HORIZON + ", " + BalanceSettings.MAX_HORIZON + "]; default "
+                    + BalanceSettings.DEFAULT_HORIZON + ".")
+    int horizon() default BalanceSettings.DEFAULT_HORIZON;
 
-    @AttributeDefinition(name = "alpha", min = "0",
-            description = "BR-H weight of the safe fill term. Number > 0; default 1.")
-    double alpha() default DEFAULT_ALPHA;
+    @AttributeDefinition(name = "alpha", min = "" + BalanceSettings.MIN_ALPHA,
+            description = "BR-H weight of the safe fill term. Number > 0; default "
+                    + BalanceSettings.DEFAULT_ALPHA + ".")
+    double alpha() default BalanceSettings.DEFAULT_ALPHA;
 
-    @AttributeDefinition(name = "beta", min = "0",
-            description = "BR-H weight of each future step's overflow. Number >= 0; default 14.67.")
-    double beta() default DEFAULT_BETA;
+    @AttributeDefinition(name = "beta", min = "" + BalanceSettings.MIN_BETA,
+            description = "BR-H weight of each future step's overflow. Number >= 0; default "
+                    + BalanceSettings.DEFAULT_BETA + ".")
+    double beta() default BalanceSettings.DEFAULT_BETA;
 
-    @AttributeDefinition(name = "gamma", min = "0", max = "1",
-            description = "BR-H discount per step ahead. Number in (0, 1]; default 0.64.")
-    double gamma() default DEFAULT_GAMMA;
+    @AttributeDefinition(name = "gamma", min = "" + BalanceSettings.MIN_GAMMA, max = "" + BalanceSettings.MAX_GAMMA,
+            description = "BR-H discount per step ahead. Number in (0, 1]; default "
+                    + BalanceSettings.DEFAULT_GAMMA + ".")
+    double gamma() default BalanceSettings.DEFAULT_GAMMA;
 
-    @AttributeDefinition(name = "Confidence", min = "0", max = "1",
+    @AttributeDefinition(name = "Confidence", min = "" + BalanceSettings.MIN_CONFIDENCE,
+            max = "" + BalanceSettings.MAX_CONFIDENCE,
             description = "Predictor gate: below this probability of ending within H, a running "
-                    + "request is assumed to run past the horizon. Number in [0, 1]; default 0.5.")
-    double confidence() default DEFAULT_CONFIDENCE;
+                    + "request is assumed to run past the horizon. Number in [0, 1]; default "
+                    + BalanceSettings.DEFAULT_CONFIDENCE + ".")
+    double confidence() default BalanceSettings.DEFAULT_CONFIDENCE;
 }

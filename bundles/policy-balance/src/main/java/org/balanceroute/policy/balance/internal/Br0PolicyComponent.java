@@ -10,11 +10,13 @@ import org.osgi.service.metatype.annotations.Designate;
 /**
  * Registers BR-0 ({@link BalancePolicy#br0}) as a {@link RoutingPolicy} service with
  * {@code balanceroute.policy=br0}, configured by the shared PID {@value BalanceConfig#PID}
- * (it uses sGreedy and rMax). Called only from the router's single dispatch thread. This
- * component also carries the metatype description of that shared PID.
+ * (it uses sGreedy and rMax), which its {@code balanceroute.policy.pid} property names. Called
+ * only from the router's single dispatch thread. This component also carries the metatype
+ * description of that shared PID.
  */
 @Component(name = "org.balanceroute.policy.balance.br0", configurationPid = BalanceConfig.PID,
-        service = RoutingPolicy.class, property = RoutingPolicy.NAME_PROPERTY + "=" + BalancePolicy.BR0)
+        service = RoutingPolicy.class, property = {RoutingPolicy.NAME_PROPERTY + "=" + BalancePolicy.BR0,
+            RoutingPolicy.CONFIG_PID_PROPERTY + "=" + BalanceConfig.PID})
 @Designate(ocd = BalanceConfig.class)
 public final class Br0PolicyComponent extends BalancePolicyAdapter {
 

@@ -11,15 +11,17 @@ import org.osgi.service.component.annotations.Reference;
 /**
  * Registers BR-H with the exact-match predictor ({@link BalancePolicy#brh}) as a
  * {@link RoutingPolicy} service with {@code balanceroute.policy=brh-exact}, configured by the
- * shared PID {@value BalanceConfig#PID}. Its predictor is the {@link TerminationPredictor}
- * service with {@code balanceroute.predictor=exact-match} (a static, mandatory reference: without that
- * predictor the policy is not registered). The predictor is shared with the router, which teaches
+ * shared PID {@value BalanceConfig#PID} (named by its {@code balanceroute.policy.pid} property).
+ * Its predictor is the {@link TerminationPredictor} service with
+ * {@code balanceroute.predictor=exact-match} (a static, mandatory reference: without that predictor the
+ * policy is not registered). The predictor is shared with the router, which teaches
  * it every completion whatever policy is active. Called only from the router's single dispatch
  * thread.
  */
 @Component(name = "org.balanceroute.policy.balance.brh.exact", configurationPid = BalanceConfig.PID,
         service = RoutingPolicy.class,
-        property = RoutingPolicy.NAME_PROPERTY + "=" + BalancePolicy.BRH_PREFIX + BrhExactPolicyComponent.LABEL)
+        property = {RoutingPolicy.NAME_PROPERTY + "=" + BalancePolicy.BRH_EXACT,
+            RoutingPolicy.CONFIG_PID_PROPERTY + "=" + BalanceConfig.PID})
 public final class BrhExactPolicyComponent extends BalancePolicyAdapter {
 
     static final String LABEL = "exact";
@@ -28,7 +30,7 @@ public final class BrhExactPolicyComponent extends BalancePolicyAdapter {
     @Activate
     public BrhExactPolicyComponent(BalanceConfig config,
             @Reference(name = "exactPredictor", target = PREDICTOR_FILTER) TerminationPredictor predictor) {
-        super(BalancePolicy.BRH_PREFIX + LABEL, config,
+        super(BalancePolicy.BRH_EXACT, config,
                 settings -> BalancePolicy.brh(LABEL, settings, predictor));
     }
 

@@ -11,15 +11,17 @@ import org.osgi.service.component.annotations.Reference;
 /**
  * Registers BR-H with the survival predictor ({@link BalancePolicy#brh}) as a
  * {@link RoutingPolicy} service with {@code balanceroute.policy=brh-survival}, configured by the
- * shared PID {@value BalanceConfig#PID}. Its predictor is the {@link TerminationPredictor}
- * service with {@code balanceroute.predictor=survival} (a static, mandatory reference: without that
- * predictor the policy is not registered). The predictor is shared with the router, which teaches
+ * shared PID {@value BalanceConfig#PID} (named by its {@code balanceroute.policy.pid} property).
+ * Its predictor is the {@link TerminationPredictor} service with
+ * {@code balanceroute.predictor=survival} (a static, mandatory reference: without that predictor the
+ * policy is not registered). The predictor is shared with the router, which teaches
  * it every completion whatever policy is active. Called only from the router's single dispatch
  * thread.
  */
 @Component(name = "org.balanceroute.policy.balance.brh.survival", configurationPid = BalanceConfig.PID,
         service = RoutingPolicy.class,
-        property = RoutingPolicy.NAME_PROPERTY + "=" + BalancePolicy.BRH_PREFIX + BrhSurvivalPolicyComponent.LABEL)
+        property = {RoutingPolicy.NAME_PROPERTY + "=" + BalancePolicy.BRH_SURVIVAL,
+            RoutingPolicy.CONFIG_PID_PROPERTY + "=" + BalanceConfig.PID})
 public final class BrhSurvivalPolicyComponent extends BalancePolicyAdapter {
 
     static final String LABEL = "survival";
@@ -28,7 +30,7 @@ public final class BrhSurvivalPolicyComponent extends BalancePolicyAdapter {
     @Activate
     public BrhSurvivalPolicyComponent(BalanceConfig config,
             @Reference(name = "survivalPredictor", target = PREDICTOR_FILTER) TerminationPredictor predictor) {
-        super(BalancePolicy.BRH_PREFIX + LABEL, config,
+        super(BalancePolicy.BRH_SURVIVAL, config,
                 settings -> BalancePolicy.brh(LABEL, settings, predictor));
     }
 

@@ -13,11 +13,13 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 /**
  * Registers {@link PowerOfTwoChoicesPolicy} ({@value PowerOfTwoChoicesPolicy#NAME}: two random workers, the one with fewer outstanding requests) as a {@link RoutingPolicy}
  * service with {@code balanceroute.policy=p2c}, seeded by configuration PID
- * {@value #PID}. Called only from the router's single dispatch thread; a new seed takes effect
- * at the next call and restarts the random sequence.
+ * {@value #PID} (named by its {@code balanceroute.policy.pid} property; the seed's metatype
+ * below). Called only from the router's single dispatch thread; a new seed takes effect at the
+ * next call and restarts the random sequence.
  */
 @Component(name = PowerOfTwoChoicesPolicyComponent.PID, service = RoutingPolicy.class,
-        property = RoutingPolicy.NAME_PROPERTY + "=" + PowerOfTwoChoicesPolicy.NAME)
+        property = {RoutingPolicy.NAME_PROPERTY + "=" + PowerOfTwoChoicesPolicy.NAME,
+            RoutingPolicy.CONFIG_PID_PROPERTY + "=" + PowerOfTwoChoicesPolicyComponent.PID})
 @Designate(ocd = PowerOfTwoChoicesPolicyComponent.Config.class)
 public final class PowerOfTwoChoicesPolicyComponent extends SeededPolicy {
 

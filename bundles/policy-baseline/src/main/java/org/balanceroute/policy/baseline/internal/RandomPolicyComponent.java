@@ -13,11 +13,13 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 /**
  * Registers {@link RandomPolicy} ({@value RandomPolicy#NAME}: a uniformly random worker at arrival) as a {@link RoutingPolicy}
  * service with {@code balanceroute.policy=random}, seeded by configuration PID
- * {@value #PID}. Called only from the router's single dispatch thread; a new seed takes effect
- * at the next call and restarts the random sequence.
+ * {@value #PID} (named by its {@code balanceroute.policy.pid} property; the seed's metatype
+ * below). Called only from the router's single dispatch thread; a new seed takes effect at the
+ * next call and restarts the random sequence.
  */
 @Component(name = RandomPolicyComponent.PID, service = RoutingPolicy.class,
-        property = RoutingPolicy.NAME_PROPERTY + "=" + RandomPolicy.NAME)
+        property = {RoutingPolicy.NAME_PROPERTY + "=" + RandomPolicy.NAME,
+            RoutingPolicy.CONFIG_PID_PROPERTY + "=" + RandomPolicyComponent.PID})
 @Designate(ocd = RandomPolicyComponent.Config.class)
 public final class RandomPolicyComponent extends SeededPolicy {
 

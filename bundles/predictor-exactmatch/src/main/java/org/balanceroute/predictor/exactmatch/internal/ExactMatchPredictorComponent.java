@@ -42,30 +42,33 @@ public final class ExactMatchPredictorComponent implements TerminationPredictor 
                     + "restarts its learning.")
     @interface Config {
 
-        int DEFAULT_MIN_COUNT = ExactMatchSettings.DEFAULT_MIN_COUNT;
-        int DEFAULT_MAX_PROMPTS = ExactMatchSettings.DEFAULT_MAX_PROMPTS;
-        int DEFAULT_MAX_LENGTHS_PER_PROMPT = ExactMatchSettings.DEFAULT_MAX_LENGTHS_PER_PROMPT;
-        long DEFAULT_MIN_SAMPLES = SurvivalSettings.DEFAULT_MIN_SAMPLES;
-
-        @AttributeDefinition(name = "Minimum count", min = "1", max = "4096",
+        @AttributeDefinition(name = "Minimum count", min = "" + ExactMatchSettings.MIN_MIN_COUNT,
+                max = "" + ExactMatchSettings.MAX_LENGTHS_PER_PROMPT,
                 description = "Lengths a prompt must have recorded before its own history is used "
-                        + "instead of the survival fallback. Integer in [1, maxLengthsPerPrompt]; default 3.")
-        int minCount() default DEFAULT_MIN_COUNT;
+                        + "instead of the survival fallback. Integer in [" + ExactMatchSettings.MIN_MIN_COUNT
+                        + ", maxLengthsPerPrompt]; default " + ExactMatchSettings.DEFAULT_MIN_COUNT + ".")
+        int minCount() default ExactMatchSettings.DEFAULT_MIN_COUNT;
 
-        @AttributeDefinition(name = "Maximum prompts", min = "1", max = "536870912",
+        @AttributeDefinition(name = "Maximum prompts", min = "" + ExactMatchSettings.MIN_MAX_PROMPTS,
+                max = "" + ExactMatchSettings.MAX_PROMPTS,
                 description = "Prompts whose history is kept; once reached, new prompts are not added. "
-                        + "Integer in [1, 536870912]; default 1000000.")
-        int maxPrompts() default DEFAULT_MAX_PROMPTS;
+                        + "Integer in [" + ExactMatchSettings.MIN_MAX_PROMPTS + ", " + ExactMatchSettings.MAX_PROMPTS
+                        + "]; default " + ExactMatchSettings.DEFAULT_MAX_PROMPTS + ".")
+        int maxPrompts() default ExactMatchSettings.DEFAULT_MAX_PROMPTS;
 
-        @AttributeDefinition(name = "Maximum lengths per prompt", min = "1", max = "4096",
+        @AttributeDefinition(name = "Maximum lengths per prompt", min = "" + ExactMatchSettings.MIN_MAX_LENGTHS_PER_PROMPT,
+                max = "" + ExactMatchSettings.MAX_LENGTHS_PER_PROMPT,
                 description = "Latest output lengths kept per prompt (older ones are overwritten). "
-                        + "Integer in [1, 4096]; default 64.")
-        int maxLengthsPerPrompt() default DEFAULT_MAX_LENGTHS_PER_PROMPT;
+                        + "Integer in [" + ExactMatchSettings.MIN_MAX_LENGTHS_PER_PROMPT + ", "
+                        + ExactMatchSettings.MAX_LENGTHS_PER_PROMPT + "], at least minCount; default "
+                        + ExactMatchSettings.DEFAULT_MAX_LENGTHS_PER_PROMPT + ".")
+        int maxLengthsPerPrompt() default ExactMatchSettings.DEFAULT_MAX_LENGTHS_PER_PROMPT;
 
-        @AttributeDefinition(name = "Fallback minimum samples", min = "1",
+        @AttributeDefinition(name = "Fallback minimum samples", min = "" + SurvivalSettings.MIN_MIN_SAMPLES,
                 description = "minSamples of the embedded survival fallback: finished requests it must "
-                        + "hold before it answers anything but 'survives'. Integer >= 1; default 32.")
-        long minSamples() default DEFAULT_MIN_SAMPLES;
+                        + "hold before it answers anything but 'survives'. Integer >= "
+                        + SurvivalSettings.MIN_MIN_SAMPLES + "; default " + SurvivalSettings.DEFAULT_MIN_SAMPLES + ".")
+        long minSamples() default SurvivalSettings.DEFAULT_MIN_SAMPLES;
     }
 
     private record Settings(ExactMatchSettings exact, SurvivalSettings survival) {

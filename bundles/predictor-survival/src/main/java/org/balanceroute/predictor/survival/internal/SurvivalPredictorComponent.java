@@ -40,12 +40,11 @@ public final class SurvivalPredictorComponent implements TerminationPredictor {
                     + "lengths (used by brh-survival). Changing a value restarts its learning.")
     @interface Config {
 
-        long DEFAULT_MIN_SAMPLES = SurvivalSettings.DEFAULT_MIN_SAMPLES;
-
-        @AttributeDefinition(name = "Minimum samples", min = "1",
+        @AttributeDefinition(name = "Minimum samples", min = "" + SurvivalSettings.MIN_MIN_SAMPLES,
                 description = "Finished requests the distribution must hold before the predictor "
-                        + "answers anything but 'survives past the horizon'. Integer >= 1; default 32.")
-        long minSamples() default DEFAULT_MIN_SAMPLES;
+                        + "answers anything but 'survives past the horizon'. Integer >= "
+                        + SurvivalSettings.MIN_MIN_SAMPLES + "; default " + SurvivalSettings.DEFAULT_MIN_SAMPLES + ".")
+        long minSamples() default SurvivalSettings.DEFAULT_MIN_SAMPLES;
     }
 
     private record Current(SurvivalSettings settings, SurvivalPredictor predictor) {

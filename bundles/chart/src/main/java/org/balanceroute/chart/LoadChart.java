@@ -1,4 +1,4 @@
-package org.balanceroute.simulator;
+package org.balanceroute.chart;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -13,19 +13,20 @@ import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
-/** Per-worker KV load over decode steps, one line per worker (the paper's Figure 3), as a PNG. */
+/** Per-worker KV load over decode steps, one line per worker (the paper's Figure 3), as a 1200x600 PNG. */
 public final class LoadChart {
 
     private LoadChart() {
     }
 
-    public static void write(Path png, String title, SeriesRecorder series) throws IOException {
+    /** Draws {@code series} into {@code png} (replaced if it exists), headless. */
+    public static void write(Path png, String title, LoadSeries series) throws IOException {
         System.setProperty("java.awt.headless", "true");
         XYSeriesCollection data = new XYSeriesCollection();
         for (int g = 0; g < series.workers(); g++) {
             XYSeries s = new XYSeries("worker " + g, false, true);
             for (int i = 0; i < series.samples(); i++) {
-                s.add(series.sampleStep(i), series.sampleLoad(i, g));
+                s.add(series.step(i), series.load(i, g));
             }
             data.addSeries(s);
         }
