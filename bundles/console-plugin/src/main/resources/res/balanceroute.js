@@ -108,8 +108,10 @@
 
   function rangeText(p) {
     if (p.options && p.options.length) { return p.options.map(function (o) { return o.label; }).join(', '); }
-    if (p.min != null && p.max != null) { return '[' + p.min + ', ' + p.max + ']'; }
-    if (p.min != null) { return '>= ' + p.min; }
+    // a metatype bound of Double.MIN_VALUE is how an open "> 0" is written
+    var open = p.min != null && Number(p.min) === Number.MIN_VALUE;
+    if (p.min != null && p.max != null) { return (open ? '(0' : '[' + p.min) + ', ' + p.max + ']'; }
+    if (p.min != null) { return open ? '> 0' : '>= ' + p.min; }
     if (p.max != null) { return '<= ' + p.max; }
     return '';
   }
