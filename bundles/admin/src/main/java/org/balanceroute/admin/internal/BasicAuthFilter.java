@@ -4,11 +4,11 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
+import org.balanceroute.admin.auth.ConsoleCredentials;
+import org.osgi.framework.BundleContext;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -20,15 +20,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * HTTP Basic authentication on {@code /admin/*}, with the {@code username} / {@code password}
- * of configuration PID {@value AdminConfig#PID} (default admin / admin), read from ConfigAdmin
- * on each admin request so a change applies at once. Any other path passes untouched, so the
- * filter can share the whiteboard application with the proxy's own API. A request without
- * valid credentials is answered 401 with {@code WWW-Authenticate: Basic realm="BalanceRoute admin"}.
+ * HTTP Basic authentication on {@code /admin/*} with the web console's credentials: the
+ * {@code username} / {@code password} of PID {@value ConsoleCredentials#PID}, plain or hashed as
+ * the console stores them ({@link ConsoleCredentials}), read from ConfigAdmin on each admin request
+ * so that a change applies at once. One set of credentials opens the console and the admin API; an
+ * operator changes one file. Any other path passes untouched, so the filter can share the
+ * whiteboard application with the proxy's own API. A request without valid credentials is answered
+ * 401 with {@code WWW-Authenticate: Basic realm="BalanceRoute admin"}.
  *
- * <p>An empty user name or password (or a user name containing ':') is a configuration error:
- * it is logged once, and every admin request is refused (fail closed) until it is fixed.
- * Keeps no per-request state.
+ * <p>Fails closed: a configuration that cannot be checked (see {@link ConsoleCredentials}), or a
+ * ConfigAdmin that cannot be read, refuses every admin request; the problem is logged once, not per
+ * request. The former PID {@value #FORMER_PID} is no longer read: if it is still configured, a
+ * warning says so once. Keeps no per-request state.
  */
 @Component(service = ContainerRequestFilter.class, scope = ServiceScope.PROTOTYPE)
 @JakartarsExtension
@@ -40,16 +43,25 @@ public final class BasicAuthFilter implements ContainerRequestFilter {
     static final String SELECT = "(osgi.jakartars.name=" + NAME + ")";
     static final String REALM = "BalanceRoute admin";
     static final String CHALLENGE = "Basic realm=\"" + REALM + "\"";
+    /** The admin API's own credentials before they were merged with the console's. */
+    static final String FORMER_PID = "org.balanceroute.admin";
 
     private static final Logger LOG = LoggerFactory.getLogger(BasicAuthFilter.class);
     /** The configuration problem last logged, so that each is logged once, not per request. */
     private static final AtomicReference<String> LAST_PROBLEM = new AtomicReference<>();
 
     private final ConfigStore configs;
+    private final UnaryOperator<String> frameworkProperty;
 
     @Activate
-    public BasicAuthFilter(@Reference(name = "configurationAdmin") ConfigurationAdmin configurationAdmin) {
+    public BasicAuthFilter(@Reference(name = "configurationAdmin") ConfigurationAdmin configurationAdmin,
+            BundleContext context) {
+        this(configurationAdmin, context::getProperty);
+    }
+
+    BasicAuthFilter(ConfigurationAdmin configurationAdmin, UnaryOperator<String> frameworkProperty) {
         this.configs = new ConfigStore(configurationAdmin);
+        this.frameworkProperty = frameworkProperty;
     }
 
     @Override
@@ -65,52 +77,42 @@ public final class BasicAuthFilter implements ContainerRequestFilter {
     }
 
     boolean authorized(String header) {
-        byte[] expected = expected();
-        if (expected == null || header == null || header.length() < 6
-                || !header.regionMatches(true, 0, "Basic ", 0, 6)) {
-            return false;
-        }
-        byte[] given;
-        try {
-            given = Base64.getDecoder().decode(header.substring(6).trim());
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
-        return MessageDigest.isEqual(given, expected); // time independent of where the bytes differ
+        ConsoleCredentials credentials = credentials();
+        String[] given = ConsoleCredentials.basic(header);
+        return credentials != null && given != null && credentials.matches(given[0], given[1]);
     }
 
-    /** "user:password" as configured, or null (after logging why) if the configuration is invalid. */
-    private byte[] expected() {
-        Map<String, Object> config = configs.read(AdminConfig.PID);
-        String user = text(config.get(AdminConfig.USERNAME), AdminConfig.DEFAULT_USERNAME);
-        String password = text(config.get(AdminConfig.PASSWORD), AdminConfig.DEFAULT_PASSWORD);
-        String problem = null;
-        if (user.isEmpty() || password.isEmpty()) {
-            problem = "username and password must be non-empty";
-        } else if (user.indexOf(':') >= 0) {
-            problem = "username must not contain ':'";
+    /** The console's credentials, or null (after logging why, once) if they refuse everyone. */
+    private ConsoleCredentials credentials() {
+        String problem;
+        ConsoleCredentials credentials = null;
+        try {
+            credentials = ConsoleCredentials.of(configs.read(ConsoleCredentials.PID), frameworkProperty);
+            problem = credentials.problem();
+            if (problem == null && !configs.read(FORMER_PID).isEmpty()) {
+                problem = "warning: " + FORMER_PID + " is configured but no longer read";
+            }
+        } catch (RuntimeException e) {
+            problem = "ConfigAdmin cannot be read: " + e.getMessage();
         }
         String last = LAST_PROBLEM.getAndSet(problem);
-        if (problem != null) {
-            if (!problem.equals(last)) {
-                LOG.error("admin API: configuration {} rejected: {}; every /admin request is refused until it is fixed",
-                        AdminConfig.PID, problem);
+        if (problem != null && !problem.equals(last)) {
+            if (problem.startsWith("warning: ")) {
+                LOG.warn("admin API: {} is configured, but no longer read: /admin/* uses the web console's "
+                        + "credentials ({}.cfg); delete {}.cfg and set the user and password there", FORMER_PID,
+                        ConsoleCredentials.PID, FORMER_PID);
+            } else {
+                LOG.error("admin API: the credentials of {} cannot be used: {}; every /admin request is refused until "
+                        + "they are fixed", ConsoleCredentials.PID, problem);
             }
-            return null;
         }
-        return (user + ":" + password).getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static String text(Object value, String defaultValue) {
-        if (value == null) {
-            return defaultValue;
-        }
-        return value instanceof char[] chars ? new String(chars) : String.valueOf(value);
+        return credentials == null || credentials.problem() != null ? null : credentials;
     }
 
     static Response unauthorized() {
         return Response.fromResponse(ErrorResponses.of(Response.Status.UNAUTHORIZED,
-                        "authentication required: HTTP Basic credentials for the BalanceRoute admin API",
+                        "authentication required: HTTP Basic credentials of the web console (the admin API and the "
+                                + "console share them)",
                         ErrorResponses.AUTHENTICATION, null))
                 .header(HttpHeaders.WWW_AUTHENTICATE, CHALLENGE)
                 .build();

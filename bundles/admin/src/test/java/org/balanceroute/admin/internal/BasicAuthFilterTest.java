@@ -18,8 +18,10 @@ import org.junit.jupiter.api.Test;
 
 class BasicAuthFilterTest {
 
+    private static final String CONSOLE = "org.apache.felix.webconsole.internal.servlet.OsgiManager";
+
     private final FakeConfigAdmin configs = new FakeConfigAdmin();
-    private final BasicAuthFilter filter = new BasicAuthFilter(configs.service());
+    private final BasicAuthFilter filter = new BasicAuthFilter(configs.service(), k -> null);
 
     private static String basic(String userPassword) {
         return "Basic " + Base64.getEncoder().encodeToString(userPassword.getBytes(StandardCharsets.UTF_8));
@@ -74,15 +76,43 @@ class BasicAuthFilterTest {
 
     @Test
     void configuredCredentialsApplyAtOnce() throws Exception {
-        configs.put(AdminConfig.PID, Map.of("username", "ops", "password", "s3cret"));
+        configs.put(CONSOLE, Map.of("username", "ops", "password", "s3cret"));
         assertNull(run("admin/policies", basic("ops:s3cret")));
         assertUnauthorized(run("admin/policies", basic("admin:admin")));
     }
 
     @Test
     void anEmptyPasswordRefusesEveryone() throws Exception {
-        configs.put(AdminConfig.PID, Map.of("username", "ops", "password", ""));
+        configs.put(CONSOLE, Map.of("username", "ops", "password", ""));
         assertUnauthorized(run("admin/policies", basic("ops:")));
         assertTrue(run("health", null) == null);
+    }
+
+    @Test
+    void theConsolesHashedPasswordOpensTheAdminApi() throws Exception {
+        // as the console writes it back after hashing "s3cr:et" (webconsole 5.0.18)
+        configs.put(CONSOLE, Map.of("username", "ops", "password",
+                "{sha-256}a886c3d1f16a4fc5-1000-5Nb/D7u8ZQXLRYNFZEs1MA2BORT8oslK5TSmtECQmO8="));
+        assertNull(run("admin/policies", basic("ops:s3cr:et")));
+        assertUnauthorized(run("admin/policies", basic("ops:s3cr:eT")));
+        assertUnauthorized(run("admin/policies", basic("admin:admin")));
+    }
+
+    @Test
+    void theFormerAdminCredentialsNoLongerOpenIt() throws Exception {
+        configs.put("org.balanceroute.admin", Map.of("username", "old", "password", "old"));
+        configs.put(CONSOLE, Map.of("username", "ops", "password", "new"));
+        assertUnauthorized(run("admin/policies", basic("old:old")));
+        assertNull(run("admin/policies", basic("ops:new")));
+    }
+
+    @Test
+    void anUnreadableConfigAdminRefusesEveryone() throws Exception {
+        BasicAuthFilter broken = new BasicAuthFilter((org.osgi.service.cm.ConfigurationAdmin) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {org.osgi.service.cm.ConfigurationAdmin.class},
+                (p, m, a) -> {
+                    throw new java.io.IOException("disk gone");
+                }), k -> null);
+        assertTrue(!broken.authorized(basic("admin:admin")));
     }
 }

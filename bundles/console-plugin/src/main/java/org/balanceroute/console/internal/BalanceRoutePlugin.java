@@ -1,0 +1,413 @@
+package org.balanceroute.console.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import jakarta.servlet.Servlet;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
+import org.balanceroute.admin.PolicyAdmin;
+import org.balanceroute.admin.PolicyAdmin.ChangeResult;
+import org.balanceroute.admin.PolicyAdmin.InvalidChangeException;
+import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
+import org.balanceroute.admin.auth.ConsoleCredentials;
+import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.router.RouterService;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.metatype.annotations.Designate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The BalanceRoute page of the Felix web console, {@code /system/console/balanceroute}: a plain
+ * {@code jakarta.servlet.Servlet} service with the console's plugin properties (no dependency on
+ * console internals), behind the console's own authentication. The console serves this bundle's
+ * {@code /res/...} as {@code balanceroute/res/...} (the page's script and style, uPlot).
+ *
+ * <ul>
+ * <li>{@code GET balanceroute}: the page (inside the console's frame), with a CSRF token;
+ * <li>{@code GET balanceroute/state.json?since=SEQ}: what the page polls once a second: the chart
+ *     samples after SEQ, the newest per-worker figures, the cluster of proxies, the policies with
+ *     their schema, the credentials warning and a fresh CSRF token ({@link StateJson});
+ * <li>{@code POST balanceroute/policy} with header {@value CsrfTokens#HEADER}: a change through
+ *     {@link PolicyAdmin} ({@link PolicyRequest}); without a valid token 403, nothing changed.
+ * </ul>
+ *
+ * <p><b>History.</b> Kept server-side: one sampler thread, started with the component, reads
+ * {@link RouterService#snapshot()} and {@link RouterService#cluster()} about once a second into a
+ * bounded ring ({@link LoadHistory}); viewers read the ring and never reach the router's dispatch
+ * thread themselves, so ten open tabs cost the router what one does, and a page opened late shows
+ * the last minutes at once. Polling rather than SSE: a console request passes through the console's
+ * servlet, which is not registered for asynchronous requests, so a stream would hold a Jetty thread
+ * per viewer.
+ */
+@Component(service = Servlet.class, immediate = true, configurationPid = ConsolePluginConfig.PID, property = {
+        "felix.webconsole.label=" + BalanceRoutePlugin.LABEL,
+        "felix.webconsole.title=" + BalanceRoutePlugin.TITLE,
+        "felix.webconsole.category=" + BalanceRoutePlugin.CATEGORY,
+        "felix.webconsole.css=/" + BalanceRoutePlugin.LABEL + "/res/uplot/uPlot.min.css",
+        "felix.webconsole.css=/" + BalanceRoutePlugin.LABEL + "/res/balanceroute.css",
+        "service.description=BalanceRoute web console plugin"})
+@Designate(ocd = ConsolePluginConfig.class)
+public final class BalanceRoutePlugin extends HttpServlet {
+
+    private static final long serialVersionUID = 1L;
+    static final String LABEL = "balanceroute";
+    static final String TITLE = "BalanceRoute";
+    static final String CATEGORY = "BalanceRoute";
+    /** How long a change may take to be in force before the page is told it is still pending. */
+    static final Duration CHANGE_WAIT = Duration.ofSeconds(10);
+    static final int MAX_BODY_BYTES = 64 * 1024;
+    /** The request attribute the whiteboard sets from the console's authentication (also getRemoteUser()). */
+    static final String REMOTE_USER = "org.osgi.service.http.authentication.remote.user";
+    static final String PLUGIN_ROOT = "felix.webconsole.pluginRoot";
+
+    private static final Logger LOG = LoggerFactory.getLogger(BalanceRoutePlugin.class);
+
+    private final transient RouterService router;
+    private final transient ConfigurationAdmin configurationAdmin;
+    private final transient UnaryOperator<String> frameworkProperty;
+    private final transient LoadHistory history;
+    private final transient CsrfTokens csrf;
+    private final long intervalMillis;
+    private final transient LongSupplier clock;
+    private final transient ScheduledExecutorService sampler;
+    private final transient AtomicReference<ClusterStatus> cluster = new AtomicReference<>();
+    private final transient AtomicReference<String> lastSampleProblem = new AtomicReference<>();
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private transient volatile PolicyAdmin policyAdmin;
+
+    @Activate
+    public BalanceRoutePlugin(@Reference(name = "router") RouterService router,
+            @Reference(name = "configurationAdmin") ConfigurationAdmin configurationAdmin, BundleContext context,
+            ConsolePluginConfig config) {
+        this(router, configurationAdmin, context::getProperty, historySamples(config), interval(config),
+                CsrfTokens.random(), System::currentTimeMillis, true);
+    }
+
+    /** For tests: no sampler thread unless {@code sample}; samples are taken with {@link #sample()}. */
+    BalanceRoutePlugin(RouterService router, ConfigurationAdmin configurationAdmin,
+            UnaryOperator<String> frameworkProperty, int historySamples, long intervalMillis, CsrfTokens csrf,
+            LongSupplier clock, boolean sample) {
+        this.router = router;
+        this.configurationAdmin = configurationAdmin;
+        this.frameworkProperty = frameworkProperty;
+        this.history = new LoadHistory(historySamples);
+        this.intervalMillis = intervalMillis;
+        this.csrf = csrf;
+        this.clock = clock;
+        if (sample) {
+            sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "balanceroute-console-sampler");
+                t.setDaemon(true);
+                return t;
+            });
+            sampler.scheduleAtFixedRate(this::sample, 0, intervalMillis, TimeUnit.MILLISECONDS);
+        } else {
+            sampler = null;
+        }
+    }
+
+    private static int historySamples(ConsolePluginConfig c) {
+        return setting("historySamples", c.historySamples(), ConsolePluginConfig.MIN_HISTORY_SAMPLES,
+                ConsolePluginConfig.MAX_HISTORY_SAMPLES, ConsolePluginConfig.DEFAULT_HISTORY_SAMPLES);
+    }
+
+    private static long interval(ConsolePluginConfig c) {
+        return setting("sampleIntervalMillis", c.sampleIntervalMillis(), ConsolePluginConfig.MIN_SAMPLE_INTERVAL_MILLIS,
+                ConsolePluginConfig.MAX_SAMPLE_INTERVAL_MILLIS, ConsolePluginConfig.DEFAULT_SAMPLE_INTERVAL_MILLIS);
+    }
+
+    /** The configured value, or the default (after an error naming the property and its range) if out of range. */
+    private static int setting(String name, int value, int min, int max, int defaultValue) {
+        if (value < min || value > max) {
+            LOG.error("console: {} {} must be an integer in [{}, {}], got {}; using {}", ConsolePluginConfig.PID, name,
+                    min, max, value, defaultValue);
+            return defaultValue;
+        }
+        return value;
+    }
+
+    @Deactivate
+    void stop() {
+        if (sampler != null) {
+            sampler.shutdownNow();
+        }
+    }
+
+    /** For tests: which PolicyAdmin to use (DS sets the field otherwise). */
+    void policyAdmin(PolicyAdmin admin) {
+        this.policyAdmin = admin;
+    }
+
+    /** One sample of the router's view into the ring (the sampler thread, once per interval). */
+    void sample() {
+        String problem = null;
+        try {
+            history.add(clock.getAsLong(), router.snapshot());
+        } catch (RuntimeException e) {
+            problem = "the router's snapshot: " + e.getMessage();
+        }
+        try {
+            cluster.set(router.cluster());
+        } catch (RuntimeException e) {
+            problem = problem == null ? "the router's cluster status: " + e.getMessage() : problem;
+        }
+        String last = lastSampleProblem.getAndSet(problem);
+        if (problem != null && !problem.equals(last)) {
+            LOG.warn("console: no sample of {} (logged once until it answers again)", problem);
+        }
+    }
+
+    LoadHistory history() {
+        return history;
+    }
+
+    // ---------------------------------------------------------------- GET
+
+    @Override
+    protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        String path = relativePath(req);
+        switch (path) {
+            case "", "/" -> page(req, resp);
+            case "/state.json" -> state(req, resp);
+            default -> resp.sendError(HttpServletResponse.SC_NOT_FOUND, "no such BalanceRoute console resource");
+        }
+    }
+
+    /** The path after the plugin's label: "" for the page, "/state.json", "/policy". */
+    static String relativePath(HttpServletRequest req) {
+        String p = req.getPathInfo() == null ? "" : req.getPathInfo();
+        String prefix = "/" + LABEL;
+        return p.startsWith(prefix) ? p.substring(prefix.length()) : p;
+    }
+
+    private static String user(HttpServletRequest req) {
+        String u = req.getRemoteUser();
+        if (u == null && req.getAttribute(REMOTE_USER) instanceof String s) {
+            u = s;
+        }
+        return u == null ? "" : u;
+    }
+
+    private void page(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        Object rootAttribute = req.getAttribute(PLUGIN_ROOT);
+        String root = rootAttribute instanceof String s ? s : req.getContextPath() + req.getServletPath() + "/" + LABEL;
+        resp.setCharacterEncoding("utf-8");
+        if (resp.getContentType() == null) {
+            resp.setContentType("text/html");
+        }
+        PrintWriter pw = resp.getWriter();
+        pw.print(Page.html(root, csrf.issue(user(req))));
+        pw.flush();
+    }
+
+    private void state(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        long since = 0;
+        String s = req.getParameter("since");
+        if (s != null) {
+            try {
+                since = Long.parseLong(s);
+            } catch (NumberFormatException e) {
+                since = 0;
+            }
+        }
+        writeJson(resp, HttpServletResponse.SC_OK, state(since, user(req)));
+    }
+
+    /** The state.json body for a viewer that has the samples up to {@code since}. */
+    ObjectNode state(long since, String user) {
+        List<LoadHistory.Sample> samples = history.since(since);
+        LoadHistory.Sample latest = history.latest();
+        ObjectNode o = StateJson.JSON.createObjectNode();
+        o.put("time", clock.getAsLong());
+        o.put("csrfToken", csrf.issue(user));
+        o.set("history", StateJson.history(samples, history.capacity(), intervalMillis,
+                latest == null ? 0 : latest.seq()));
+        o.set("latest", StateJson.latest(latest));
+        o.set("cluster", StateJson.cluster(cluster.get()));
+        o.set("policies", policies());
+        o.set("credentials", StateJson.credentials(credentials()));
+        return o;
+    }
+
+    private JsonNode policies() {
+        String active;
+        try {
+            active = router.activePolicy();
+        } catch (RuntimeException e) {
+            active = RouterService.NO_POLICY;
+        }
+        PolicyAdmin admin = policyAdmin;
+        if (admin == null) {
+            return StateJson.policiesReadOnly(active, availableNames(),
+                    "policy administration is not available (no PolicyAdmin service: the admin bundle is not "
+                            + "running); the policies are shown, not switched");
+        }
+        try {
+            return StateJson.policies(admin.activePolicy(), admin.policies());
+        } catch (RuntimeException e) {
+            LOG.warn("console: PolicyAdmin.policies() failed", e);
+            return StateJson.policiesReadOnly(active, availableNames(),
+                    "the policies could not be read: " + e.getMessage());
+        }
+    }
+
+    private List<String> availableNames() {
+        try {
+            return router.availablePolicies();
+        } catch (RuntimeException e) {
+            return List.of();
+        }
+    }
+
+    /** The console's credentials as ConfigAdmin holds them now (the default-password warning). */
+    ConsoleCredentials credentials() {
+        Map<String, Object> config = Map.of();
+        try {
+            Configuration[] found = configurationAdmin.listConfigurations("(service.pid=" + ConsoleCredentials.PID + ")");
+            if (found != null && found.length > 0 && found[0].getProperties() != null) {
+                var d = found[0].getProperties();
+                var m = new java.util.HashMap<String, Object>();
+                for (var keys = d.keys(); keys.hasMoreElements(); ) {
+                    String k = keys.nextElement();
+                    m.put(k, d.get(k));
+                }
+                config = m;
+            }
+        } catch (IOException | InvalidSyntaxException | RuntimeException e) {
+            LOG.warn("console: cannot read {}: {}", ConsoleCredentials.PID, e.toString());
+        }
+        return ConsoleCredentials.of(config, frameworkProperty);
+    }
+
+    // ---------------------------------------------------------------- POST
+
+    @Override
+    protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        String refusal = csrfRefusal(req);
+        if (refusal != null) {
+            LOG.warn("console: POST {} refused: {}", req.getRequestURI(), refusal);
+            writeJson(resp, HttpServletResponse.SC_FORBIDDEN, StateJson.refused(refusal, null));
+            return;
+        }
+        if (!relativePath(req).equals("/policy")) {
+            writeJson(resp, HttpServletResponse.SC_NOT_FOUND, StateJson.refused("no such BalanceRoute console action", null));
+            return;
+        }
+        change(req, resp);
+    }
+
+    /** Why a POST is refused before anything is read (the CSRF check), or null when it may proceed. */
+    String csrfRefusal(HttpServletRequest req) {
+        String origin = req.getHeader("Origin");
+        if (origin != null && !origin.equals("null") && !sameOrigin(origin, req.getHeader("Host"))) {
+            return "cross-origin request refused (Origin " + origin + " is not this console)";
+        }
+        if ("null".equals(origin)) {
+            return "cross-origin request refused (Origin null)";
+        }
+        CsrfTokens.Verdict v = csrf.check(req.getHeader(CsrfTokens.HEADER), user(req));
+        if (v != CsrfTokens.Verdict.VALID) {
+            return "CSRF check failed: the request carries " + v.description
+                    + "; changes are accepted only from the BalanceRoute console page (reload it)";
+        }
+        return null;
+    }
+
+    /** Whether an Origin header names the host the request was sent to (default ports allowed). */
+    static boolean sameOrigin(String origin, String host) {
+        if (host == null) {
+            return false;
+        }
+        try {
+            URI u = URI.create(origin);
+            int defaultPort = "https".equalsIgnoreCase(u.getScheme()) ? 443 : 80;
+            if (u.getHost() == null) {
+                return false;
+            }
+            String o = u.getHost() + ":" + (u.getPort() == -1 ? defaultPort : u.getPort());
+            String h = host.lastIndexOf(':') > host.lastIndexOf(']') ? host : host + ":" + defaultPort;
+            return o.equalsIgnoreCase(h);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    private void change(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        PolicyAdmin admin = policyAdmin;
+        if (admin == null) {
+            writeJson(resp, HttpServletResponse.SC_SERVICE_UNAVAILABLE, StateJson.refused(
+                    "policy administration is not available (no PolicyAdmin service): nothing changed", null));
+            return;
+        }
+        JsonNode body;
+        try (InputStream in = req.getInputStream()) {
+            byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
+            if (bytes.length > MAX_BODY_BYTES) {
+                writeJson(resp, HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE,
+                        StateJson.refused("the body is larger than " + MAX_BODY_BYTES + " bytes", null));
+                return;
+            }
+            body = StateJson.JSON.readTree(bytes);
+        } catch (JsonProcessingException e) {
+            writeJson(resp, HttpServletResponse.SC_BAD_REQUEST,
+                    StateJson.refused("the body is not JSON: " + e.getOriginalMessage(), null));
+            return;
+        }
+        try {
+            List<PolicyDescription> known = admin.policies();
+            PolicyRequest change = PolicyRequest.parse(body, known);
+            ChangeResult result = admin.change(change.policy(), change.parameters(), CHANGE_WAIT);
+            LOG.info("console: {} changed the policy: {} {} ({})", user(req), change.policy(), change.parameters(),
+                    result.applied() ? "applied" : "pending");
+            writeJson(resp, HttpServletResponse.SC_OK, StateJson.changed(result));
+        } catch (PolicyRequest.BadRequest e) {
+            writeJson(resp, HttpServletResponse.SC_BAD_REQUEST, StateJson.refused(e.getMessage(), e.field));
+        } catch (InvalidChangeException e) {
+            LOG.info("console: {}'s change refused: {}", user(req), e.getMessage());
+            writeJson(resp, HttpServletResponse.SC_BAD_REQUEST, StateJson.refused(e.getMessage(), e.field()));
+        } catch (RuntimeException e) {
+            LOG.error("console: the change failed", e);
+            writeJson(resp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR,
+                    StateJson.refused("the change failed: " + e.getMessage(), null));
+        }
+    }
+
+    private static void writeJson(HttpServletResponse resp, int status, JsonNode body) throws IOException {
+        byte[] bytes = StateJson.JSON.writeValueAsBytes(body);
+        resp.setStatus(status);
+        resp.setContentType("application/json");
+        resp.setCharacterEncoding(StandardCharsets.UTF_8.name());
+        resp.setHeader("Cache-Control", "no-store");
+        resp.setContentLength(bytes.length);
+        resp.getOutputStream().write(bytes);
+    }
+}

@@ -1,0 +1,217 @@
+package org.balanceroute.console.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Map;
+import org.balanceroute.admin.PolicyAdmin.ChangeResult;
+import org.balanceroute.admin.PolicyAdmin.ParameterDescription;
+import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
+import org.balanceroute.admin.auth.ConsoleCredentials;
+import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.router.ReplicaShare;
+
+/**
+ * The JSON the console page reads ({@code GET .../balanceroute/state.json?since=SEQ}) and the
+ * answers to its changes. Pure: built from values, so that tests need no framework. The page's
+ * script (res/balanceroute.js) is the one reader; the field names below are its contract.
+ */
+final class StateJson {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    private StateJson() {
+    }
+
+    /**
+     * {@code {"seq": LAST, "capacity": N, "intervalMillis": MS, "samples": [{"seq", "t", "step",
+     * "poolDepth", "imbalance", "loads": [...]}]}}: the samples after the viewer's last, oldest
+     * first; t in epoch milliseconds; loads in KV tokens, one per worker.
+     */
+    static ObjectNode history(List<LoadHistory.Sample> samples, int capacity, long intervalMillis, long lastSeq) {
+        ObjectNode h = JSON.createObjectNode();
+        h.put("seq", lastSeq);
+        h.put("capacity", capacity);
+        h.put("intervalMillis", intervalMillis);
+        ArrayNode out = h.putArray("samples");
+        for (LoadHistory.Sample s : samples) {
+            ObjectNode o = out.addObject();
+            o.put("seq", s.seq());
+            o.put("t", s.timeMillis());
+            o.put("step", s.snapshot().step());
+            o.put("poolDepth", s.snapshot().poolDepth());
+            o.put("imbalance", s.imbalance());
+            ArrayNode loads = o.putArray("loads");
+            for (long l : s.snapshot().loads()) {
+                loads.add(l);
+            }
+        }
+        return h;
+    }
+
+    /**
+     * {@code {"t", "step", "poolDepth", "capacity", "imbalance", "workers": [{"worker", "load",
+     * "running", "queued", "available"}]}} of the newest sample; null before the first.
+     */
+    static JsonNode latest(LoadHistory.Sample s) {
+        if (s == null) {
+            return JSON.nullNode();
+        }
+        ClusterSnapshot c = s.snapshot();
+        ObjectNode o = JSON.createObjectNode();
+        o.put("t", s.timeMillis());
+        o.put("step", c.step());
+        o.put("poolDepth", c.poolDepth());
+        o.put("capacity", c.capacity());
+        o.put("imbalance", s.imbalance());
+        long[] loads = c.loads();
+        int[] running = c.running();
+        int[] queued = c.queued();
+        boolean[] available = c.available();
+        ArrayNode workers = o.putArray("workers");
+        for (int g = 0; g < loads.length; g++) {
+            ObjectNode w = workers.addObject();
+            w.put("worker", g);
+            w.put("load", loads[g]);
+            w.put("running", running[g]);
+            w.put("queued", queued[g]);
+            w.put("available", available[g]);
+        }
+        return o;
+    }
+
+    /**
+     * {@code {"store", "clustered", "localMember", "dispatcher", "viewAgeMillis", "members":
+     * [{"member", "address", "dispatcher", "local", "pooled", "load", "share", "running",
+     * "queued"}]}}: clustered is store != local; share is the member's fraction of the summed load
+     * (0 when nothing is loaded). Null when the router did not answer.
+     */
+    static JsonNode cluster(ClusterStatus c) {
+        if (c == null) {
+            return JSON.nullNode();
+        }
+        ObjectNode o = JSON.createObjectNode();
+        o.put("store", c.store());
+        o.put("clustered", !ClusterStatus.LOCAL.equals(c.store()));
+        o.put("localMember", c.localMember());
+        o.put("dispatcher", c.dispatcher());
+        o.put("viewAgeMillis", c.viewAgeMillis());
+        long total = 0;
+        for (ReplicaShare s : c.members()) {
+            total += s.totalLoad();
+        }
+        ArrayNode members = o.putArray("members");
+        for (ReplicaShare s : c.members()) {
+            int run = 0, queue = 0;
+            for (int r : s.running()) {
+                run += r;
+            }
+            for (int q : s.queued()) {
+                queue += q;
+            }
+            ObjectNode m = members.addObject();
+            m.put("member", s.member());
+            m.put("address", s.address());
+            m.put("dispatcher", s.dispatcher());
+            m.put("local", s.member().equals(c.localMember()));
+            m.put("pooled", s.pooled());
+            m.put("load", s.totalLoad());
+            m.put("share", total == 0 ? 0.0 : (double) s.totalLoad() / total);
+            m.put("running", run);
+            m.put("queued", queue);
+        }
+        return o;
+    }
+
+    /**
+     * {@code {"manageable": true, "active": NAME, "list": [{"name", "pid", "active", "parameters":
+     * [{"id", "name", "description", "type", "default", "min", "max", "options": [{"label",
+     * "value"}]}], "values": {...}}]}}, from PolicyAdmin's schema: the page's form is generated
+     * from it, so a hot-deployed policy's tunables appear with no code here.
+     */
+    static ObjectNode policies(String active, List<PolicyDescription> list) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("manageable", true);
+        o.put("active", active);
+        ArrayNode out = o.putArray("list");
+        for (PolicyDescription p : list) {
+            ObjectNode po = out.addObject();
+            po.put("name", p.name());
+            po.put("pid", p.pid());
+            po.put("active", p.name().equals(active));
+            ArrayNode params = po.putArray("parameters");
+            for (ParameterDescription d : p.parameters()) {
+                ObjectNode d0 = params.addObject();
+                d0.put("id", d.id());
+                d0.put("name", d.name());
+                d0.put("description", d.description());
+                d0.put("type", d.type());
+                d0.set("default", JSON.valueToTree(d.defaultValue()));
+                d0.put("min", d.min());
+                d0.put("max", d.max());
+                ArrayNode options = d0.putArray("options");
+                if (d.options() != null) {
+                    d.options().forEach((label, value) -> options.addObject().put("label", label).put("value", value));
+                }
+            }
+            po.set("values", JSON.valueToTree(p.values() == null ? Map.of() : p.values()));
+        }
+        return o;
+    }
+
+    /**
+     * Without PolicyAdmin (or when it failed): {@code {"manageable": false, "active", "message",
+     * "list": [{"name", "active", "parameters": [], "values": {...}}]}}: names only, no switch.
+     */
+    static ObjectNode policiesReadOnly(String active, List<String> names, String message) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("manageable", false);
+        o.put("active", active);
+        o.put("message", message);
+        ArrayNode out = o.putArray("list");
+        for (String n : names) {
+            ObjectNode po = out.addObject();
+            po.put("name", n);
+            po.putNull("pid");
+            po.put("active", n.equals(active));
+            po.putArray("parameters");
+            po.putObject("values");
+        }
+        return o;
+    }
+
+    /**
+     * {@code {"user", "defaultInForce", "problem"}}: whether the console's default admin / admin
+     * opens the console and the admin API (the page warns), and why the credentials refuse everyone,
+     * if they do.
+     */
+    static ObjectNode credentials(ConsoleCredentials c) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("user", c.user());
+        o.put("defaultInForce", c.isDefault());
+        o.put("problem", c.problem());
+        return o;
+    }
+
+    /** A change's answer: {@code {"outcome": "applied"|"pending", "active", "parameters", "message"}}. */
+    static ObjectNode changed(ChangeResult r) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("outcome", r.applied() ? "applied" : "pending");
+        o.put("active", r.active());
+        o.set("parameters", JSON.valueToTree(r.parameters() == null ? Map.of() : r.parameters()));
+        o.put("message", r.message());
+        return o;
+    }
+
+    /** A refusal: {@code {"outcome": "refused", "message", "field"}} (field null for the body as a whole). */
+    static ObjectNode refused(String message, String field) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("outcome", "refused");
+        o.put("message", message);
+        o.put("field", field);
+        return o;
+    }
+}

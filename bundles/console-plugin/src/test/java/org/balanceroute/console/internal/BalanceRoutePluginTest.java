@@ -1,0 +1,208 @@
+package org.balanceroute.console.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.balanceroute.admin.PolicyAdmin.ParameterDescription;
+import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
+import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.router.ReplicaShare;
+import org.junit.jupiter.api.Test;
+
+/** The servlet end to end without a framework: the page, state.json, and POSTs with and without the CSRF token. */
+class BalanceRoutePluginTest {
+
+    static final List<PolicyDescription> POLICIES = List.of(
+            new PolicyDescription("br0", "org.balanceroute.policy.balance",
+                    List.of(new ParameterDescription("rMax", "R_max", "Stage 2 candidates", "integer", 8, "1", "16", Map.of())),
+                    Map.of("rMax", 8)),
+            new PolicyDescription("brh-survival", "org.balanceroute.policy.balance",
+                    List.of(new ParameterDescription("rMax", "R_max", "Stage 2 candidates", "integer", 8, "1", "16", Map.of())),
+                    Map.of("rMax", 8)),
+            // a hot-deployed policy: its tunable comes from its own metatype, through PolicyAdmin
+            new PolicyDescription("least-running", "org.balanceroute.policy.example",
+                    List.of(new ParameterDescription("tieBreak", "Tie break", "lowest or highest index", "string", "lowest",
+                            null, null, Map.of("lowest index", "lowest", "highest index", "highest"))),
+                    Map.of("tieBreak", "lowest")));
+
+    private final AtomicLong now = new AtomicLong(1_800_000_000_000L);
+    private final ClusterSnapshot[] snapshot = {LoadHistoryTest.snapshot(1, 100, 400)};
+    private final ClusterStatus[] cluster = {new ClusterStatus(ClusterStatus.LOCAL, "local", "local",
+            List.of(new ReplicaShare("local", "local", true, 0, new long[] {100, 400}, new int[] {1, 2}, new int[] {0, 0})),
+            0, ClusterStatus.Staleness.NONE)};
+    private final Map<String, Map<String, Object>> configs = new HashMap<>();
+    private final Fakes.RecordingPolicyAdmin admin = new Fakes.RecordingPolicyAdmin(POLICIES);
+    private final CsrfTokens csrf = new CsrfTokens("0123456789abcdef0123456789abcdef".getBytes(), () -> now.get() / 1000);
+    private final BalanceRoutePlugin plugin = new BalanceRoutePlugin(
+            Fakes.router(snapshot, cluster, "br0", List.of("br0", "brh-survival", "jsq", "least-running")),
+            Fakes.configs(configs), k -> null, 600, 1000, csrf, now::get, false);
+
+    {
+        plugin.policyAdmin(admin);
+    }
+
+    private Fakes.Response get(String pathInfo, Map<String, String> params) throws Exception {
+        Fakes.Response r = new Fakes.Response();
+        plugin.service(Fakes.request("GET", pathInfo, Map.of(), params, null, "admin"), r.servlet());
+        return r;
+    }
+
+    private Fakes.Response post(String pathInfo, Map<String, String> headers, String body) throws Exception {
+        Fakes.Response r = new Fakes.Response();
+        plugin.service(Fakes.request("POST", pathInfo, headers, Map.of(), body, "admin"), r.servlet());
+        return r;
+    }
+
+    private static JsonNode json(Fakes.Response r) throws Exception {
+        return StateJson.JSON.readTree(r.body());
+    }
+
+    @Test
+    void thePageCarriesTheRootAndAToken() throws Exception {
+        Fakes.Response r = get("/balanceroute", Map.of());
+        assertEquals(200, r.status);
+        assertTrue(r.body().contains("data-root=\"/system/console/balanceroute\""), r.body());
+        String token = r.body().replaceAll("(?s).*data-csrf=\"([^\"]+)\".*", "$1");
+        assertEquals(CsrfTokens.Verdict.VALID, csrf.check(token, "admin"));
+        assertTrue(r.body().contains("/system/console/balanceroute/res/uplot/uPlot.iife.min.js"));
+        assertEquals(404, get("/balanceroute/nothing.json", Map.of()).status);
+    }
+
+    @Test
+    void stateJsonGivesOnlyTheSamplesAfterTheViewersLast() throws Exception {
+        plugin.sample();
+        now.addAndGet(1000);
+        snapshot[0] = LoadHistoryTest.snapshot(2, 300, 350);
+        plugin.sample();
+        JsonNode all = json(get("/balanceroute/state.json", Map.of()));
+        assertEquals(2, all.path("history").path("samples").size());
+        assertEquals(2, all.path("history").path("seq").asLong());
+        assertEquals(600, all.path("history").path("capacity").asInt());
+        JsonNode after1 = json(get("/balanceroute/state.json", Map.of("since", "1")));
+        assertEquals(1, after1.path("history").path("samples").size());
+        assertEquals("[300,350]", after1.path("history").path("samples").get(0).path("loads").toString());
+        assertEquals(50, after1.path("latest").path("imbalance").asLong());
+        assertEquals(2, after1.path("latest").path("workers").size());
+        assertEquals(0, json(get("/balanceroute/state.json", Map.of("since", "2"))).path("history").path("samples").size());
+        assertEquals(2, json(get("/balanceroute/state.json", Map.of("since", "junk"))).path("history").path("samples").size());
+        assertEquals(CsrfTokens.Verdict.VALID, csrf.check(all.path("csrfToken").asText(), "admin"));
+    }
+
+    @Test
+    void stateJsonCarriesTheSchemaForTheForm() throws Exception {
+        JsonNode p = json(get("/balanceroute/state.json", Map.of())).path("policies");
+        assertTrue(p.path("manageable").asBoolean());
+        assertEquals("br0", p.path("active").asText());
+        assertEquals(3, p.path("list").size());
+        JsonNode example = p.path("list").get(2);
+        assertEquals("least-running", example.path("name").asText());
+        assertEquals("tieBreak", example.path("parameters").get(0).path("id").asText());
+        assertEquals(2, example.path("parameters").get(0).path("options").size());
+        assertEquals("lowest", example.path("values").path("tieBreak").asText());
+    }
+
+    @Test
+    void withoutPolicyAdminThePoliciesAreShownNotSwitched() throws Exception {
+        plugin.policyAdmin(null);
+        JsonNode p = json(get("/balanceroute/state.json", Map.of())).path("policies");
+        assertFalse(p.path("manageable").asBoolean());
+        assertEquals(4, p.path("list").size());
+        assertTrue(p.path("message").asText().contains("PolicyAdmin"));
+        String token = csrf.issue("admin");
+        Fakes.Response r = post("/balanceroute/policy", Map.of(CsrfTokens.HEADER, token), "{\"policy\": \"jsq\"}");
+        assertEquals(503, r.status);
+    }
+
+    @Test
+    void theDefaultCredentialsAreReported() throws Exception {
+        assertTrue(json(get("/balanceroute/state.json", Map.of())).path("credentials").path("defaultInForce").asBoolean());
+        configs.put("org.apache.felix.webconsole.internal.servlet.OsgiManager",
+                Map.of("username", "admin", "password", "{sha-256}jGl25bVBBBW96Qi9Te4V37Fnqchz/Eu4qB9vKrRIqRg="));
+        assertTrue(json(get("/balanceroute/state.json", Map.of())).path("credentials").path("defaultInForce").asBoolean());
+        configs.put("org.apache.felix.webconsole.internal.servlet.OsgiManager", Map.of("username", "ops", "password", "x"));
+        JsonNode c = json(get("/balanceroute/state.json", Map.of())).path("credentials");
+        assertFalse(c.path("defaultInForce").asBoolean());
+        assertTrue(c.path("problem").isNull());
+        configs.put("org.apache.felix.webconsole.internal.servlet.OsgiManager", Map.of("username", "ops", "password", ""));
+        assertTrue(json(get("/balanceroute/state.json", Map.of())).path("credentials").path("problem").asText()
+                .contains("non-empty"));
+    }
+
+    @Test
+    void aPostWithoutAValidTokenIsRefusedAndChangesNothing() throws Exception {
+        String body = "{\"policy\": \"brh-survival\"}";
+        for (Map<String, String> headers : List.of(Map.<String, String>of(),
+                Map.of(CsrfTokens.HEADER, ""),
+                Map.of(CsrfTokens.HEADER, "v1.1.forged"),
+                Map.of(CsrfTokens.HEADER, csrf.issue("someone-else")))) {
+            Fakes.Response r = post("/balanceroute/policy", headers, body);
+            assertEquals(403, r.status, headers.toString());
+            JsonNode j = json(r);
+            assertEquals("refused", j.path("outcome").asText());
+            assertTrue(j.path("message").asText().startsWith("CSRF check failed"), j.toString());
+        }
+        assertEquals(List.of(), admin.changes);
+    }
+
+    @Test
+    void aCrossOriginPostIsRefusedEvenWithAToken() throws Exception {
+        String token = csrf.issue("admin");
+        Fakes.Response r = post("/balanceroute/policy",
+                Map.of(CsrfTokens.HEADER, token, "Origin", "http://evil.example", "Host", "127.0.0.1:8000"),
+                "{\"policy\": \"jsq\"}");
+        assertEquals(403, r.status);
+        assertEquals(403, post("/balanceroute/policy", Map.of(CsrfTokens.HEADER, token, "Origin", "null",
+                "Host", "127.0.0.1:8000"), "{\"policy\": \"jsq\"}").status);
+        assertEquals(List.of(), admin.changes);
+        assertEquals(200, post("/balanceroute/policy", Map.of(CsrfTokens.HEADER, token, "Origin", "http://127.0.0.1:8000",
+                "Host", "127.0.0.1:8000"), "{\"policy\": \"jsq\"}").status);
+    }
+
+    @Test
+    void aPostWithTheTokenChangesThroughPolicyAdmin() throws Exception {
+        String token = csrf.issue("admin");
+        Fakes.Response r = post("/balanceroute/policy", Map.of(CsrfTokens.HEADER, token),
+                "{\"policy\": \"brh-survival\", \"parameters\": {\"rMax\": \"12\"}}");
+        assertEquals(200, r.status, r.body());
+        JsonNode j = json(r);
+        assertEquals("applied", j.path("outcome").asText());
+        assertEquals("brh-survival", j.path("active").asText());
+        assertEquals(List.of("brh-survival {rMax=12}"), admin.changes);
+    }
+
+    @Test
+    void aRefusalNamesTheFieldAndIsA400() throws Exception {
+        String token = csrf.issue("admin");
+        Fakes.Response r = post("/balanceroute/policy", Map.of(CsrfTokens.HEADER, token),
+                "{\"policy\": \"br0\", \"parameters\": {\"rMax\": 99}}");
+        assertEquals(400, r.status);
+        JsonNode j = json(r);
+        assertEquals("refused", j.path("outcome").asText());
+        assertEquals("rMax", j.path("field").asText());
+        assertTrue(j.path("message").asText().contains("[1, 16]"));
+        assertEquals("br0", admin.active);
+
+        Fakes.Response bad = post("/balanceroute/policy", Map.of(CsrfTokens.HEADER, token), "{not json");
+        assertEquals(400, bad.status);
+        assertTrue(json(bad).path("message").asText().startsWith("the body is not JSON"));
+        assertEquals(404, post("/balanceroute/other", Map.of(CsrfTokens.HEADER, token), "{}").status);
+    }
+
+    @Test
+    void sameOrigin() {
+        assertTrue(BalanceRoutePlugin.sameOrigin("http://127.0.0.1:8000", "127.0.0.1:8000"));
+        assertTrue(BalanceRoutePlugin.sameOrigin("http://localhost", "localhost:80"));
+        assertTrue(BalanceRoutePlugin.sameOrigin("http://localhost:80", "localhost"));
+        assertFalse(BalanceRoutePlugin.sameOrigin("http://127.0.0.1:8001", "127.0.0.1:8000"));
+        assertFalse(BalanceRoutePlugin.sameOrigin("http://evil.example", "127.0.0.1:8000"));
+        assertFalse(BalanceRoutePlugin.sameOrigin("http://127.0.0.1:8000", null));
+        assertFalse(BalanceRoutePlugin.sameOrigin("::not a uri", "127.0.0.1:8000"));
+    }
+}

@@ -1,0 +1,206 @@
+package org.balanceroute.console.internal;
+
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.WriteListener;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Dictionary;
+import java.util.HashMap;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.Map;
+import org.balanceroute.admin.PolicyAdmin;
+import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.router.RouterService;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+
+/** Hand-made stand-ins for the servlet API and the services the plugin uses. */
+final class Fakes {
+
+    private Fakes() {
+    }
+
+    /** A router answering fixed values. */
+    static RouterService router(ClusterSnapshot[] snapshot, ClusterStatus[] cluster, String active, List<String> available) {
+        return (RouterService) Proxy.newProxyInstance(Fakes.class.getClassLoader(), new Class<?>[] {RouterService.class},
+                (p, m, a) -> switch (m.getName()) {
+                    case "snapshot" -> snapshot[0];
+                    case "cluster" -> cluster[0];
+                    case "activePolicy" -> active;
+                    case "availablePolicies" -> available;
+                    case "toString" -> "fake router";
+                    default -> throw new UnsupportedOperationException(m.getName());
+                });
+    }
+
+    /** A ConfigurationAdmin holding these PIDs' properties. */
+    static ConfigurationAdmin configs(Map<String, Map<String, Object>> byPid) {
+        return (ConfigurationAdmin) Proxy.newProxyInstance(Fakes.class.getClassLoader(), new Class<?>[] {ConfigurationAdmin.class},
+                (p, m, a) -> {
+                    if (!m.getName().equals("listConfigurations")) {
+                        throw new UnsupportedOperationException(m.getName());
+                    }
+                    String filter = (String) a[0];
+                    String pid = filter.substring("(service.pid=".length(), filter.length() - 1);
+                    Map<String, Object> props = byPid.get(pid);
+                    if (props == null) {
+                        return null;
+                    }
+                    Dictionary<String, Object> d = new Hashtable<>(props);
+                    return new Configuration[] {(Configuration) Proxy.newProxyInstance(Fakes.class.getClassLoader(),
+                            new Class<?>[] {Configuration.class}, (p2, m2, a2) -> {
+                                if (m2.getName().equals("getProperties")) {
+                                    return d;
+                                }
+                                throw new UnsupportedOperationException(m2.getName());
+                            })};
+                });
+    }
+
+    /** A PolicyAdmin that records the changes asked of it and refuses rMax outside [1, 16]. */
+    static final class RecordingPolicyAdmin implements PolicyAdmin {
+
+        final List<String> changes = new ArrayList<>();
+        final List<PolicyDescription> policies;
+        String active = "br0";
+
+        RecordingPolicyAdmin(List<PolicyDescription> policies) {
+            this.policies = policies;
+        }
+
+        @Override
+        public String activePolicy() {
+            return active;
+        }
+
+        @Override
+        public List<PolicyDescription> policies() {
+            return policies;
+        }
+
+        @Override
+        public ChangeResult change(String policy, Map<String, Object> parameters, Duration wait)
+                throws InvalidChangeException {
+            changes.add(policy + " " + parameters);
+            Object r = parameters.get("rMax");
+            if (r instanceof Integer i && (i < 1 || i > 16)) {
+                throw new InvalidChangeException("rMax must be an integer in [1, 16], got " + i, "rMax");
+            }
+            active = policy;
+            return new ChangeResult(true, policy, parameters, "in force");
+        }
+    }
+
+    /** What a servlet wrote. */
+    static final class Response {
+        int status = 200;
+        String contentType;
+        final Map<String, String> headers = new HashMap<>();
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final StringWriter chars = new StringWriter();
+
+        String body() {
+            return bytes.size() > 0 ? bytes.toString(StandardCharsets.UTF_8) : chars.toString();
+        }
+
+        HttpServletResponse servlet() {
+            ServletOutputStream out = new ServletOutputStream() {
+                @Override
+                public boolean isReady() {
+                    return true;
+                }
+
+                @Override
+                public void setWriteListener(WriteListener l) {
+                }
+
+                @Override
+                public void write(int b) {
+                    bytes.write(b);
+                }
+            };
+            PrintWriter writer = new PrintWriter(chars);
+            return (HttpServletResponse) Proxy.newProxyInstance(Fakes.class.getClassLoader(),
+                    new Class<?>[] {HttpServletResponse.class}, (p, m, a) -> switch (m.getName()) {
+                        case "setStatus" -> {
+                            status = (Integer) a[0];
+                            yield null;
+                        }
+                        case "sendError" -> {
+                            status = (Integer) a[0];
+                            yield null;
+                        }
+                        case "setContentType" -> {
+                            contentType = (String) a[0];
+                            yield null;
+                        }
+                        case "getContentType" -> contentType;
+                        case "setHeader" -> {
+                            headers.put((String) a[0], (String) a[1]);
+                            yield null;
+                        }
+                        case "setCharacterEncoding", "setContentLength" -> null;
+                        case "getOutputStream" -> out;
+                        case "getWriter" -> writer;
+                        default -> throw new UnsupportedOperationException(m.getName());
+                    });
+        }
+    }
+
+    /** A request to the console: method, path info, headers, query parameters, body, authenticated user. */
+    static HttpServletRequest request(String method, String pathInfo, Map<String, String> headers,
+            Map<String, String> params, String body, String user) {
+        byte[] b = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+        ByteArrayInputStream in = new ByteArrayInputStream(b);
+        ServletInputStream sin = new ServletInputStream() {
+            @Override
+            public boolean isFinished() {
+                return in.available() == 0;
+            }
+
+            @Override
+            public boolean isReady() {
+                return true;
+            }
+
+            @Override
+            public void setReadListener(ReadListener l) {
+            }
+
+            @Override
+            public int read() {
+                return in.read();
+            }
+        };
+        Map<String, Object> attributes = new HashMap<>();
+        attributes.put(BalanceRoutePlugin.PLUGIN_ROOT, "/system/console/balanceroute");
+        return (HttpServletRequest) Proxy.newProxyInstance(Fakes.class.getClassLoader(),
+                new Class<?>[] {HttpServletRequest.class}, (p, m, a) -> switch (m.getName()) {
+                    case "getMethod" -> method;
+                    case "getPathInfo" -> pathInfo;
+                    case "getRequestURI" -> "/system/console" + pathInfo;
+                    case "getHeader" -> headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase((String) a[0]))
+                            .map(Map.Entry::getValue).findFirst().orElse(null);
+                    case "getParameter" -> params.get((String) a[0]);
+                    case "getRemoteUser" -> user;
+                    case "getAttribute" -> attributes.get((String) a[0]);
+                    case "getInputStream" -> sin;
+                    case "getProtocol" -> "HTTP/1.1";
+                    case "getContextPath" -> "";
+                    case "getServletPath" -> "/system/console";
+                    default -> throw new UnsupportedOperationException(m.getName());
+                });
+    }
+}
