@@ -290,6 +290,10 @@ final class DecodeEngine implements Runnable {
                 }
                 boolean last = r.generated >= r.outputTokens;
                 boolean cut = !last && r.cutAfterTokens > 0 && r.generated >= r.cutAfterTokens;
+                if (last) {
+                    // counted before the last chunk is queued: once a client has read [DONE], the stats hold it
+                    stats.completed(g, r.generated, r.firstTokenNanos, tokenTime);
+                }
                 if (last || cut || r.generated - r.emitted >= interval) {
                     r.events.add(StreamEvent.tokens(r.generated - r.emitted, r.generated, last ? (r.generated >= r.maxTokens ? "length" : "stop") : null));
                     r.emitted = r.generated;
@@ -298,7 +302,6 @@ final class DecodeEngine implements Runnable {
                     it.remove();
                     runningGauge.decrementAndGet(g);
                     r.state = EngineRequest.State.DONE;
-                    stats.completed(g, r.generated, r.firstTokenNanos, tokenTime);
                 } else if (cut) {
                     it.remove();
                     runningGauge.decrementAndGet(g);
