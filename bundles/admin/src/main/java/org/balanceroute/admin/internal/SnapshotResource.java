@@ -65,21 +65,11 @@ public final class SnapshotResource {
     static Map<String, Object> render(ClusterStatus c) {
         List<Map<String, Object>> members = new ArrayList<>(c.members().size());
         for (ReplicaShare s : c.members()) {
-            long[] loads = s.loads();
             int[] running = s.running();
             int[] queued = s.queued();
-            List<Map<String, Object>> workers = new ArrayList<>(loads.length);
-            int run = 0, queue = 0;
-            for (int g = 0; g < loads.length; g++) {
-                Map<String, Object> w = new LinkedHashMap<>();
-                w.put("worker", g);
-                w.put("load", loads[g]);
-                w.put("running", running[g]);
-                w.put("queued", queued[g]);
-                workers.add(w);
-                run += running[g];
-                queue += queued[g];
-            }
+            List<Map<String, Object>> workers = workerRows(s.loads(), running, queued, null);
+            int run = java.util.Arrays.stream(running).sum();
+            int queue = java.util.Arrays.stream(queued).sum();
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("member", s.member());
             m.put("address", s.address());
@@ -111,17 +101,10 @@ public final class SnapshotResource {
         int[] running = s.running();
         int[] queued = s.queued();
         boolean[] available = s.available();
-        List<Map<String, Object>> workers = new ArrayList<>(loads.length);
+        List<Map<String, Object>> workers = workerRows(loads, running, queued, available);
         long load = 0, max = 0, min = loads.length == 0 ? 0 : Long.MAX_VALUE;
         int run = 0, queue = 0, up = 0;
         for (int g = 0; g < loads.length; g++) {
-            Map<String, Object> w = new LinkedHashMap<>();
-            w.put("worker", g);
-            w.put("load", loads[g]);
-            w.put("running", running[g]);
-            w.put("queued", queued[g]);
-            w.put("available", available[g]);
-            workers.add(w);
             up += available[g] ? 1 : 0;
             load += loads[g];
             max = Math.max(max, loads[g]);
@@ -144,5 +127,22 @@ public final class SnapshotResource {
         m.put("workers", workers);
         m.put("totals", totals);
         return m;
+    }
+
+    /** One {@code {"worker", "load", "running", "queued"[, "available"]}} per worker. */
+    private static List<Map<String, Object>> workerRows(long[] loads, int[] running, int[] queued, boolean[] available) {
+        List<Map<String, Object>> workers = new ArrayList<>(loads.length);
+        for (int g = 0; g < loads.length; g++) {
+            Map<String, Object> w = new LinkedHashMap<>();
+            w.put("worker", g);
+            w.put("load", loads[g]);
+            w.put("running", running[g]);
+            w.put("queued", queued[g]);
+            if (available != null) {
+                w.put("available", available[g]);
+            }
+            workers.add(w);
+        }
+        return workers;
     }
 }
