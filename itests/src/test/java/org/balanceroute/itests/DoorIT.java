@@ -22,6 +22,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.balanceroute.enginesim.SimCluster;
 import org.balanceroute.enginesim.SimConfig;
+import org.balanceroute.testkit.ListenQueue;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -76,15 +77,15 @@ public class DoorIT {
 
     @Test
     public void aBurstOfConnectionsFarBeyondFiftyIsEveryOneAnswered() throws Exception {
-        int somaxconn = somaxconn();
+        int somaxconn = ListenQueue.somaxconn();
         int expectedBacklog = somaxconn > 0 ? Math.min(ACCEPT_QUEUE, somaxconn) : -1;
-        int backlog = listenBacklog(runtime.httpPort);
+        int backlog = ListenQueue.backlog(runtime.httpPort);
         System.out.printf("DoorIT: net.core.somaxconn %d, the runtime's listen backlog %s%n", somaxconn,
                 backlog < 0 ? "unknown (no ss)" : Integer.toString(backlog));
         if (backlog >= 0 && expectedBacklog > 0) {
             assertEquals("the runtime's listen backlog (ss Send-Q): min(acceptQueueSize, somaxconn)", expectedBacklog, backlog);
         }
-        long overflowsBefore = listenOverflows();
+        long overflowsBefore = ListenQueue.overflows();
 
         byte[] request = request(runtime.httpPort);
         Selector selector = Selector.open();
@@ -167,7 +168,7 @@ public class DoorIT {
                 failures.merge(problem.length() > 160 ? problem.substring(0, 160) : problem, 1, Integer::sum);
             }
         }
-        long overflows = listenOverflows() - overflowsBefore;
+        long overflows = ListenQueue.overflows() - overflowsBefore;
         long[] connect = conns.stream().filter(c -> c.connected > 0).mapToLong(c -> c.connected - t0).sorted().toArray();
         long[] first = conns.stream().filter(c -> c.firstByte > 0).mapToLong(c -> c.firstByte - t0).sorted().toArray();
         System.out.printf("DoorIT: from the burst's start, connected p50 %.0f / p99 %.0f / max %.0f ms, first answer byte"
@@ -284,59 +285,5 @@ public class DoorIT {
         System.arraycopy(h, 0, all, 0, h.length);
         System.arraycopy(b, 0, all, h.length, b.length);
         return all;
-    }
-
-    /** {@code net.core.somaxconn}, which caps any listen backlog; -1 when unreadable. */
-    static int somaxconn() {
-        try {
-            // one buffered read: procfs answers a read at an offset past 0 of an integer sysctl with
-            // nothing, so a reader that first reads one byte sees "4" of "4096"
-            try (var r = Files.newBufferedReader(Path.of("/proc/sys/net/core/somaxconn"))) {
-                return Integer.parseInt(r.readLine().trim());
-            }
-        } catch (IOException | NumberFormatException | NullPointerException e) {
-            return -1;
-        }
-    }
-
-    /** The listen backlog of 127.0.0.1:port as the kernel has it (ss's Send-Q of a listener); -1 without ss. */
-    static int listenBacklog(int port) throws InterruptedException {
-        try {
-            Process p = new ProcessBuilder("ss", "-ltnH", "sport = :" + port).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                return -1;
-            }
-            for (String line : out.split("\n")) {
-                String[] f = line.trim().split("\\s+");
-                if (f.length >= 4 && f[0].equals("LISTEN")) {
-                    return Integer.parseInt(f[2]);
-                }
-            }
-            return -1;
-        } catch (IOException | NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    /** TcpExt ListenOverflows of the whole machine (/proc/net/netstat); -1 when unreadable. */
-    static long listenOverflows() {
-        try {
-            List<String> lines = Files.readAllLines(Path.of("/proc/net/netstat"));
-            for (int i = 0; i + 1 < lines.size(); i++) {
-                if (lines.get(i).startsWith("TcpExt:") && lines.get(i + 1).startsWith("TcpExt:")) {
-                    String[] names = lines.get(i).split("\\s+");
-                    String[] values = lines.get(i + 1).split("\\s+");
-                    for (int k = 1; k < names.length && k < values.length; k++) {
-                        if (names[k].equals("ListenOverflows")) {
-                            return Long.parseLong(values[k]);
-                        }
-                    }
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            // unknown
-        }
-        return -1;
     }
 }
