@@ -101,6 +101,22 @@ public final class SimCluster implements AutoCloseable {
         return cluster.seriesJson();
     }
 
+    /** Wall seconds per modelled second now: the configured one, or the last {@link #setTimeFactor}. */
+    public double timeFactor() {
+        return cluster.timeFactor();
+    }
+
+    /**
+     * Changes the time factor while the cluster runs, from the next decode step and prefill on
+     * (as {@code POST /sim/timing {"timeFactor": F}}); reset the statistics after it, so that
+     * they cover one factor.
+     *
+     * @throws IllegalArgumentException unless finite and > 0
+     */
+    public void setTimeFactor(double timeFactor) {
+        cluster.setTimeFactor(timeFactor);
+    }
+
     /** Clears the ground truth: the statistics and the load series. */
     public void resetStats() {
         cluster.resetStats();
@@ -175,7 +191,7 @@ public final class SimCluster implements AutoCloseable {
             out.println("  " + line);
         }
         out.println("Stats: GET /sim/stats and /sim/series (POST /sim/stats/reset), faults: POST /sim/faults, on every endpoint."
-                + " Ctrl-C stops.");
+                + " time factor: POST /sim/timing. Ctrl-C stops.");
         out.flush();
         stopped.await();
     }

@@ -41,6 +41,9 @@ public final class ReplayCommand {
               --concurrency C    most requests in flight (default 512)
               --seed S           --generate: the seed (default 1)
               --model NAME       the model field (default: the first of URL/v1/models)
+              --continuous-usage also ask for stream_options.continuous_usage_stats (cumulative
+                                 usage on every chunk, as the demo does; a router in between
+                                 then counts multi-token chunks right)
               --json             print one JSON object instead of the summary
             Exit status: 0 when every request completed, 1 when any failed or the input is bad,
             2 for a bad option.
@@ -65,6 +68,7 @@ public final class ReplayCommand {
         long seed = 1;
         String model = null;
         boolean json = false;
+        boolean continuousUsage = false;
         try {
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
@@ -85,6 +89,7 @@ public final class ReplayCommand {
                     case "--seed" -> seed = Long.parseLong(value(args, ++i, a));
                     case "--model" -> model = value(args, ++i, a);
                     case "--json" -> json = true;
+                    case "--continuous-usage" -> continuousUsage = true;
                     case "-h", "--help" -> {
                         out.print(USAGE);
                         return 0;
@@ -122,7 +127,7 @@ public final class ReplayCommand {
         if (model == null) {
             model = firstModel(urls.get(0), err);
         }
-        Replayer replayer = new Replayer(urls, model, rateScale, concurrency, err);
+        Replayer replayer = new Replayer(urls, model, rateScale, concurrency, err).continuousUsage(continuousUsage);
         ReplayResult result = replayer.run(requests);
         if (json) {
             out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(result.toMap()));

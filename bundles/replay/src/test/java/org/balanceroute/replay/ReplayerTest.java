@@ -168,4 +168,44 @@ class ReplayerTest {
                 new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
         assertFalse(json.isEmpty());
     }
+
+    @Test
+    void continuousUsageIsAskedForOnlyWithTheOption() throws Exception {
+        // a stub endpoint that records each body and answers a one-token stream with usage
+        List<String> bodies = new java.util.concurrent.CopyOnWriteArrayList<>();
+        com.sun.net.httpserver.HttpServer stub = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        stub.createContext("/v1/completions", ex -> {
+            bodies.add(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            byte[] answer = ("data: {\"choices\":[{\"index\":0,\"text\":\" a\",\"finish_reason\":\"length\"}],"
+                    + "\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1,\"total_tokens\":2}}\n\n"
+                    + "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1,\"total_tokens\":2}}\n\n"
+                    + "data: [DONE]\n\n").getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().set("Content-Type", "text/event-stream");
+            ex.sendResponseHeaders(200, answer.length);
+            ex.getResponseBody().write(answer);
+            ex.close();
+        });
+        stub.start();
+        try {
+            String url = "http://127.0.0.1:" + stub.getAddress().getPort();
+            // one request of one output token
+            java.nio.file.Path trace = java.nio.file.Files.createTempFile("replay-one", ".csv");
+            java.nio.file.Files.writeString(trace, "arrival_s,input_tokens,output_tokens\n0,4,1\n");
+            PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+            assertEquals(0, ReplayCommand.run(new String[] {"--url", url, "--trace", trace.toString(), "--model", "m",
+                "--continuous-usage"}, quiet, quiet));
+            assertEquals(0, ReplayCommand.run(new String[] {"--url", url, "--trace", trace.toString(), "--model", "m"},
+                    quiet, quiet));
+            java.nio.file.Files.delete(trace);
+            assertEquals(2, bodies.size(), bodies.toString());
+            JsonNode with = JSON.readTree(bodies.get(0)).path("stream_options");
+            JsonNode without = JSON.readTree(bodies.get(1)).path("stream_options");
+            assertTrue(with.path("include_usage").asBoolean() && with.path("continuous_usage_stats").asBoolean(),
+                    bodies.get(0));
+            assertTrue(without.path("include_usage").asBoolean() && !without.has("continuous_usage_stats"), bodies.get(1));
+        } finally {
+            stub.stop(0);
+        }
+    }
 }

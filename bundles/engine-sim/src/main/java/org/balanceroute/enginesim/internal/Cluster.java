@@ -46,6 +46,7 @@ public final class Cluster implements AutoCloseable {
     /** Distinguishes this cluster's engine ids from another cluster's. */
     final String clusterId = UUID.randomUUID().toString().substring(0, 8);
     final AtomicInteger[] prefillInFlight;
+    final TimeFactor timeFactor;
     private final ExecutorService executor;
     private final List<HttpServer> servers = new ArrayList<>();
     private final int[] prefillPorts;
@@ -55,8 +56,9 @@ public final class Cluster implements AutoCloseable {
     private Cluster(SimConfig config) {
         this.config = config;
         faults = new Faults(config.decode(), config.prefill());
-        stats = new GroundTruthStats(config.decode(), config.timeFactor());
-        engine = new DecodeEngine(config, faults, stats);
+        timeFactor = new TimeFactor(config.timeFactor());
+        stats = new GroundTruthStats(config.decode(), timeFactor);
+        engine = new DecodeEngine(config, timeFactor, faults, stats);
         handles = new KvHandleRegistry(config.handleClockNanos(), config.handleTtlSeconds());
         prefillInFlight = new AtomicInteger[config.prefill()];
         for (int i = 0; i < prefillInFlight.length; i++) {
@@ -147,6 +149,17 @@ public final class Cluster implements AutoCloseable {
 
     public String seriesJson() throws IOException {
         return json.writeValueAsString(stats.seriesJson(json));
+    }
+
+    /** The time factor in force now: --time-factor, or the last {@link #setTimeFactor}. */
+    public double timeFactor() {
+        return timeFactor.get();
+    }
+
+    /** Changes the time factor from the next step and prefill on ({@code POST /sim/timing}). */
+    public void setTimeFactor(double v) {
+        timeFactor.set(v);
+        engine.wake();
     }
 
     public void resetStats() {

@@ -28,6 +28,7 @@ import org.balanceroute.enginesim.SimConfig;
 final class DecodeEngine implements Runnable {
 
     private final SimConfig config;
+    private final TimeFactor timeFactor;
     private final int ranks;
     private final Faults faults;
     private final GroundTruthStats stats;
@@ -53,8 +54,9 @@ final class DecodeEngine implements Runnable {
     }
 
     @SuppressWarnings("unchecked")
-    DecodeEngine(SimConfig config, Faults faults, GroundTruthStats stats) {
+    DecodeEngine(SimConfig config, TimeFactor timeFactor, Faults faults, GroundTruthStats stats) {
         this.config = config;
+        this.timeFactor = timeFactor;
         this.ranks = config.decode();
         this.faults = faults;
         this.stats = stats;
@@ -261,7 +263,7 @@ final class DecodeEngine implements Runnable {
         long now = System.nanoTime();
         // back to back steps keep their cadence: the next starts where the previous ended
         long start = lastStepEnd >= 0 && now - lastStepEnd < 50_000_000L ? lastStepEnd : now;
-        long end = start + (long) (seconds * config.timeFactor() * 1e9);
+        long end = start + (long) (seconds * timeFactor.get() * 1e9);
         sleepUntil(end);
         if (stopped) {
             return;

@@ -109,6 +109,22 @@ final class EndpointHandler implements HttpHandler {
                     cluster.stats.reset();
                     sendJson(ex, 200, cluster.stats.toJson(cluster.json));
                 }
+                case "/sim/timing" -> {
+                    if (method.equals("POST")) {
+                        JsonNode f = readJson(ex).path("timeFactor");
+                        if (!f.isNumber()) {
+                            throw ApiException.badRequest("timeFactor", "the body must be {\"timeFactor\": F}, F > 0");
+                        }
+                        try {
+                            cluster.setTimeFactor(f.asDouble());
+                        } catch (IllegalArgumentException e) {
+                            throw ApiException.badRequest("timeFactor", e.getMessage());
+                        }
+                    } else {
+                        requireMethod(method, "GET");
+                    }
+                    sendJson(ex, 200, cluster.json.createObjectNode().put("timeFactor", cluster.timeFactor()));
+                }
                 case "/sim/faults" -> {
                     if (method.equals("POST")) {
                         JsonNode body = readJson(ex);
@@ -195,7 +211,7 @@ final class EndpointHandler implements HttpHandler {
         cluster.prefillInFlight[index].incrementAndGet();
         try {
             double seconds = (cluster.config.prefillPerToken() * req.promptTokens() + cluster.config.prefillFixed())
-                    * cluster.config.timeFactor();
+                    * cluster.timeFactor.get();
             long deadline = System.nanoTime() + (long) (seconds * 1e9);
             long left;
             while ((left = deadline - System.nanoTime()) > 0) {

@@ -16,7 +16,7 @@ import java.util.Arrays;
 final class GroundTruthStats {
 
     private final int ranks;
-    private final double timeFactor;
+    private final TimeFactor timeFactor;
     private long steps;
     private double sumImbalance;
     private double sumI;
@@ -38,7 +38,7 @@ final class GroundTruthStats {
     private final long[] rankRunningSum;
     private final KvLoadSeries series;
 
-    GroundTruthStats(int ranks, double timeFactor) {
+    GroundTruthStats(int ranks, TimeFactor timeFactor) {
         this.ranks = ranks;
         this.timeFactor = timeFactor;
         rankLoadSum = new double[ranks];
@@ -142,7 +142,7 @@ final class GroundTruthStats {
         out.put("meanStepMs", steps == 0 ? 0 : busyNanos / 1e6 / steps);
         out.put("modelStepSecondsSum", sumModelStepSeconds);
         out.put("meanModelStepMs", steps == 0 ? 0 : sumModelStepSeconds * 1e3 / steps);
-        out.put("timeFactor", timeFactor);
+        out.put("timeFactor", timeFactor.get());
         ArrayNode r = out.putArray("ranks");
         for (int g = 0; g < ranks; g++) {
             r.addObject().put("rank", g)
