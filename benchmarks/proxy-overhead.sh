@@ -157,6 +157,7 @@ await "the simulated cluster ($sim_url/health)" curl -sf "$sim_url/health"
 # cluster), and again once it is up, in case the start rebuilt the distribution's config/
 if [[ -d "$config_dir" ]]; then configure; fi
 start runtime "$root/balanceroute" run --port "$port"
+runtime_pid="${children[-1]}" # setsid and ./balanceroute exec: the runtime's JVM keeps this pid
 await "the admin API ($proxy_url/admin/snapshot)" curl -sf -u admin:admin "$proxy_url/admin/snapshot"
 configure
 await "the proxy ($proxy_url/health)" curl -sf "$proxy_url/health"
@@ -193,4 +194,5 @@ if [[ -n "$replicas" ]]; then
 fi
 
 java ${BALANCEROUTE_JAVA_OPTS:-} -cp "$jar" org.balanceroute.benchmarks.ProxyOverhead \
-  --proxy "$proxy_url" --prefill "$prefill_url" --decode "$decode_urls" --sim "$sim_url" "${also[@]}" "${tool_args[@]}"
+  --proxy "$proxy_url" --prefill "$prefill_url" --decode "$decode_urls" --sim "$sim_url" \
+  --runtime-pid "$runtime_pid" --clock-ticks "$(getconf CLK_TCK)" "${also[@]}" "${tool_args[@]}"

@@ -84,6 +84,10 @@ public final class ProxyOverhead {
               --concurrency LIST       streams in (b), comma-separated (1,64,512)
               --warmup-seconds S       (b) warm-up per run, not measured (5)
               --duration-seconds S     (b) measured window per run (20)
+              --runtime-pid PID        the runtime's JVM: its CPU time (/proc/PID/stat utime + stime) and
+                                       context switches (voluntary + nonvoluntary of every thread,
+                                       /proc/PID/task/*/status) over each (b) window, per relayed token
+              --clock-ticks N          USER_HZ of /proc/PID/stat (getconf CLK_TCK; 100)
               --skip-latency, --skip-throughput
             """;
 
@@ -184,9 +188,10 @@ public final class ProxyOverhead {
         if (o.throughput) {
             out.append(String.format(Locale.ROOT, "%n(b) relayed tokens/s, closed loop, %d tokens per request, "
                     + "%.0f s measured after %.0f s warm-up%n", o.streamMaxTokens, o.durationSeconds, o.warmupSeconds));
-            out.append(String.format(Locale.ROOT, "%7s %-7s %10s %8s %8s %9s %9s %7s %11s %11s %9s%n",
+            out.append(String.format(Locale.ROOT, "%7s %-7s %10s %8s %8s %9s %9s %7s %11s %11s %9s%s%n",
                     "streams", "path", "tok/s", "vs dir", "req/s", "e2e p50", "e2e p99", "errors",
-                    "pool mean", "pool max", "step ms"));
+                    "pool mean", "pool max", "step ms", o.runtimePid > 0 ? String.format(Locale.ROOT,
+                            " %12s %10s %8s", "cpu s/100k", "csw/tok", "threads") : ""));
             for (int c : o.concurrency) {
                 Throughput direct = throughput(Path.DIRECT, c);
                 Throughput proxy = throughput(Path.PROXY, c);
@@ -194,6 +199,11 @@ public final class ProxyOverhead {
             }
             out.append("(e2e: ms from send to [DONE] of the requests ended in the window; pool: the router's prompt pool,\n"
                     + " GET /admin/snapshot every 250 ms; step ms: the engine's mean decode step, GET /sim/stats)\n");
+            if (o.runtimePid > 0) {
+                out.append("(cpu s/100k: the runtime JVM's CPU seconds per 100k tokens relayed in the window; csw/tok: its\n"
+                        + " context switches, all threads, per relayed token; threads: its thread count at the window's end;\n"
+                        + " on the direct rows, the idle runtime's, per token of the direct path)\n");
+            }
         }
         System.out.print(out);
         System.out.flush();
@@ -275,7 +285,7 @@ public final class ProxyOverhead {
     // ---------------------------------------------------------------- (b) throughput
 
     record Throughput(Path path, double seconds, long tokens, long requests, long errors, long[] e2e,
-            double poolMean, int poolMax, double stepMs, String firstError) {
+            double poolMean, int poolMax, double stepMs, String firstError, ProcSample.Delta runtime) {
 
         double tokensPerSecond() {
             return tokens / seconds;
@@ -284,11 +294,13 @@ public final class ProxyOverhead {
         String row(int streams, double directTokensPerSecond) {
             String vs = Double.isNaN(directTokensPerSecond) ? "" : String.format(Locale.ROOT, "%7.1f%%",
                     (tokensPerSecond() / directTokensPerSecond - 1) * 100);
-            return String.format(Locale.ROOT, "%7d %-7s %,10.0f %8s %8.1f %9.2f %9.2f %7d %11s %11s %9s%n", streams,
+            String proc = runtime == null ? "" : String.format(Locale.ROOT, " %12.3f %10.3f %8d",
+                    runtime.cpuSeconds() / tokens * 100_000, (double) runtime.switches() / tokens, runtime.threads());
+            return String.format(Locale.ROOT, "%7d %-7s %,10.0f %8s %8.1f %9.2f %9.2f %7d %11s %11s %9s%s%n", streams,
                     path.label, tokensPerSecond(), vs, requests / seconds, ms(pct(e2e, 50)), ms(pct(e2e, 99)), errors,
                     Double.isNaN(poolMean) ? "-" : String.format(Locale.ROOT, "%.1f", poolMean),
                     poolMax < 0 ? "-" : Integer.toString(poolMax),
-                    Double.isNaN(stepMs) ? "-" : String.format(Locale.ROOT, "%.3f", stepMs));
+                    Double.isNaN(stepMs) ? "-" : String.format(Locale.ROOT, "%.3f", stepMs), proc);
         }
     }
 
@@ -307,6 +319,14 @@ public final class ProxyOverhead {
         });
         PoolSamples pool = new PoolSamples();
         sampler.schedule(this::resetSimStats, windowStart - System.nanoTime(), TimeUnit.NANOSECONDS);
+        CompletableFuture<ProcSample> procStart = new CompletableFuture<>();
+        CompletableFuture<ProcSample> procEnd = new CompletableFuture<>();
+        if (o.runtimePid > 0) {
+            sampler.schedule(() -> procStart.complete(ProcSample.read(o.runtimePid, o.clockTicks)),
+                    windowStart - System.nanoTime(), TimeUnit.NANOSECONDS);
+            sampler.schedule(() -> procEnd.complete(ProcSample.read(o.runtimePid, o.clockTicks)),
+                    windowEnd - System.nanoTime(), TimeUnit.NANOSECONDS);
+        }
         if (path == Path.PROXY) {
             sampler.scheduleAtFixedRate(() -> {
                 long now = System.nanoTime();
@@ -332,12 +352,14 @@ public final class ProxyOverhead {
             sampler.shutdownNow();
         }
         double stepMs = simStepMs();
+        ProcSample.Delta runtime = o.runtimePid > 0 && procStart.isDone() && procEnd.isDone()
+                && procStart.join() != null && procEnd.join() != null ? procEnd.join().minus(procStart.join()) : null;
         long[] e2e;
         synchronized (w.e2e) {
             e2e = w.e2e.stream().mapToLong(Long::longValue).sorted().toArray();
         }
         Throughput t = new Throughput(path, o.durationSeconds, w.tokens.sum(), w.requests.sum(), w.errors.sum(), e2e,
-                pool.mean(), pool.max(), stepMs, w.firstError);
+                pool.mean(), pool.max(), stepMs, w.firstError, runtime);
         if (pool.failed() > 0) {
             System.err.println("proxy-overhead: " + path.label + ", " + streams + " streams: " + pool.failed()
                     + " GET /admin/snapshot samples got no answer within 2 s (the runtime's HTTP server saturated?)");
@@ -660,6 +682,54 @@ public final class ProxyOverhead {
         }
     }
 
+    /**
+     * A process's CPU time and context switches, read from /proc: {@code utime + stime} of
+     * /proc/PID/stat (the whole thread group), and the sum over /proc/PID/task/* of
+     * {@code voluntary_ctxt_switches + nonvoluntary_ctxt_switches} (/proc/PID/status alone counts
+     * the main thread only). Threads that end between two samples take their switches with them.
+     */
+    record ProcSample(double cpuSeconds, long switches, int threads) {
+
+        record Delta(double cpuSeconds, long switches, int threads) {
+        }
+
+        Delta minus(ProcSample before) {
+            return new Delta(cpuSeconds - before.cpuSeconds, switches - before.switches, threads);
+        }
+
+        /** Null when the process cannot be read. */
+        static ProcSample read(long pid, int clockTicks) {
+            try {
+                String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/stat"));
+                // fields after the command name (which may hold spaces), from field 3 on: utime is 14, stime 15
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                double cpu = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) clockTicks;
+                long switches = 0;
+                int threads = 0;
+                try (java.util.stream.Stream<java.nio.file.Path> tasks = java.nio.file.Files.list(
+                        java.nio.file.Path.of("/proc/" + pid + "/task"))) {
+                    for (java.nio.file.Path t : (Iterable<java.nio.file.Path>) tasks::iterator) {
+                        try {
+                            for (String line : java.nio.file.Files.readAllLines(t.resolve("status"))) {
+                                if (line.startsWith("voluntary_ctxt_switches:")
+                                        || line.startsWith("nonvoluntary_ctxt_switches:")) {
+                                    switches += Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                                }
+                            }
+                            threads++;
+                        } catch (IOException ended) {
+                            // the thread ended while listed
+                        }
+                    }
+                }
+                return new ProcSample(cpu, switches, threads);
+            } catch (IOException | RuntimeException e) {
+                System.err.println("proxy-overhead: cannot read /proc/" + pid + ": " + e);
+                return null;
+            }
+        }
+    }
+
     // ---------------------------------------------------------------- statistics
 
     /** Nearest-rank percentile of a sorted array; 0 when empty. */
@@ -704,6 +774,8 @@ public final class ProxyOverhead {
         double durationSeconds = 20;
         boolean latency = true;
         boolean throughput = true;
+        long runtimePid;
+        int clockTicks = 100;
 
         /** @return null for --help */
         static Options parse(String[] args) {
@@ -753,6 +825,8 @@ public final class ProxyOverhead {
                     }
                     case "--warmup-seconds" -> o.warmupSeconds = seconds(a, value(args, ++i, a), 0);
                     case "--duration-seconds" -> o.durationSeconds = seconds(a, value(args, ++i, a), 0.1);
+                    case "--runtime-pid" -> o.runtimePid = integer(a, value(args, ++i, a), 1, Integer.MAX_VALUE);
+                    case "--clock-ticks" -> o.clockTicks = integer(a, value(args, ++i, a), 1, 1_000_000);
                     case "--skip-latency" -> o.latency = false;
                     case "--skip-throughput" -> o.throughput = false;
                     default -> throw new IllegalArgumentException("unknown option '" + a + "'");

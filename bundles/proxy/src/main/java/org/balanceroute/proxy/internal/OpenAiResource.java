@@ -6,6 +6,8 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.container.Suspended;
+import jakarta.ws.rs.core.Context;
+import jakarta.servlet.http.HttpServletRequest;
 import org.balanceroute.connector.vllm.VllmConnector;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -37,15 +39,15 @@ public final class OpenAiResource {
     @POST
     @Path("completions")
     public void completions(byte[] body, @HeaderParam(VllmConnector.REQUEST_ID_HEADER) String requestId,
-            @Suspended AsyncResponse async) {
-        flow.handle(Endpoint.COMPLETIONS, body, requestId, async);
+            @Suspended AsyncResponse async, @Context HttpServletRequest request) {
+        flow.handle(Endpoint.COMPLETIONS, body, requestId, async, ServletEventStream.opener(request));
     }
 
     @POST
     @Path("chat/completions")
     public void chatCompletions(byte[] body, @HeaderParam(VllmConnector.REQUEST_ID_HEADER) String requestId,
-            @Suspended AsyncResponse async) {
-        flow.handle(Endpoint.CHAT_COMPLETIONS, body, requestId, async);
+            @Suspended AsyncResponse async, @Context HttpServletRequest request) {
+        flow.handle(Endpoint.CHAT_COMPLETIONS, body, requestId, async, ServletEventStream.opener(request));
     }
 
     @GET

@@ -9,8 +9,9 @@ import com.fasterxml.jackson.databind.JsonNode;
  * value (a chunk may carry several tokens: {@code --stream-interval}, speculative / MTP
  * decoding). A chunk without usage counts one token when it carries generated content
  * ({@code text}, {@code delta.content}, {@code delta.reasoning_content} or
- * {@code delta.tool_calls}); a final usage chunk then corrects the total. Not thread-safe: one
- * per stream.
+ * {@code delta.tool_calls}); a final usage chunk then corrects the total. The same rule over a
+ * parsed chunk ({@link #onChunk}) and over what {@link ChunkScan} found in its bytes
+ * ({@link #onScan}). Not thread-safe: one per stream.
  */
 final class TokenCounter {
 
@@ -20,13 +21,7 @@ final class TokenCounter {
     int onChunk(JsonNode chunk) {
         JsonNode completion = chunk.path("usage").get("completion_tokens");
         if (completion != null && completion.canConvertToLong()) {
-            long total = completion.longValue();
-            long delta = total - counted;
-            if (delta <= 0) {
-                return 0;
-            }
-            counted = total;
-            return (int) Math.min(Integer.MAX_VALUE, delta);
+            return cumulative(completion.longValue());
         }
         for (JsonNode choice : chunk.path("choices")) {
             if (hasContent(choice)) {
@@ -37,9 +32,30 @@ final class TokenCounter {
         return 0;
     }
 
+    /** The tokens a scanned chunk (a JSON object, not an error) adds. */
+    int onScan(ChunkScan chunk) {
+        if (chunk.hasCompletionTokens) {
+            return cumulative(chunk.completionTokens);
+        }
+        if (chunk.content) {
+            counted++;
+            return 1;
+        }
+        return 0;
+    }
+
     /** Tokens counted so far. */
     long total() {
         return counted;
+    }
+
+    private int cumulative(long total) {
+        long delta = total - counted;
+        if (delta <= 0) {
+            return 0;
+        }
+        counted = total;
+        return (int) Math.min(Integer.MAX_VALUE, delta);
     }
 
     private static boolean hasContent(JsonNode choice) {

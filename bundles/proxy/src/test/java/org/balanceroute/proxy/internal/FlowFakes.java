@@ -149,22 +149,36 @@ final class FlowFakes {
     }
 
     /** The client's side of an event stream; {@link #gone} makes writes fail as they do once the client left. */
-    static final class Sink implements EventSink {
+    static final class Sink implements ClientOutput {
         final StringBuffer written = new StringBuffer();
         volatile boolean gone;
         volatile boolean closed;
 
         @Override
-        public void write(String frame) throws IOException {
+        public void start(Runnable writable, java.util.function.Consumer<Throwable> failed) {
+        }
+
+        @Override
+        public boolean isReady() {
+            return true;
+        }
+
+        @Override
+        public void write(byte[] bytes, int offset, int length) throws IOException {
             if (gone) {
                 throw new IOException("Broken pipe");
             }
-            written.append(frame);
+            written.append(new String(bytes, offset, length, java.nio.charset.StandardCharsets.UTF_8));
         }
 
-        @Override public boolean isClosed() { return closed; }
+        @Override
+        public void flush() throws IOException {
+            if (gone) {
+                throw new IOException("Broken pipe");
+            }
+        }
+
         @Override public void close() { closed = true; }
-        @Override public Object entity() { return this; }
     }
 
     /** The container's suspended response: keeps what the flow resumed it with. */

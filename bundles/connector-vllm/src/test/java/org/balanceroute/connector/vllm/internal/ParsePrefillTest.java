@@ -19,7 +19,7 @@ class ParsePrefillTest {
                 + "\"last_token_id\":17}";
         String body = "{\"id\":\"cmpl-1\",\"choices\":[{\"text\":\"a\"}],\"usage\":{\"prompt_tokens\":123,"
                 + "\"completion_tokens\":1},\"kv_transfer_params\":" + handle + "}";
-        PrefillResult r = VllmConnectorComponent.parsePrefill(body.getBytes(StandardCharsets.UTF_8), 2, 1);
+        PrefillResult r = PrefillClient.parse(body.getBytes(StandardCharsets.UTF_8), 2, 1);
         assertEquals(123, r.promptTokens());
         assertEquals(new ObjectMapper().readTree(handle), r.kvTransferParams());
         assertEquals(2, r.instance());
@@ -27,10 +27,10 @@ class ParsePrefillTest {
 
     @Test
     void noHandleIsPassedAsNullAndNoUsageIsAnError() {
-        assertNull(VllmConnectorComponent.parsePrefill("{\"usage\":{\"prompt_tokens\":5}}".getBytes(StandardCharsets.UTF_8),
+        assertNull(PrefillClient.parse("{\"usage\":{\"prompt_tokens\":5}}".getBytes(StandardCharsets.UTF_8),
                 0, 1).kvTransferParams());
         UpstreamException e = assertThrows(UpstreamException.class,
-                () -> VllmConnectorComponent.parsePrefill("{\"usage\":{}}".getBytes(StandardCharsets.UTF_8), 0, 1));
+                () -> PrefillClient.parse("{\"usage\":{}}".getBytes(StandardCharsets.UTF_8), 0, 1));
         assertEquals(502, e.status());
     }
 }

@@ -1,0 +1,187 @@
+package org.balanceroute.connector.vllm.internal;
+
+import java.io.ByteArrayOutputStream;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.util.Locale;
+import java.util.concurrent.CancellationException;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.balanceroute.connector.vllm.DecodeExchange;
+import org.balanceroute.connector.vllm.DecodeListener;
+import org.balanceroute.connector.vllm.UpstreamException;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.client.Result;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One decode answer, from the HTTP client's callbacks (serialised per exchange) to the listener.
+ * An event stream is scanned in the buffers the client reads ({@link SseScanner}): each event is
+ * handed on in place as soon as its blank line is read, then {@link DecodeListener#onEventsRead()}
+ * once per buffer, so a relay writes everything one read brought in one go. Any other answer is
+ * collected whole (up to {@code maxBytes}).
+ */
+final class DecodeStream implements DecodeExchange {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DecodeStream.class);
+
+    private final DecodeListener listener;
+    private final int maxBytes;
+    private final Runnable refused;
+    private Function<byte[], Request> requests;
+    /** The body, kept for a new attempt until an answer began; then let go (a stream lasts long). */
+    private volatile byte[] body;
+    private Consumer<Runnable> later;
+    private int connectRetriesLeft;
+    /** The current attempt's request went out on a connection: it is never sent again. */
+    private volatile boolean committed;
+    private volatile Request request;
+    private volatile boolean cancelled;
+    private int status;
+    private String contentType;
+    private SseScanner scanner;
+    private ByteArrayOutputStream buffer;
+    private boolean overflow;
+
+    DecodeStream(DecodeListener listener, int maxBytes, Runnable refused) {
+        this.listener = listener;
+        this.maxBytes = maxBytes;
+        this.refused = refused;
+    }
+
+    /** Sends the first attempt; a connect timeout sends a new one, up to {@code connectRetries} times. */
+    void start(int connectRetries, Consumer<Runnable> later, byte[] body, Function<byte[], Request> requests) {
+        this.requests = requests;
+        this.body = body;
+        this.later = later;
+        this.connectRetriesLeft = connectRetries;
+        send();
+    }
+
+    private void send() {
+        byte[] b = body;
+        if (b == null) {
+            return; // already answered or given up
+        }
+        committed = false;
+        Request r = requests.apply(b);
+        request = r;
+        if (cancelled) { // cancel() ran before this attempt existed
+            r.abort(new CancellationException("cancelled by the proxy"));
+        }
+        r.send(this::complete);
+    }
+
+    void committed(Request r) {
+        committed = true;
+    }
+
+    void headers(Response response) {
+        body = null; // answered: no more attempts
+        status = response.getStatus();
+        contentType = response.getHeaders().get("Content-Type");
+        boolean stream = status == 200 && contentType != null
+                && contentType.toLowerCase(Locale.ROOT).startsWith("text/event-stream");
+        if (stream) {
+            scanner = new SseScanner((b, offset, length) -> {
+                if (!cancelled) {
+                    listener.onEvent(b, offset, length);
+                }
+            });
+        } else {
+            buffer = new ByteArrayOutputStream();
+        }
+        if (!cancelled) {
+            listener.onHeaders(status, stream);
+        }
+    }
+
+    void content(Response response, ByteBuffer chunk) {
+        if (cancelled) {
+            return;
+        }
+        if (scanner != null) {
+            scanner.feed(chunk);
+            if (!cancelled) {
+                listener.onEventsRead();
+            }
+        } else if (buffer != null) {
+            if (buffer.size() + chunk.remaining() > maxBytes) {
+                overflow = true;
+                chunk.position(chunk.limit());
+            } else {
+                byte[] b = new byte[chunk.remaining()];
+                chunk.get(b);
+                buffer.writeBytes(b);
+            }
+        }
+    }
+
+    void complete(Result result) {
+        if (cancelled) {
+            return;
+        }
+        if (result.isFailed()) {
+            if (!committed && status == 0 && connectRetriesLeft > 0 && body != null
+                    && connectTimedOut(result.getFailure())) {
+                // never committed to a connection: a new attempt cannot run the request twice (the
+                // failure's own message is not proof: Jetty can report another connection's
+                // connect timeout for a request that went out, and the engine then saw it twice)
+                connectRetriesLeft--;
+                LOG.debug("decode connect timed out, trying a new connection ({} more allowed)", connectRetriesLeft);
+                // not from this callback: the failed connect also fails whatever is queued for it
+                later.accept(this::send);
+                return;
+            }
+            body = null;
+            if (contentType == null && status == 0 && refusedAtConnect(result.getFailure())) {
+                refused.run(); // no need to wait for the next health check to stop routing there
+            }
+            listener.onFailure(result.getFailure());
+        } else if (overflow) {
+            listener.onFailure(new UpstreamException(502, null, "decode answer larger than maxResponseBytes", null));
+        } else {
+            if (scanner != null) {
+                scanner.finish();
+                if (!cancelled) {
+                    listener.onEventsRead();
+                }
+            }
+            listener.onEnd(status, contentType, buffer == null ? new byte[0] : buffer.toByteArray());
+        }
+    }
+
+    private static boolean connectTimedOut(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            // Jetty's ClientConnector fails a connect that outlived connectTimeout so
+            if (c instanceof SocketTimeoutException && "Connect Timeout".equals(c.getMessage())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean refusedAtConnect(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof ConnectException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void cancel() {
+        if (!cancelled) {
+            cancelled = true;
+            body = null;
+            Request r = request;
+            if (r != null) {
+                r.abort(new CancellationException("cancelled by the proxy"));
+            }
+        }
+    }
+}

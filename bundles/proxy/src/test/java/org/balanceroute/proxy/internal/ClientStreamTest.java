@@ -1,0 +1,287 @@
+package org.balanceroute.proxy.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The batching writer. The first two tests write on the calling thread to an output that is
+ * always ready, so every assertion sees the writes as they happen; the others drive readiness
+ * by hand, as the servlet's non-blocking output does.
+ */
+class ClientStreamTest {
+
+    private final FlowFakes.Sink sink = new FlowFakes.Sink();
+    private final AtomicInteger gone = new AtomicInteger();
+    private final ClientStream relay = new ClientStream(16, gone::incrementAndGet);
+
+    @Test
+    void nothingIsWrittenBeforeStartThenAllInOrder() {
+        relay.ping();
+        relay.event("{\"a\": 1}");
+        assertEquals("", sink.written.toString(), "held until the response is handed over");
+        relay.start(sink);
+        relay.event("[DONE]");
+        relay.close();
+        assertEquals(": ping\n\ndata: {\"a\": 1}\n\ndata: [DONE]\n\n", sink.written.toString());
+        assertTrue(sink.closed);
+    }
+
+    @Test
+    void aFailedPingWriteReportsTheClientGoneOnce() {
+        relay.start(sink);
+        sink.gone = true;
+        relay.ping();
+        relay.ping();
+        relay.event("x");
+        assertEquals(1, gone.get());
+        assertTrue(sink.closed);
+    }
+
+    /** An output whose readiness the test sets; it records each write's bytes and the array it was given. */
+    private static final class Manual implements ClientOutput {
+        volatile boolean ready = true;
+        Runnable writable;
+        Consumer<Throwable> failed;
+        final List<byte[]> writes = new ArrayList<>();
+        final List<byte[]> arrays = new ArrayList<>();
+        final ByteArrayOutputStream all = new ByteArrayOutputStream();
+        int flushes;
+        int closes;
+        /** Becomes not ready after each write (as a socket write that is still in flight). */
+        boolean busyAfterWrite;
+
+        @Override
+        public void start(Runnable writable, Consumer<Throwable> failed) {
+            this.writable = writable;
+            this.failed = failed;
+        }
+
+        @Override
+        public synchronized boolean isReady() {
+            return ready;
+        }
+
+        @Override
+        public synchronized void write(byte[] bytes, int offset, int length) {
+            if (!ready) {
+                throw new IllegalStateException("write while not ready");
+            }
+            byte[] copy = java.util.Arrays.copyOfRange(bytes, offset, offset + length);
+            writes.add(copy);
+            arrays.add(bytes);
+            all.write(copy, 0, copy.length);
+            if (busyAfterWrite) {
+                ready = false;
+            }
+        }
+
+        @Override
+        public synchronized void flush() {
+            if (!ready) {
+                throw new IllegalStateException("flush while not ready");
+            }
+            flushes++;
+        }
+
+        @Override
+        public synchronized void close() {
+            closes++;
+        }
+
+        /** The write in flight is done: ready again, and the writer told. */
+        void done() {
+            synchronized (this) {
+                ready = true;
+            }
+            writable.run();
+        }
+
+        String text() {
+            return all.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void theEventsOfOneReadGoInOneWriteAndOneFlushWhenTheQueueDrains() {
+        Manual out = new Manual();
+        relay.start(out);
+        relay.event(bytes("{\"a\":1}"), 0, 7);
+        relay.event(bytes("xx{\"b\":2}xx"), 2, 7);
+        relay.event(bytes("[DONE]"), 0, 6);
+        assertEquals(0, out.writes.size(), "framed only: written when the read's events are all in");
+        relay.flush();
+        assertEquals(1, out.writes.size(), "one write");
+        assertEquals(1, out.flushes, "one flush");
+        assertEquals("data: {\"a\":1}\n\ndata: {\"b\":2}\n\ndata: [DONE]\n\n", out.text());
+        relay.flush();
+        assertEquals(1, out.writes.size(), "nothing more to write");
+        assertEquals(1, out.flushes, "nor to flush");
+    }
+
+    @Test
+    void eventsGatherBehindAWriteInFlightAndGoInTheNextOneAtOnce() {
+        Manual out = new Manual();
+        out.busyAfterWrite = true;
+        relay.start(out);
+        relay.event(bytes("1"), 0, 1);
+        relay.flush();
+        assertEquals(1, out.writes.size());
+        assertEquals(0, out.flushes, "the write is in flight: the flush waits for it");
+        byte[] inFlight = out.arrays.get(0);
+        byte[] asWritten = inFlight.clone();
+        for (int i = 2; i <= 5; i++) {
+            relay.event(bytes(Integer.toString(i)), 0, 1);
+            relay.flush();
+        }
+        assertEquals(1, out.writes.size(), "not ready: nothing more handed over");
+        assertArrayEquals(asWritten, inFlight, "the array the output holds is not touched while it holds it");
+        assertEquals(4, relay.buffered());
+        out.done();
+        // ready again: the four gathered events in one write, then one flush for both writes
+        assertEquals(2, out.writes.size());
+        assertEquals("data: 2\n\ndata: 3\n\ndata: 4\n\ndata: 5\n\n", new String(out.writes.get(1), StandardCharsets.UTF_8));
+        assertEquals(0, out.flushes);
+        out.done();
+        assertEquals(1, out.flushes);
+        assertEquals("data: 1\n\ndata: 2\n\ndata: 3\n\ndata: 4\n\ndata: 5\n\n", out.text());
+        assertEquals(0, relay.buffered());
+        assertEquals(0, gone.get());
+    }
+
+    @Test
+    void aClientThatDoesNotReadIsCutOnceItLagsMoreThanTheLimitAndNothingElseWaits() {
+        Manual out = new Manual();
+        out.ready = false;
+        relay.start(out);
+        for (int i = 0; i < 16; i++) {
+            assertTrue(relay.event(bytes("e" + i), 0, 2 + (i >= 10 ? 1 : 0)));
+            relay.flush(); // returns at once: the output is not ready
+        }
+        assertEquals(16, relay.buffered(), "bounded: at the limit");
+        assertEquals(0, gone.get());
+        assertFalse(relay.event(bytes("one too many"), 0, 3), "the 17th event cuts the client");
+        assertEquals(1, gone.get(), "the flow is told once");
+        assertEquals(1, out.closes, "its response ended");
+        assertEquals(0, relay.buffered(), "its buffer let go");
+        assertFalse(relay.event(bytes("later"), 0, 5));
+        relay.ping();
+        relay.close();
+        out.done();
+        assertEquals(1, gone.get());
+        assertEquals(1, out.closes);
+        assertEquals(0, out.writes.size(), "nothing written to a client that was cut");
+    }
+
+    @Test
+    void aClientThatCatchesUpIsNotCut() {
+        Manual out = new Manual();
+        out.ready = false;
+        relay.start(out);
+        for (int round = 0; round < 10; round++) {
+            for (int i = 0; i < 16; i++) {
+                assertTrue(relay.event(bytes("x"), 0, 1));
+            }
+            out.done(); // it reads: all of it goes in one write
+            out.ready = false;
+        }
+        assertEquals(0, gone.get());
+        assertEquals(10, out.writes.size());
+    }
+
+    @Test
+    void theEndWaitsForTheWritesInFlight() {
+        Manual out = new Manual();
+        out.busyAfterWrite = true;
+        relay.start(out);
+        relay.event(bytes("a"), 0, 1);
+        relay.flush();
+        relay.event(bytes("[DONE]"), 0, 6);
+        relay.close();
+        assertEquals(0, out.closes, "a write is in flight");
+        out.done(); // the second write
+        out.done(); // one flush for both, then the end
+        out.done();
+        assertEquals("data: a\n\ndata: [DONE]\n\n", out.text());
+        assertEquals(1, out.closes);
+        assertTrue(out.flushes >= 1);
+    }
+
+    @Test
+    void aFailureTheOutputReportsCutsTheStreamOnce() {
+        Manual out = new Manual();
+        relay.start(out);
+        out.failed.accept(new IOException("reset by peer"));
+        out.failed.accept(new IOException("again"));
+        assertEquals(1, gone.get());
+        assertEquals(1, out.closes);
+        assertFalse(relay.event(bytes("x"), 0, 1));
+    }
+
+    @Test
+    void aStreamCutBeforeItsResponseIsOpenedClosesThatResponseWhenItComes() {
+        ClientStream s = new ClientStream(1, gone::incrementAndGet);
+        s.event(bytes("a"), 0, 1);
+        assertFalse(s.event(bytes("b"), 0, 1), "over the limit before the start");
+        assertEquals(1, gone.get());
+        Manual out = new Manual();
+        s.start(out);
+        assertEquals(1, out.closes);
+        assertEquals(0, out.writes.size());
+    }
+
+    /** A producer (the HTTP client thread) and the container's writable callbacks race: every byte arrives once, in order. */
+    @Test
+    void concurrentProducerAndWritableCallbacksLoseNothing() throws Exception {
+        Manual out = new Manual();
+        out.busyAfterWrite = true;
+        ClientStream s = new ClientStream(1_000_000, gone::incrementAndGet);
+        s.start(out);
+        int n = 20_000;
+        Thread producer = new Thread(() -> {
+            for (int i = 0; i < n; i++) {
+                byte[] e = bytes(Integer.toString(i));
+                s.event(e, 0, e.length);
+                if (i % 3 == 0) {
+                    s.flush();
+                }
+            }
+            s.event(bytes("[DONE]"), 0, 6);
+            s.close();
+        });
+        producer.start();
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (out.closes == 0) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not closed; written " + out.all.size() + " bytes");
+            }
+            if (!out.isReady()) {
+                out.done();
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+        producer.join();
+        StringBuilder expected = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            expected.append("data: ").append(i).append("\n\n");
+        }
+        expected.append("data: [DONE]\n\n");
+        assertEquals(expected.toString(), out.text());
+        assertEquals(0, gone.get());
+    }
+}
