@@ -109,6 +109,23 @@ public final class CompletionFlow {
     public CompletionFlow(@Reference(name = "router") RouterService router,
             @Reference(name = "connector") VllmConnector connector, ProxyConfig config) {
         this(router, connector, settingsOrDefaults(config));
+        warmUp();
+    }
+
+    /** The relay's classes through a synthetic stream, off the start-up thread ({@link RelayWarmUp}). */
+    private static void warmUp() {
+        Thread t = new Thread(() -> {
+            long start = System.nanoTime();
+            try {
+                long sum = RelayWarmUp.run(RelayWarmUp.EVENTS);
+                LOG.debug("relay warmed up in {} ms ({})", (System.nanoTime() - start) / 1_000_000, sum);
+            } catch (RuntimeException e) {
+                LOG.warn("the relay's warm-up failed (the first requests will be slower): {}", e.toString());
+            }
+        }, "balanceroute-proxy-warm-up");
+        t.setDaemon(true);
+        t.setPriority(Thread.MIN_PRIORITY);
+        t.start();
     }
 
     /** A flow without a framework. */

@@ -52,6 +52,16 @@ public final class VllmConnectorComponent implements VllmConnector {
     @Activate
     public VllmConnectorComponent(ConnectorConfig config) throws Exception {
         this(settingsOrDefaults(config));
+        Thread t = new Thread(() -> {
+            try {
+                ConnectorWarmUp.run(ConnectorWarmUp.EVENTS);
+            } catch (Exception | LinkageError e) {
+                LOG.warn("{}: the warm-up failed (the first requests will be slower): {}", PID, e.toString());
+            }
+        }, "balanceroute-connector-warm-up");
+        t.setDaemon(true);
+        t.setPriority(Thread.MIN_PRIORITY);
+        t.start();
     }
 
     /** A connector without a framework (tests): starts its HTTP client and health checks. */
