@@ -333,7 +333,7 @@ public final class ProxyOverhead {
                 if (now >= windowStart && now < windowEnd) {
                     pool.sample(poolDepth());
                 }
-            }, windowStart - System.nanoTime(), 250_000_000L, TimeUnit.NANOSECONDS);
+            }, 0, 250_000_000L, TimeUnit.NANOSECONDS); // from the start: the warm-up compiles the snapshot's path too
         }
         CompletableFuture<?>[] loops = new CompletableFuture<?>[streams];
         for (int s = 0; s < streams; s++) {

@@ -29,7 +29,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One request's way through the proxy, in the pieces it meets: the front ({@link OpenAiResource}
+ * One request's way through the proxy, in the pieces it meets: the front ({@link CompletionsServlet}
  * and {@link #handle}: validation, request id), <b>admission</b> (the prompt pool's depth, below),
  * the <b>exchange</b> ({@link Exchange}: the answer chosen once, heartbeats, errors before and
  * after the commit, recomputation; {@link Hop}: the prefill hop, the router's placement, the
@@ -193,7 +193,7 @@ public final class CompletionFlow {
     /** Handles one generation request with the test outputs (see the constructor); answers through {@code async}. */
     void handle(Endpoint endpoint, byte[] raw, String clientRequestId, AsyncResponse async) {
         Supplier<ClientOutput> outputs = testOutputs;
-        handle(endpoint, raw, clientRequestId, async, requestId -> {
+        handle(endpoint, raw, clientRequestId, async::resume, requestId -> {
             ClientOutput out = outputs.get();
             async.resume(Response.ok(out, EVENT_STREAM).header("Cache-Control", "no-cache")
                     .header(VllmConnector.REQUEST_ID_HEADER, requestId).build());
@@ -205,7 +205,7 @@ public final class CompletionFlow {
      * Handles one generation request: a plain answer through {@code async}, or an event stream
      * through {@code streams}; validation and admission first.
      */
-    void handle(Endpoint endpoint, byte[] raw, String clientRequestId, AsyncResponse async, EventStreams streams) {
+    void handle(Endpoint endpoint, byte[] raw, String clientRequestId, PlainAnswer async, EventStreams streams) {
         ProxySettings s = settings;
         String requestId = requestId(clientRequestId);
         byte[] bytes = raw == null ? new byte[0] : raw;
@@ -214,7 +214,7 @@ public final class CompletionFlow {
             body = RequestValidator.validate(endpoint, bytes, s.maxBodyBytes());
         } catch (OpenAiError e) {
             ended(Outcome.REJECTED);
-            async.resume(Answers.error(e, requestId));
+            async.answer(Answers.error(e, requestId));
             return;
         }
         int limit = s.maxPoolDepth();
@@ -222,18 +222,23 @@ public final class CompletionFlow {
             int depth = router.poolDepth();
             if (depth >= limit) {
                 ended(Outcome.REJECTED);
-                async.resume(Answers.poolFull(depth, limit, s.retryAfterSeconds(), requestId));
+                async.answer(Answers.poolFull(depth, limit, s.retryAfterSeconds(), requestId));
                 return;
             }
         }
         if (streams == null) {
-            async.resume(Answers.error(new OpenAiError(500, OpenAiError.SERVER,
+            async.answer(Answers.error(new OpenAiError(500, OpenAiError.SERVER,
                     "the container did not start asynchronous processing: no event stream can be written", null),
                     requestId));
             ended(Outcome.ERROR);
             return;
         }
         new Exchange(this, endpoint, body, bytes.length, requestId, async, streams, s).start();
+    }
+
+    /** The body limit in force ({@link CompletionsServlet} reads no more than one byte past it). */
+    int maxBodyBytes() {
+        return settings.maxBodyBytes();
     }
 
     /** {@code GET /v1/models}: the first decode worker's answer. */

@@ -2,7 +2,6 @@ package org.balanceroute.proxy.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.core.Response;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.RejectedExecutionException;
@@ -17,7 +16,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One admitted client request: its answer (chosen once: a plain response through Jersey's
- * {@link AsyncResponse}, or the event stream written straight to the client, {@link ClientStream}),
+ * {@link PlainAnswer}, or the event stream written straight to the client, {@link ClientStream}),
  * the heartbeats, the token timing, and its hops ({@link Hop}: one prefill/decode pair each; more
  * than one only when the engine recomputed).
  *
@@ -38,7 +37,7 @@ final class Exchange {
     final int bodyBytes;
     final String requestId;
     final ProxySettings settings;
-    private final AsyncResponse async;
+    private final PlainAnswer async;
     private final EventStreams streams;
     private final boolean stream;
     /** null while undecided, then {@link #PLAIN} or the {@link ClientStream}: whoever sets it answers. */
@@ -67,7 +66,7 @@ final class Exchange {
     final GeneratedText generated;
 
     Exchange(CompletionFlow flow, Endpoint endpoint, ObjectNode body, int bodyBytes, String requestId,
-            AsyncResponse async, EventStreams streams, ProxySettings settings) {
+            PlainAnswer async, EventStreams streams, ProxySettings settings) {
         this.flow = flow;
         this.endpoint = endpoint;
         this.body = body;
@@ -147,7 +146,7 @@ final class Exchange {
     boolean answerPlain(Response r) {
         if (answer.compareAndSet(null, PLAIN)) {
             stopPinging();
-            async.resume(r);
+            async.answer(r);
             return true;
         }
         return false;

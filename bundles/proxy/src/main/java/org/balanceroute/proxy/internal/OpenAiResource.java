@@ -1,14 +1,9 @@
 package org.balanceroute.proxy.internal;
 
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.HeaderParam;
-import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.container.Suspended;
-import jakarta.ws.rs.core.Context;
-import jakarta.servlet.http.HttpServletRequest;
-import org.balanceroute.connector.vllm.VllmConnector;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -16,10 +11,8 @@ import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsName;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
 
 /**
- * The OpenAI-compatible endpoints: {@code POST /v1/completions}, {@code POST /v1/chat/completions}
- * (streaming and not) and {@code GET /v1/models}. Bodies are taken as bytes and parsed by the
- * flow (so the size limit, malformed JSON and the OpenAI error shape are the proxy's own, and no
- * JSON provider is involved); answers are asynchronous, no container thread waits for an engine.
+ * {@code GET /v1/models}, answered asynchronously (no container thread waits for an engine). The
+ * two generation endpoints are {@link CompletionsServlet}'s, past Jersey.
  * A singleton and stateless, so safe for concurrent requests: prototype scope cost an SCR component
  * instance per request, made under a lock every request thread contends for.
  */
@@ -34,20 +27,6 @@ public final class OpenAiResource {
     @Activate
     public OpenAiResource(@Reference(name = "flow") CompletionFlow flow) {
         this.flow = flow;
-    }
-
-    @POST
-    @Path("completions")
-    public void completions(byte[] body, @HeaderParam(VllmConnector.REQUEST_ID_HEADER) String requestId,
-            @Suspended AsyncResponse async, @Context HttpServletRequest request) {
-        flow.handle(Endpoint.COMPLETIONS, body, requestId, async, ServletEventStream.opener(request));
-    }
-
-    @POST
-    @Path("chat/completions")
-    public void chatCompletions(byte[] body, @HeaderParam(VllmConnector.REQUEST_ID_HEADER) String requestId,
-            @Suspended AsyncResponse async, @Context HttpServletRequest request) {
-        flow.handle(Endpoint.CHAT_COMPLETIONS, body, requestId, async, ServletEventStream.opener(request));
     }
 
     @GET

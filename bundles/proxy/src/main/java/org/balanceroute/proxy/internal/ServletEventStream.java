@@ -11,10 +11,9 @@ import org.balanceroute.connector.vllm.VllmConnector;
 
 /**
  * A client's event stream written straight to the servlet response, with the servlet's
- * non-blocking output ({@link WriteListener}), past Jersey: the resource method that took the
- * request suspended it ({@code @Suspended AsyncResponse}), which started the servlet's async
- * mode; a plain answer (an error, a non-streaming completion) still goes through Jersey's
- * {@code AsyncResponse}, an event stream through this class, never both (the exchange chooses its
+ * non-blocking output ({@link WriteListener}): {@link CompletionsServlet} started the servlet's
+ * async mode; a plain answer (an error, a non-streaming completion) goes through its
+ * {@link PlainAnswer}, an event stream through this class, never both (the exchange chooses its
  * answer once). The 200 with {@code text/event-stream}, {@code Cache-Control: no-cache} and the
  * request id is set when the stream is opened and goes out with its first bytes; the end
  * completes the async context.
@@ -35,8 +34,8 @@ final class ServletEventStream implements ClientOutput {
     }
 
     /**
-     * Opens event streams on the request {@code request} (called on the container's thread, inside
-     * the resource method, after Jersey suspended the request); null when the request is not in
+     * Opens event streams on the request {@code request} (called on the container's thread, after
+     * the servlet started its async mode); null when the request is not in
      * the servlet's async mode (then the flow answers without a stream).
      */
     static EventStreams opener(HttpServletRequest request) {
