@@ -2,6 +2,8 @@ package org.balanceroute.benchmarks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,7 +18,9 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -91,14 +95,18 @@ public final class ProxyOverhead {
               --skip-latency, --skip-throughput
             """;
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = new ObjectMapper();
     private static final String COMPLETION_TOKENS = "\"completion_tokens\"";
 
     final Options o;
     private final HttpClient client;
     private final ExecutorService executor;
-    private final String modelJson;
-    private final String promptJson;
+    /** The streamed completion per max_tokens, as sent by the client (never changed once built). */
+    private final Map<Integer, ObjectNode> streamRequests = new ConcurrentHashMap<>();
+    private final Map<Integer, byte[]> streamBodies = new ConcurrentHashMap<>();
+    private final ArrayNode prompt;
+    /** The prefill hop, the same for every request (the request id goes in a header). */
+    private final byte[] prefillBody;
     private final String runId = Long.toHexString(System.currentTimeMillis() & 0xFFFFFFFL);
     private final AtomicLong ids = new AtomicLong();
 
@@ -113,15 +121,38 @@ public final class ProxyOverhead {
         });
         this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5)).executor(executor).build();
-        this.modelJson = JSON.valueToTree(o.model).toString();
-        StringBuilder sb = new StringBuilder("[");
+        this.prompt = JSON.createArrayNode();
         for (int i = 0; i < o.promptTokens; i++) {
-            sb.append(i == 0 ? "" : ",").append(i % 1000 + 1);
+            prompt.add(i % 1000 + 1);
         }
-        this.promptJson = sb.append(']').toString();
+        // the prefill hop exactly as the proxy builds it (CONTRACT-vllm.md, step 2)
+        ObjectNode prefill = JSON.createObjectNode().put("model", o.model);
+        prefill.set("prompt", prompt);
+        prefill.put("max_tokens", 1).put("min_tokens", 1).put("ignore_eos", true).put("stream", false);
+        prefill.putObject("kv_transfer_params").put("do_remote_decode", true).put("do_remote_prefill", false)
+                .putNull("remote_engine_id").putNull("remote_block_ids").putNull("remote_host").putNull("remote_port");
+        this.prefillBody = bytes(prefill);
+    }
+
+    private static byte[] bytes(JsonNode body) {
+        try {
+            return JSON.writeValueAsBytes(body);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     public static void main(String[] args) {
+        main(args, new Options(), USAGE, "proxy-overhead", ProxyOverhead::run);
+    }
+
+    /** What a tool runs once its options are read. */
+    interface Body {
+        void run(ProxyOverhead tool) throws BenchmarkException, InterruptedException;
+    }
+
+    /** Reads the options into {@code defaults} and runs {@code body}; exits with its status. */
+    static void main(String[] args, Options defaults, String usage, String name, Body body) {
         // idle connections kept 4 s, not the JDK's 20 minutes: between runs the runtime closes the
         // ones left idle, and a POST sent on one fails with no answer (the JDK does not retry it)
         if (System.getProperty("jdk.httpclient.keepalive.timeout") == null) {
@@ -129,22 +160,22 @@ public final class ProxyOverhead {
         }
         Options o;
         try {
-            o = Options.parse(args);
+            o = Options.parse(args, defaults);
         } catch (IllegalArgumentException e) {
-            System.err.println("proxy-overhead: " + e.getMessage());
-            System.err.print(USAGE);
+            System.err.println(name + ": " + e.getMessage());
+            System.err.print(usage);
             System.exit(2);
             return;
         }
         if (o == null) {
-            System.out.print(USAGE);
+            System.out.print(usage);
             return;
         }
         try {
-            new ProxyOverhead(o).run();
+            body.run(new ProxyOverhead(o));
             System.exit(0);
         } catch (BenchmarkException e) {
-            System.err.println("proxy-overhead: " + e.getMessage());
+            System.err.println(name + ": " + e.getMessage());
             System.exit(1);
         } catch (InterruptedException e) {
             System.exit(130);
@@ -157,9 +188,14 @@ public final class ProxyOverhead {
         }
     }
 
-    void run() throws BenchmarkException, InterruptedException {
-        // one request each way first: a wrong URL or configuration fails here, not mid-run
-        for (Path path : Path.values()) {
+    /** The paths this run measures: direct, the proxy, and the peer when --peer is given. */
+    List<Path> paths() {
+        return o.peer == null ? List.of(Path.DIRECT, Path.PROXY) : List.of(Path.DIRECT, Path.PROXY, Path.PEER);
+    }
+
+    /** One request each way: a wrong URL or configuration fails here, not mid-run. */
+    void probe() throws BenchmarkException {
+        for (Path path : paths()) {
             Outcome r = send(path, 0, o.latencyMaxTokens).join();
             if (r.error != null) {
                 throw new BenchmarkException("probe through the " + path.label + " path failed: " + r.error);
@@ -169,6 +205,10 @@ public final class ProxyOverhead {
                         + " tokens counted, expected " + o.latencyMaxTokens);
             }
         }
+    }
+
+    void run() throws BenchmarkException, InterruptedException {
+        probe();
         for (URI u : o.also) {
             Outcome r = send(new Target(u.getAuthority(), u), o.latencyMaxTokens).join();
             if (r.error != null || r.tokens != o.latencyMaxTokens) {
@@ -193,8 +233,8 @@ public final class ProxyOverhead {
                     "pool mean", "pool max", "step ms", o.runtimePid > 0 ? String.format(Locale.ROOT,
                             " %12s %10s %8s", "cpu s/100k", "csw/tok", "threads") : ""));
             for (int c : o.concurrency) {
-                Throughput direct = throughput(Path.DIRECT, c);
-                Throughput proxy = throughput(Path.PROXY, c);
+                Throughput direct = throughput(Path.DIRECT, c, o.warmupSeconds, o.durationSeconds);
+                Throughput proxy = throughput(Path.PROXY, c, o.warmupSeconds, o.durationSeconds);
                 out.append(direct.row(c, Double.NaN)).append(proxy.row(c, direct.tokensPerSecond()));
             }
             out.append("(e2e: ms from send to [DONE] of the requests ended in the window; pool: the router's prompt pool,\n"
@@ -211,8 +251,11 @@ public final class ProxyOverhead {
 
     // ---------------------------------------------------------------- (a) latency
 
-    /** One way to send (a)'s request: direct, or through a runtime. */
-    private record Target(String label, URI runtime) {
+    /** One way to send (a)'s request: direct, or through a proxy (ours or the peer). */
+    record Target(String label, URI runtime) {
+        static Target of(Path path, Options o) {
+            return new Target(path.label, path == Path.DIRECT ? null : path == Path.PROXY ? o.proxy : o.peer);
+        }
     }
 
     private CompletableFuture<Outcome> send(Target t, int maxTokens) {
@@ -220,7 +263,19 @@ public final class ProxyOverhead {
             return send(Path.DIRECT, 0, maxTokens);
         }
         String id = "overhead-" + runId + "-" + ids.incrementAndGet();
-        return stream(t.runtime(), id, requestBody(maxTokens) + "}", System.nanoTime(), null);
+        return stream(t.runtime(), id, streamBody(maxTokens), System.nanoTime(), null);
+    }
+
+    /** (a)'s result: per target, the sorted end-to-end and first-token times of the measured requests. */
+    record Latencies(List<Target> targets, long[][] e2e, long[][] ttft) {
+        int index(Path path) {
+            for (int p = 0; p < targets.size(); p++) {
+                if (targets.get(p).label().equals(path.label)) {
+                    return p;
+                }
+            }
+            throw new IllegalArgumentException(path.label + " was not measured");
+        }
     }
 
     private String latency() throws BenchmarkException {
@@ -229,34 +284,9 @@ public final class ProxyOverhead {
             targets.add(new Target(u.getAuthority(), u));
         }
         int n = targets.size();
-        System.err.printf(Locale.ROOT, "proxy-overhead: (a) latency: %d + %d requests per path, interleaved over %d%n",
-                o.latencyWarmup, o.latencyRequests, n);
-        long[][] e2e = new long[n][o.latencyRequests];
-        long[][] ttft = new long[n][o.latencyRequests];
-        int errors = 0;
-        for (int i = -o.latencyWarmup; i < o.latencyRequests; i++) {
-            // rotate the order every round: no path always runs right after another
-            for (int k = 0; k < n; k++) {
-                int p = Math.floorMod(k + i, n);
-                Target t = targets.get(p);
-                Outcome r = send(t, o.latencyMaxTokens).join();
-                if (r.error != null || r.tokens != o.latencyMaxTokens) {
-                    errors++;
-                    System.err.println("proxy-overhead: " + t.label() + ": " + (r.error != null ? r.error : r.tokens + " tokens"));
-                    if (errors > 10) {
-                        throw new BenchmarkException("more than 10 failed requests in (a); see above");
-                    }
-                }
-                if (i >= 0) {
-                    e2e[p][i] = r.endNanos - r.startNanos;
-                    ttft[p][i] = r.firstTokenNanos - r.startNanos;
-                }
-            }
-        }
-        for (int p = 0; p < n; p++) {
-            Arrays.sort(e2e[p]);
-            Arrays.sort(ttft[p]);
-        }
+        Latencies l = latencies(targets, o.latencyWarmup, o.latencyRequests, "(a) latency");
+        long[][] e2e = l.e2e();
+        long[][] ttft = l.ttft();
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "%n(a) latency per request, concurrency 1, %d tokens each, %d measured per path "
                 + "after %d warm-up, interleaved%n", o.latencyMaxTokens, o.latencyRequests, o.latencyWarmup));
@@ -274,6 +304,43 @@ public final class ProxyOverhead {
         }
         sb.append("(added: difference of the two distributions' percentiles, not a per-request difference)\n");
         return sb.toString();
+    }
+
+    /**
+     * Concurrency 1: {@code warmup} then {@code requests} measured requests per target, the
+     * targets interleaved (the order rotating every round, so no path always runs right after
+     * another and noise from other processes falls on all alike).
+     */
+    Latencies latencies(List<Target> targets, int warmup, int requests, String phase) throws BenchmarkException {
+        int n = targets.size();
+        System.err.printf(Locale.ROOT, "%s: %d + %d requests per path, interleaved over %d%n", phase, warmup, requests, n);
+        long[][] e2e = new long[n][requests];
+        long[][] ttft = new long[n][requests];
+        int errors = 0;
+        for (int i = -warmup; i < requests; i++) {
+            // rotate the order every round: no path always runs right after another
+            for (int k = 0; k < n; k++) {
+                int p = Math.floorMod(k + i, n);
+                Target t = targets.get(p);
+                Outcome r = send(t, o.latencyMaxTokens).join();
+                if (r.error != null || r.tokens != o.latencyMaxTokens) {
+                    errors++;
+                    System.err.println("proxy-overhead: " + t.label() + ": " + (r.error != null ? r.error : r.tokens + " tokens"));
+                    if (errors > 10) {
+                        throw new BenchmarkException("more than 10 failed requests in " + phase + "; see above");
+                    }
+                }
+                if (i >= 0) {
+                    e2e[p][i] = r.endNanos - r.startNanos;
+                    ttft[p][i] = r.firstTokenNanos - r.startNanos;
+                }
+            }
+        }
+        for (int p = 0; p < n; p++) {
+            Arrays.sort(e2e[p]);
+            Arrays.sort(ttft[p]);
+        }
+        return new Latencies(targets, e2e, ttft);
     }
 
     private static String added(String label, long[] e2e, long[] e2eBase, long[] ttft, long[] ttftBase) {
@@ -304,12 +371,19 @@ public final class ProxyOverhead {
         }
     }
 
-    private Throughput throughput(Path path, int streams) throws BenchmarkException, InterruptedException {
-        System.err.printf(Locale.ROOT, "proxy-overhead: (b) %s, %d streams: %.0f s warm-up + %.0f s%n", path.label, streams,
-                o.warmupSeconds, o.durationSeconds);
+    /** The process whose CPU and context switches a run of this path reads: the proxy's (the idle runtime's on direct). */
+    long pid(Path path) {
+        return path == Path.PEER ? o.peerPid : o.runtimePid;
+    }
+
+    Throughput throughput(Path path, int streams, double warmupSeconds, double durationSeconds)
+            throws BenchmarkException, InterruptedException {
+        System.err.printf(Locale.ROOT, "(b) %s, %d streams: %.0f s warm-up + %.0f s%n", path.label, streams,
+                warmupSeconds, durationSeconds);
+        long pid = pid(path);
         long start = System.nanoTime();
-        long windowStart = start + (long) (o.warmupSeconds * 1e9);
-        long windowEnd = windowStart + (long) (o.durationSeconds * 1e9);
+        long windowStart = start + (long) (warmupSeconds * 1e9);
+        long windowEnd = windowStart + (long) (durationSeconds * 1e9);
         Window w = new Window(windowStart, windowEnd);
         // engine ground truth and pool samples cover the measured window only
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -321,10 +395,10 @@ public final class ProxyOverhead {
         sampler.schedule(this::resetSimStats, windowStart - System.nanoTime(), TimeUnit.NANOSECONDS);
         CompletableFuture<ProcSample> procStart = new CompletableFuture<>();
         CompletableFuture<ProcSample> procEnd = new CompletableFuture<>();
-        if (o.runtimePid > 0) {
-            sampler.schedule(() -> procStart.complete(ProcSample.read(o.runtimePid, o.clockTicks)),
+        if (pid > 0) {
+            sampler.schedule(() -> procStart.complete(ProcSample.read(pid, o.clockTicks)),
                     windowStart - System.nanoTime(), TimeUnit.NANOSECONDS);
-            sampler.schedule(() -> procEnd.complete(ProcSample.read(o.runtimePid, o.clockTicks)),
+            sampler.schedule(() -> procEnd.complete(ProcSample.read(pid, o.clockTicks)),
                     windowEnd - System.nanoTime(), TimeUnit.NANOSECONDS);
         }
         if (path == Path.PROXY) {
@@ -342,7 +416,7 @@ public final class ProxyOverhead {
             loop(path, s, w, done);
         }
         try {
-            CompletableFuture.allOf(loops).get((long) (o.warmupSeconds + o.durationSeconds) + 120, TimeUnit.SECONDS);
+            CompletableFuture.allOf(loops).get((long) (warmupSeconds + durationSeconds) + 120, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             throw new BenchmarkException(path.label + ", " + streams + " streams: " + e.getCause());
         } catch (TimeoutException e) {
@@ -352,13 +426,13 @@ public final class ProxyOverhead {
             sampler.shutdownNow();
         }
         double stepMs = simStepMs();
-        ProcSample.Delta runtime = o.runtimePid > 0 && procStart.isDone() && procEnd.isDone()
+        ProcSample.Delta runtime = pid > 0 && procStart.isDone() && procEnd.isDone()
                 && procStart.join() != null && procEnd.join() != null ? procEnd.join().minus(procStart.join()) : null;
         long[] e2e;
         synchronized (w.e2e) {
             e2e = w.e2e.stream().mapToLong(Long::longValue).sorted().toArray();
         }
-        Throughput t = new Throughput(path, o.durationSeconds, w.tokens.sum(), w.requests.sum(), w.errors.sum(), e2e,
+        Throughput t = new Throughput(path, durationSeconds, w.tokens.sum(), w.requests.sum(), w.errors.sum(), e2e,
                 pool.mean(), pool.max(), stepMs, w.firstError, runtime);
         if (pool.failed() > 0) {
             System.err.println("proxy-overhead: " + path.label + ", " + streams + " streams: " + pool.failed()
@@ -428,12 +502,15 @@ public final class ProxyOverhead {
     // ---------------------------------------------------------------- the two paths
 
     enum Path {
-        DIRECT("direct"), PROXY("proxy");
+        DIRECT("direct", "direct"), PROXY("proxy", "balanceroute"), PEER("vllm-ascend", "vllm-ascend");
 
         final String label;
+        /** The name side-by-side gives it (its tables, --json). */
+        final String name;
 
-        Path(String label) {
+        Path(String label, String name) {
             this.label = label;
+            this.name = name;
         }
     }
 
@@ -444,11 +521,19 @@ public final class ProxyOverhead {
         }
     }
 
-    /** The streamed completion's body, without its closing brace. */
-    private String requestBody(int maxTokens) {
-        return "{\"model\":" + modelJson + ",\"prompt\":" + promptJson + ",\"max_tokens\":"
-                + maxTokens + ",\"ignore_eos\":true,\"stream\":true,"
-                + "\"stream_options\":{\"include_usage\":true,\"continuous_usage_stats\":true}";
+    /** The streamed completion the client sends (shared: never change it). */
+    private ObjectNode streamRequest(int maxTokens) {
+        return streamRequests.computeIfAbsent(maxTokens, m -> {
+            ObjectNode r = JSON.createObjectNode().put("model", o.model);
+            r.set("prompt", prompt);
+            r.put("max_tokens", m).put("ignore_eos", true).put("stream", true);
+            r.putObject("stream_options").put("include_usage", true).put("continuous_usage_stats", true);
+            return r;
+        });
+    }
+
+    private byte[] streamBody(int maxTokens) {
+        return streamBodies.computeIfAbsent(maxTokens, m -> bytes(streamRequest(m)));
     }
 
     CompletableFuture<Outcome> send(Path path, int stream, int maxTokens) {
@@ -457,20 +542,17 @@ public final class ProxyOverhead {
 
     private CompletableFuture<Outcome> send(Path path, int stream, int maxTokens, Window w) {
         String id = "overhead-" + runId + "-" + ids.incrementAndGet();
-        String body = requestBody(maxTokens);
         long start = System.nanoTime();
         if (path == Path.PROXY) {
-            return stream(o.proxy, id, body + "}", start, w);
+            return stream(o.proxy, id, streamBody(maxTokens), start, w);
         }
-        // the prefill hop exactly as the proxy builds it (CONTRACT-vllm.md, step 2)
-        String prefillBody = "{\"model\":" + modelJson + ",\"prompt\":" + promptJson
-                + ",\"max_tokens\":1,\"min_tokens\":1,\"ignore_eos\":true,\"stream\":false,"
-                + "\"kv_transfer_params\":{\"do_remote_decode\":true,\"do_remote_prefill\":false,\"remote_engine_id\":null,"
-                + "\"remote_block_ids\":null,\"remote_host\":null,\"remote_port\":null}}";
+        if (path == Path.PEER) {
+            return stream(o.peer, id, streamBody(maxTokens), start, w);
+        }
         HttpRequest prefill = HttpRequest.newBuilder(o.prefill.resolve("/v1/completions"))
                 .timeout(Duration.ofSeconds(60))
                 .header("Content-Type", "application/json").header("X-Request-Id", id)
-                .POST(HttpRequest.BodyPublishers.ofString(prefillBody)).build();
+                .POST(HttpRequest.BodyPublishers.ofByteArray(prefillBody)).build();
         URI decode = o.decode.get(stream % o.decode.size());
         return client.sendAsync(prefill, HttpResponse.BodyHandlers.ofByteArray()).handle((resp, failure) -> {
             if (failure != null) {
@@ -490,16 +572,18 @@ public final class ProxyOverhead {
                 return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: no kv_transfer_params"));
             }
             // the decode hop: the client's body plus the prefill's handle, verbatim (step 4)
-            return stream(decode, id, body + ",\"kv_transfer_params\":" + kv + "}", start, w);
+            ObjectNode decodeRequest = JSON.createObjectNode().setAll(streamRequest(maxTokens));
+            decodeRequest.set("kv_transfer_params", kv);
+            return stream(decode, id, bytes(decodeRequest), start, w);
         }).thenCompose(f -> f);
     }
 
-    private CompletableFuture<Outcome> stream(URI base, String id, String body, long start, Window w) {
+    private CompletableFuture<Outcome> stream(URI base, String id, byte[] body, long start, Window w) {
         HttpRequest request = HttpRequest.newBuilder(base.resolve("/v1/completions"))
                 .timeout(Duration.ofSeconds(120))
                 .header("Content-Type", "application/json").header("Accept", "text/event-stream")
                 .header("X-Request-Id", id)
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
         SseCounter counter = new SseCounter(start, w);
         return client.sendAsync(request, HttpResponse.BodyHandlers.fromLineSubscriber(counter, c -> c, "\n"))
                 .handle((resp, failure) -> {
@@ -776,10 +860,24 @@ public final class ProxyOverhead {
         boolean throughput = true;
         long runtimePid;
         int clockTicks = 100;
+        // side-by-side (SideBySide)
+        /** vllm-ascend's PD proxy, a third path beside direct and ours. */
+        URI peer;
+        long peerPid;
+        java.nio.file.Path json;
+        int clientWarmup = 1000;
+        int freshRequests = 1000;
+        double warmLoadSeconds = 60;
+        int warmLoadStreams = 64;
+        String replayLauncher;
+        int replayRequests = 3000;
+        double replayRate = 300;
+        double replayTimeFactor = 0.08;
+        int replayStreamInterval = 32;
+        boolean replay = true;
 
         /** @return null for --help */
-        static Options parse(String[] args) {
-            Options o = new Options();
+        static Options parse(String[] args, Options o) {
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
@@ -829,6 +927,19 @@ public final class ProxyOverhead {
                     case "--clock-ticks" -> o.clockTicks = integer(a, value(args, ++i, a), 1, 1_000_000);
                     case "--skip-latency" -> o.latency = false;
                     case "--skip-throughput" -> o.throughput = false;
+                    case "--skip-replay" -> o.replay = false;
+                    case "--peer" -> o.peer = url(a, value(args, ++i, a));
+                    case "--peer-pid" -> o.peerPid = integer(a, value(args, ++i, a), 1, Integer.MAX_VALUE);
+                    case "--json" -> o.json = java.nio.file.Path.of(value(args, ++i, a));
+                    case "--client-warmup" -> o.clientWarmup = integer(a, value(args, ++i, a), 0, 10_000_000);
+                    case "--fresh-requests" -> o.freshRequests = integer(a, value(args, ++i, a), 1, 10_000_000);
+                    case "--warm-load-seconds" -> o.warmLoadSeconds = seconds(a, value(args, ++i, a), 0);
+                    case "--warm-load-streams" -> o.warmLoadStreams = integer(a, value(args, ++i, a), 1, 100_000);
+                    case "--replay-launcher" -> o.replayLauncher = value(args, ++i, a);
+                    case "--replay-requests" -> o.replayRequests = integer(a, value(args, ++i, a), 1, 10_000_000);
+                    case "--replay-rate" -> o.replayRate = seconds(a, value(args, ++i, a), 0.001);
+                    case "--replay-time-factor" -> o.replayTimeFactor = seconds(a, value(args, ++i, a), 1e-6);
+                    case "--replay-stream-interval" -> o.replayStreamInterval = integer(a, value(args, ++i, a), 1, 4096);
                     default -> throw new IllegalArgumentException("unknown option '" + a + "'");
                 }
             }

@@ -117,6 +117,21 @@ public final class SimCluster implements AutoCloseable {
         cluster.setTimeFactor(timeFactor);
     }
 
+    /** Tokens per streamed chunk now: the configured one, or the last {@link #setStreamInterval}. */
+    public int streamInterval() {
+        return cluster.streamInterval();
+    }
+
+    /**
+     * Changes the tokens per streamed chunk while the cluster runs, from the next decode step on
+     * (as {@code POST /sim/timing {"streamInterval": K}}).
+     *
+     * @throws IllegalArgumentException unless 1..4096
+     */
+    public void setStreamInterval(int streamInterval) {
+        cluster.setStreamInterval(streamInterval);
+    }
+
     /** Clears the ground truth: the statistics and the load series. */
     public void resetStats() {
         cluster.resetStats();

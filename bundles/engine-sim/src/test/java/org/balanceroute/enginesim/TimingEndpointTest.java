@@ -41,4 +41,33 @@ class TimingEndpointTest {
             assertEquals(0.5, json(get(c.allRanksUrl() + "/sim/timing")).get("timeFactor").asDouble());
         }
     }
+
+    @Test
+    void theStreamIntervalChangesWhileTheClusterRuns() throws Exception {
+        try (SimCluster c = SimCluster.start(SimConfig.builder().prefill(1).decode(1).portBase(0).timeFactor(0.001).build())) {
+            String body = "{\"prompt\": " + tokenPrompt(10) + ", \"max_tokens\": 8, \"ignore_eos\": true, \"stream\": true}";
+            assertEquals(8, chunks(post(c.decodeUrl(0) + "/v1/completions", body).body()), "1 token per chunk at start");
+            HttpResponse<String> set = post(c.decodeUrl(0) + "/sim/timing", "{\"streamInterval\": 4}");
+            assertEquals(200, set.statusCode(), set.body());
+            assertEquals(4, json(set).get("streamInterval").asInt());
+            assertEquals(0.001, json(set).get("timeFactor").asDouble(), "the time factor left as it was");
+            assertEquals(4, c.streamInterval());
+            assertEquals(2, chunks(post(c.decodeUrl(0) + "/v1/completions", body).body()));
+
+            assertEquals(400, post(c.decodeUrl(0) + "/sim/timing", "{\"streamInterval\": 0}").statusCode());
+            assertEquals(400, post(c.decodeUrl(0) + "/sim/timing", "{\"streamInterval\": 2.5}").statusCode());
+            assertEquals(400, post(c.decodeUrl(0) + "/sim/timing", "{\"timeFactor\": 0, \"streamInterval\": 2}").statusCode());
+            assertEquals(4, c.streamInterval(), "a rejected change changes nothing");
+            assertThrows(IllegalArgumentException.class, () -> c.setStreamInterval(4097));
+            HttpResponse<String> both = post(c.prefillUrl(0) + "/sim/timing", "{\"timeFactor\": 0.002, \"streamInterval\": 1}");
+            assertEquals(200, both.statusCode(), both.body());
+            assertEquals(1, c.streamInterval());
+            assertEquals(0.002, c.timeFactor());
+        }
+    }
+
+    /** Token chunks of an SSE answer (those with a choice's text). */
+    private static int chunks(String sse) {
+        return (int) sse.lines().filter(l -> l.startsWith("data: {") && l.contains("\"text\"")).count();
+    }
 }

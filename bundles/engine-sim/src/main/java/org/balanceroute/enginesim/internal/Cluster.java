@@ -162,6 +162,16 @@ public final class Cluster implements AutoCloseable {
         engine.wake();
     }
 
+    /** Tokens per streamed chunk now: --stream-interval, or the last {@link #setStreamInterval}. */
+    public int streamInterval() {
+        return engine.streamInterval();
+    }
+
+    /** Changes the tokens per streamed chunk from the next decode step on ({@code POST /sim/timing}). */
+    public void setStreamInterval(int v) {
+        engine.setStreamInterval(v);
+    }
+
     public void resetStats() {
         stats.reset();
     }

@@ -44,6 +44,8 @@ final class DecodeEngine implements Runnable {
     final AtomicIntegerArray runningGauge;
     final AtomicLongArray kvTokensGauge;
 
+    /** Tokens per streamed chunk: --stream-interval, or the last {@link #setStreamInterval}. */
+    private volatile int streamInterval;
     private volatile boolean stopped;
     private long lastStepEnd = -1;
     private Thread thread;
@@ -60,6 +62,7 @@ final class DecodeEngine implements Runnable {
         this.ranks = config.decode();
         this.faults = faults;
         this.stats = stats;
+        this.streamInterval = config.streamInterval();
         waiting = new ArrayDeque[ranks];
         running = new List[ranks];
         for (int g = 0; g < ranks; g++) {
@@ -72,6 +75,18 @@ final class DecodeEngine implements Runnable {
         waitingGauge = new AtomicIntegerArray(ranks);
         runningGauge = new AtomicIntegerArray(ranks);
         kvTokensGauge = new AtomicLongArray(ranks);
+    }
+
+    int streamInterval() {
+        return streamInterval;
+    }
+
+    /** From the next step on; a request keeps what it has emitted so far. */
+    void setStreamInterval(int v) {
+        if (v < 1 || v > 4096) {
+            throw new IllegalArgumentException("streamInterval must be an integer from 1 to 4096, got " + v);
+        }
+        streamInterval = v;
     }
 
     void start() {
@@ -270,7 +285,7 @@ final class DecodeEngine implements Runnable {
         }
         lastStepEnd = end;
         long tokenTime = Math.max(end, System.nanoTime());
-        int interval = config.streamInterval();
+        int interval = streamInterval;
         int queueCap = config.streamQueueChunks();
         for (int g = 0; g < ranks; g++) {
             tokensThisStep[g] = 0;

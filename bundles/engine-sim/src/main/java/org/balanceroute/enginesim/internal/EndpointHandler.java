@@ -111,19 +111,36 @@ final class EndpointHandler implements HttpHandler {
                 }
                 case "/sim/timing" -> {
                     if (method.equals("POST")) {
-                        JsonNode f = readJson(ex).path("timeFactor");
-                        if (!f.isNumber()) {
-                            throw ApiException.badRequest("timeFactor", "the body must be {\"timeFactor\": F}, F > 0");
+                        JsonNode body = readJson(ex);
+                        JsonNode f = body.path("timeFactor");
+                        JsonNode k = body.path("streamInterval");
+                        String shape = "the body must be {\"timeFactor\": F, \"streamInterval\": K}, either or both,"
+                                + " F > 0, K 1..4096";
+                        if (f.isMissingNode() && k.isMissingNode()) {
+                            throw ApiException.badRequest("timeFactor", shape);
+                        }
+                        if (!f.isMissingNode() && !f.isNumber()) {
+                            throw ApiException.badRequest("timeFactor", shape);
+                        }
+                        if (!k.isMissingNode() && !(k.canConvertToInt() && k.isIntegralNumber()
+                                && k.asInt() >= 1 && k.asInt() <= 4096)) {
+                            throw ApiException.badRequest("streamInterval", shape);
                         }
                         try {
-                            cluster.setTimeFactor(f.asDouble());
+                            if (!f.isMissingNode()) {
+                                cluster.setTimeFactor(f.asDouble());
+                            }
                         } catch (IllegalArgumentException e) {
                             throw ApiException.badRequest("timeFactor", e.getMessage());
+                        }
+                        if (!k.isMissingNode()) {
+                            cluster.setStreamInterval(k.asInt());
                         }
                     } else {
                         requireMethod(method, "GET");
                     }
-                    sendJson(ex, 200, cluster.json.createObjectNode().put("timeFactor", cluster.timeFactor()));
+                    sendJson(ex, 200, cluster.json.createObjectNode().put("timeFactor", cluster.timeFactor())
+                            .put("streamInterval", cluster.streamInterval()));
                 }
                 case "/sim/faults" -> {
                     if (method.equals("POST")) {
