@@ -48,6 +48,8 @@ final class DecodeEngine implements Runnable {
     private volatile int streamInterval;
     private volatile boolean stopped;
     private long lastStepEnd = -1;
+    /** This step's chunks and error endings, queued once the step is counted (step thread only). */
+    private final List<Runnable> emits = new ArrayList<>();
     private Thread thread;
 
     private static final Object WAKE = new Object();
@@ -311,8 +313,11 @@ final class DecodeEngine implements Runnable {
                     // counted before the last chunk is queued: once a client has read [DONE], the stats hold it
                     stats.completed(g, r.generated, r.firstTokenNanos, tokenTime);
                 }
-                if (last || cut || r.generated - r.emitted >= interval) {
-                    r.events.add(StreamEvent.tokens(r.generated - r.emitted, r.generated, last ? (r.generated >= r.maxTokens ? "length" : "stop") : null));
+                boolean queued = last || cut || r.generated - r.emitted >= interval;
+                if (queued) {
+                    StreamEvent e = StreamEvent.tokens(r.generated - r.emitted, r.generated,
+                            last ? (r.generated >= r.maxTokens ? "length" : "stop") : null);
+                    emits.add(() -> r.events.add(e));
                     r.emitted = r.generated;
                 }
                 if (last) {
@@ -322,17 +327,22 @@ final class DecodeEngine implements Runnable {
                 } else if (cut) {
                     it.remove();
                     runningGauge.decrementAndGet(g);
-                    finishWithError(r, "simulated fault: stream cut after " + r.generated + " tokens",
-                            "InternalServerError", 500);
-                } else if (r.events.size() > queueCap) {
+                    emits.add(() -> finishWithError(r, "simulated fault: stream cut after " + r.generated + " tokens",
+                            "InternalServerError", 500));
+                } else if (r.events.size() + (queued ? 1 : 0) > queueCap) {
                     it.remove();
                     runningGauge.decrementAndGet(g);
-                    finishWithError(r, "client too slow: more than " + queueCap
-                            + " chunks pending, request aborted", "InternalServerError", 500);
+                    emits.add(() -> finishWithError(r, "client too slow: more than " + queueCap
+                            + " chunks pending, request aborted", "InternalServerError", 500));
                 }
             }
         }
         stats.step(loads, batch, seconds, start, tokenTime, tokensThisStep);
+        // the chunks go out after the step is in the stats: a client that has read them finds the step counted
+        for (Runnable e : emits) {
+            e.run();
+        }
+        emits.clear();
         for (int g = 0; g < ranks; g++) {
             long l = 0;
             for (EngineRequest r : running[g]) {
