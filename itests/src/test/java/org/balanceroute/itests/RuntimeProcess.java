@@ -40,6 +40,7 @@ final class RuntimeProcess implements AutoCloseable {
     final Path home;
     private Process process;
     private volatile boolean stopped;
+    private String javaOpts = "-Xmx512m";
 
     /**
      * @param connectorConfig the home's {@code org.balanceroute.connector.vllm.cfg} (the engines)
@@ -73,6 +74,12 @@ final class RuntimeProcess implements AutoCloseable {
         }
     }
 
+    /** JVM options of the next {@link #start} ({@code BALANCEROUTE_JAVA_OPTS}; default {@code -Xmx512m}). */
+    RuntimeProcess javaOpts(String opts) {
+        this.javaOpts = opts;
+        return this;
+    }
+
     /** Starts it; with {@code members} non-null as a cluster member on {@link #clusterPort}. */
     RuntimeProcess start(String members) throws IOException {
         List<String> command = new ArrayList<>(List.of(root().resolve("balanceroute").toString(), "run",
@@ -83,7 +90,7 @@ final class RuntimeProcess implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("runtime.log").toFile()));
         pb.environment().put("BALANCEROUTE_NO_BUILD", "1"); // the build that runs this test built it
-        pb.environment().put("BALANCEROUTE_JAVA_OPTS", "-Xmx512m");
+        pb.environment().put("BALANCEROUTE_JAVA_OPTS", javaOpts);
         process = pb.start();
         return this;
     }

@@ -194,7 +194,7 @@ public final class CompletionFlow {
         byte[] bytes = raw == null ? new byte[0] : raw;
         ObjectNode body;
         try {
-            body = RequestValidator.validate(endpoint, bytes, s.maxBodyBytes());
+            body = RequestValidator.validate(endpoint, bytes, s.maxBodyBytes(), s.maxTokensLimit());
         } catch (OpenAiError e) {
             ended(Outcome.REJECTED);
             async.resume(Answers.error(e, requestId));
@@ -217,6 +217,18 @@ public final class CompletionFlow {
             return;
         }
         new Exchange(this, endpoint, body, bytes.length, requestId, async, streams, s).start();
+    }
+
+    /** Whether the request's Content-Type is JSON; if not, it is answered 415 (counted rejected) here. */
+    boolean acceptsMediaType(String contentType, String clientRequestId, AsyncResponse async) {
+        try {
+            RequestValidator.mediaType(contentType);
+            return true;
+        } catch (OpenAiError e) {
+            ended(Outcome.REJECTED);
+            async.resume(Answers.error(e, requestId(clientRequestId)));
+            return false;
+        }
     }
 
     /** {@code GET /v1/models}: the first decode worker's answer. */

@@ -7,6 +7,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.container.Suspended;
 import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.servlet.http.HttpServletRequest;
 import org.balanceroute.connector.vllm.VllmConnector;
 import org.osgi.service.component.annotations.Activate;
@@ -39,15 +40,21 @@ public final class OpenAiResource {
     @POST
     @Path("completions")
     public void completions(byte[] body, @HeaderParam(VllmConnector.REQUEST_ID_HEADER) String requestId,
-            @Suspended AsyncResponse async, @Context HttpServletRequest request) {
-        flow.handle(Endpoint.COMPLETIONS, body, requestId, async, ServletEventStream.opener(request));
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @Suspended AsyncResponse async,
+            @Context HttpServletRequest request) {
+        if (flow.acceptsMediaType(contentType, requestId, async)) {
+            flow.handle(Endpoint.COMPLETIONS, body, requestId, async, ServletEventStream.opener(request));
+        }
     }
 
     @POST
     @Path("chat/completions")
     public void chatCompletions(byte[] body, @HeaderParam(VllmConnector.REQUEST_ID_HEADER) String requestId,
-            @Suspended AsyncResponse async, @Context HttpServletRequest request) {
-        flow.handle(Endpoint.CHAT_COMPLETIONS, body, requestId, async, ServletEventStream.opener(request));
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @Suspended AsyncResponse async,
+            @Context HttpServletRequest request) {
+        if (flow.acceptsMediaType(contentType, requestId, async)) {
+            flow.handle(Endpoint.CHAT_COMPLETIONS, body, requestId, async, ServletEventStream.opener(request));
+        }
     }
 
     @GET

@@ -1149,8 +1149,9 @@ final class DispatchLoop {
                     LOG.info("router: policy '{}' active", now.active());
                 }
             }
-            case FALLBACK -> LOG.warn("router: configured policy '{}' is not available; falling back to '{}'",
-                    now.configured(), now.active());
+            case FALLBACK -> LOG.warn("router: {} policy = '{}' is not available (no such policy service: a name not"
+                    + " installed or misspelt); falling back to fallbackPolicy '{}'", RouterService.PID, now.configured(),
+                    now.active());
             case NONE -> LOG.error("router: neither the configured policy '{}' nor the fallback '{}' is available; "
                     + "requests wait in the prompt pool until one is", now.configured(), now.fallback());
         }
