@@ -198,6 +198,26 @@ final class RuntimeProcess implements AutoCloseable {
         }
     }
 
+    /** The snapshot shows no load: nothing running, queued, holding KV or waiting in the pool. */
+    boolean idle() {
+        JsonNode s = snapshot();
+        return s != null && s.path("totals").path("running").asLong() == 0 && s.path("totals").path("queued").asLong() == 0
+                && s.path("totals").path("load").asLong() == 0 && s.path("poolDepth").asLong() == 0;
+    }
+
+    void awaitIdle(Duration timeout) throws InterruptedException {
+        await(name + "'s snapshot back to no load (" + (snapshot() == null ? "no snapshot" : snapshot().path("totals"))
+                + ")", timeout, this::idle);
+    }
+
+    /** A connector configuration for the first {@code prefill} prefill servers and {@code decode} ranks of a cluster. */
+    static String connectorConfig(org.balanceroute.enginesim.SimCluster engines, int prefill, int decode) {
+        return "prefillUrls = " + java.util.stream.IntStream.range(0, prefill).mapToObj(engines::prefillUrl)
+                .collect(java.util.stream.Collectors.joining(", ")) + "\ndecodeWorkers = "
+                + java.util.stream.IntStream.range(0, decode).mapToObj(engines::decodeUrl)
+                .collect(java.util.stream.Collectors.joining(", ")) + "\n";
+    }
+
     /** The cluster section of the snapshot; a missing node while it does not answer. */
     JsonNode cluster() {
         JsonNode s = snapshot();

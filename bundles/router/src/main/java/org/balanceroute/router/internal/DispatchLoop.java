@@ -1125,11 +1125,17 @@ final class DispatchLoop {
             next = hold; // nothing to place on, or not this router's decision
         }
         if (next != router.policy()) {
+            boolean held = router.policy() == hold;
             int n = copyPool();
             try {
                 router.setPolicy(next);
             } finally {
                 notifyPlaced(n, null);
+            }
+            if (held && n > 0 && next != hold && role != Role.FOLLOWER) {
+                // requests that waited while no policy was available: a step places them now, not
+                // only after the next arrival or release (which may never come)
+                stepWanted = true;
             }
         }
         logTransition(new Selection(mode, s.policy(), s.fallbackPolicy(), name));
