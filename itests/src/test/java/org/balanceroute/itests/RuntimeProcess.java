@@ -40,6 +40,7 @@ final class RuntimeProcess implements AutoCloseable {
     final Path home;
     private Process process;
     private volatile boolean stopped;
+    private String javaOpts = "-Xmx512m";
 
     /**
      * @param connectorConfig the home's {@code org.balanceroute.connector.vllm.cfg} (the engines)
@@ -73,6 +74,12 @@ final class RuntimeProcess implements AutoCloseable {
         }
     }
 
+    /** JVM options of the next {@link #start} ({@code BALANCEROUTE_JAVA_OPTS}; default {@code -Xmx512m}). */
+    RuntimeProcess javaOpts(String opts) {
+        this.javaOpts = opts;
+        return this;
+    }
+
     /** Starts it; with {@code members} non-null as a cluster member on {@link #clusterPort}. */
     RuntimeProcess start(String members) throws IOException {
         List<String> command = new ArrayList<>(List.of(root().resolve("balanceroute").toString(), "run",
@@ -83,7 +90,7 @@ final class RuntimeProcess implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("runtime.log").toFile()));
         pb.environment().put("BALANCEROUTE_NO_BUILD", "1"); // the build that runs this test built it
-        pb.environment().put("BALANCEROUTE_JAVA_OPTS", "-Xmx512m");
+        pb.environment().put("BALANCEROUTE_JAVA_OPTS", javaOpts);
         process = pb.start();
         return this;
     }
@@ -189,6 +196,26 @@ final class RuntimeProcess implements AutoCloseable {
         } catch (IOException e) {
             return null;
         }
+    }
+
+    /** The snapshot shows no load: nothing running, queued, holding KV or waiting in the pool. */
+    boolean idle() {
+        JsonNode s = snapshot();
+        return s != null && s.path("totals").path("running").asLong() == 0 && s.path("totals").path("queued").asLong() == 0
+                && s.path("totals").path("load").asLong() == 0 && s.path("poolDepth").asLong() == 0;
+    }
+
+    void awaitIdle(Duration timeout) throws InterruptedException {
+        await(name + "'s snapshot back to no load (" + (snapshot() == null ? "no snapshot" : snapshot().path("totals"))
+                + ")", timeout, this::idle);
+    }
+
+    /** A connector configuration for the first {@code prefill} prefill servers and {@code decode} ranks of a cluster. */
+    static String connectorConfig(org.balanceroute.enginesim.SimCluster engines, int prefill, int decode) {
+        return "prefillUrls = " + java.util.stream.IntStream.range(0, prefill).mapToObj(engines::prefillUrl)
+                .collect(java.util.stream.Collectors.joining(", ")) + "\ndecodeWorkers = "
+                + java.util.stream.IntStream.range(0, decode).mapToObj(engines::decodeUrl)
+                .collect(java.util.stream.Collectors.joining(", ")) + "\n";
     }
 
     /** The cluster section of the snapshot; a missing node while it does not answer. */

@@ -30,22 +30,45 @@ public final class ListenQueue {
 
     /** The backlog of the TCP listener on {@code port} as the kernel has it (ss's Send-Q); -1 without ss. */
     public static int backlog(int port) throws InterruptedException {
+        java.util.List<String[]> l = listeners(port);
+        for (String[] f : l == null ? java.util.List.<String[]>of() : l) {
+            try {
+                return Integer.parseInt(f[2]);
+            } catch (NumberFormatException e) {
+                return -1;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The local addresses of the TCP listeners on {@code port} ({@code 127.0.0.1:8000},
+     * {@code *:8000}, {@code [::]:8000}), as ss shows them; null without ss.
+     */
+    public static java.util.List<String> addresses(int port) throws InterruptedException {
+        java.util.List<String[]> l = listeners(port);
+        return l == null ? null : l.stream().map(f -> f[3]).toList();
+    }
+
+    /** ss's LISTEN lines on {@code port}, split into fields; null without ss. */
+    private static java.util.List<String[]> listeners(int port) throws InterruptedException {
         try {
             Process p = new ProcessBuilder("ss", "-ltnH", "sport = :" + port).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                return -1;
+                return null;
             }
+            java.util.List<String[]> lines = new java.util.ArrayList<>();
             for (String line : out.split("\n")) {
                 String[] f = line.trim().split("\\s+");
                 if (f.length >= 4 && f[0].equals("LISTEN")) {
-                    return Integer.parseInt(f[2]);
+                    lines.add(f);
                 }
             }
-        } catch (IOException | NumberFormatException e) {
-            // no ss
+            return lines;
+        } catch (IOException e) {
+            return null; // no ss
         }
-        return -1;
     }
 
     /** TcpExt ListenOverflows of the whole machine (/proc/net/netstat); -1 when unreadable. */

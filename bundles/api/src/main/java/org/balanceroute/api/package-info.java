@@ -8,7 +8,7 @@
  * they are handed are valid for the duration of that call only.
  */
 @Export
-@Version("0.6.0")
+@Version("0.7.0")
 package org.balanceroute.api;
 
 import org.osgi.annotation.bundle.Export;

@@ -67,6 +67,12 @@ public final class TokenIdBody {
                     if (!(rest instanceof ObjectNode o)) {
                         return null;
                     }
+                    JsonNode left = o.get("prompt");
+                    if (!(left != null && left.isArray() && left.isEmpty())) {
+                        // a second "prompt" later in the body: JSON readers (Jackson, the engine's) take the
+                        // last one, so this list is not the prompt; let the tree reader have the body
+                        return null;
+                    }
                     return new TokenIdBody(o, body, open, scanned);
                 }
                 p.skipChildren();

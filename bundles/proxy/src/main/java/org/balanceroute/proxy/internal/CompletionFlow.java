@@ -211,7 +211,7 @@ public final class CompletionFlow {
         byte[] bytes = raw == null ? new byte[0] : raw;
         ObjectNode body;
         try {
-            body = RequestValidator.validate(endpoint, bytes, s.maxBodyBytes());
+            body = RequestValidator.validate(endpoint, bytes, s.maxBodyBytes(), s.maxTokensLimit());
         } catch (OpenAiError e) {
             ended(Outcome.REJECTED);
             async.answer(Answers.error(e, requestId));
@@ -239,6 +239,18 @@ public final class CompletionFlow {
     /** The body limit in force ({@link CompletionsServlet} reads no more than one byte past it). */
     int maxBodyBytes() {
         return settings.maxBodyBytes();
+    }
+
+    /** Whether the request's Content-Type is JSON; if not, it is answered 415 (counted rejected) here. */
+    boolean acceptsMediaType(String contentType, String clientRequestId, PlainAnswer async) {
+        try {
+            RequestValidator.mediaType(contentType);
+            return true;
+        } catch (OpenAiError e) {
+            ended(Outcome.REJECTED);
+            async.answer(Answers.error(e, requestId(clientRequestId)));
+            return false;
+        }
     }
 
     /** {@code GET /v1/models}: the first decode worker's answer. */

@@ -47,11 +47,28 @@ public final class CompletionsServlet extends HttpServlet {
     protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
         Endpoint endpoint = request.getServletPath().endsWith("/chat/completions")
                 ? Endpoint.CHAT_COMPLETIONS : Endpoint.COMPLETIONS;
-        byte[] body = read(request, flow.maxBodyBytes());
+        byte[] body;
+        try {
+            body = read(request, flow.maxBodyBytes());
+        } catch (IOException e) {
+            // the client's connection failed while its body was read (it left, sent less than it said, or stalled)
+            LOG.debug("a request body could not be read: {}", e.toString());
+            write(response, Answers.error(new OpenAiError(400, OpenAiError.INVALID_REQUEST,
+                    "the request body could not be read (the connection ended early)", null), null));
+            return;
+        }
         AsyncContext context = request.startAsync();
         context.setTimeout(0); // the flow ends every exchange (placement timeout, upstream failures, pings)
-        flow.handle(endpoint, body, request.getHeader(VllmConnector.REQUEST_ID_HEADER), r -> answer(context, r),
-                ServletEventStream.opener(request));
+        String requestId = request.getHeader(VllmConnector.REQUEST_ID_HEADER);
+        PlainAnswer answer = r -> answer(context, r);
+        try {
+            if (flow.acceptsMediaType(request.getContentType(), requestId, answer)) {
+                flow.handle(endpoint, body, requestId, answer, ServletEventStream.opener(request));
+            }
+        } catch (RuntimeException e) {
+            LOG.error("an unexpected failure answered 500 ({})", request.getServletPath(), e);
+            answer.answer(Answers.error(new OpenAiError(500, OpenAiError.SERVER, "internal error (logged)", null), null));
+        }
     }
 
     @Override
@@ -62,7 +79,7 @@ public final class CompletionsServlet extends HttpServlet {
         }
         response.setHeader("Allow", "POST");
         write(response, Answers.error(new OpenAiError(405, OpenAiError.INVALID_REQUEST,
-                request.getMethod() + " is not allowed on " + request.getServletPath() + ": use POST", null), null));
+                "Method Not Allowed: this endpoint does not take that method (see the Allow header)", null), null));
     }
 
     /** The body, at most {@code limit + 1} bytes: one more than the limit is enough for the flow to refuse it. */

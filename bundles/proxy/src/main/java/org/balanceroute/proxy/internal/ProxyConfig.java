@@ -18,6 +18,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     int DEFAULT_RETRY_AFTER_SECONDS = 1;
     long DEFAULT_PING_INTERVAL_MILLIS = 15_000;
     int DEFAULT_MAX_RECOMPUTES = 2;
+    int DEFAULT_MAX_TOKENS_LIMIT = 131_072;
 
     @AttributeDefinition(min = "1024", max = "1073741824",
             description = "Largest request body accepted, bytes; larger ones get 413 (1024..1073741824)")
@@ -53,4 +54,9 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
                     + " re-submitted (prompt + text generated so far, a new prefill and placement) before the client"
                     + " gets an in-band error. 0: never (0..16)")
     int maxRecomputes() default DEFAULT_MAX_RECOMPUTES;
+
+    @AttributeDefinition(min = "1", max = "2147483647",
+            description = "Largest max_tokens / max_completion_tokens a request may ask for; more is refused with 400"
+                    + " naming the field, before any engine sees it (1..2147483647)")
+    int maxTokensLimit() default DEFAULT_MAX_TOKENS_LIMIT;
 }

@@ -2,7 +2,7 @@ package org.balanceroute.proxy.internal;
 
 /** The proxy's configuration, checked: {@link #from} names the invalid property and its range. */
 public record ProxySettings(int maxBodyBytes, long placementTimeoutMillis, int relayQueueEvents, int maxPoolDepth,
-        int retryAfterSeconds, long pingIntervalMillis, int maxRecomputes) {
+        int retryAfterSeconds, long pingIntervalMillis, int maxRecomputes, int maxTokensLimit) {
 
     /** Shortest heartbeat interval: below that, pings would be most of the traffic. */
     static final long MIN_PING_INTERVAL_MILLIS = 100;
@@ -11,10 +11,11 @@ public record ProxySettings(int maxBodyBytes, long placementTimeoutMillis, int r
         return new ProxySettings(ProxyConfig.DEFAULT_MAX_BODY_BYTES, ProxyConfig.DEFAULT_PLACEMENT_TIMEOUT_MILLIS,
                 ProxyConfig.DEFAULT_RELAY_QUEUE_EVENTS, ProxyConfig.DEFAULT_MAX_POOL_DEPTH,
                 ProxyConfig.DEFAULT_RETRY_AFTER_SECONDS, ProxyConfig.DEFAULT_PING_INTERVAL_MILLIS,
-                ProxyConfig.DEFAULT_MAX_RECOMPUTES);
+                ProxyConfig.DEFAULT_MAX_RECOMPUTES, ProxyConfig.DEFAULT_MAX_TOKENS_LIMIT);
     }
 
     static ProxySettings from(ProxyConfig c) {
+        c = org.balanceroute.api.ConfigValues.named(ProxyConfig.class, c); // a value that does not convert names its property
         long placement = c.placementTimeoutMillis();
         if (placement >= ProxyConfig.KV_ABORT_TIMEOUT_MILLIS) {
             throw new IllegalArgumentException("placementTimeoutMillis = " + placement + ": must be below 480000 ms,"
@@ -33,7 +34,8 @@ public record ProxySettings(int maxBodyBytes, long placementTimeoutMillis, int r
                 (int) range("maxPoolDepth", c.maxPoolDepth(), 0, 1_000_000),
                 (int) range("retryAfterSeconds", c.retryAfterSeconds(), 1, 3600),
                 ping,
-                (int) range("maxRecomputes", c.maxRecomputes(), 0, 16));
+                (int) range("maxRecomputes", c.maxRecomputes(), 0, 16),
+                (int) range("maxTokensLimit", c.maxTokensLimit(), 1, Integer.MAX_VALUE));
     }
 
     private static long range(String name, long v, long min, long max) {

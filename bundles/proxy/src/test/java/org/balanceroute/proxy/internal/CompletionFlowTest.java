@@ -33,7 +33,7 @@ class CompletionFlowTest {
     private CompletionFlow flow(int maxPoolDepth, long placementTimeoutMillis, long pingIntervalMillis,
             int maxRecomputes) {
         flow = new CompletionFlow(router, connector, new ProxySettings(1 << 20, placementTimeoutMillis, 64,
-                maxPoolDepth, 3, pingIntervalMillis, maxRecomputes), () -> {
+                maxPoolDepth, 3, pingIntervalMillis, maxRecomputes, ProxyConfig.DEFAULT_MAX_TOKENS_LIMIT), () -> {
                     FlowFakes.Sink s = new FlowFakes.Sink();
                     sinks.add(s);
                     return s;

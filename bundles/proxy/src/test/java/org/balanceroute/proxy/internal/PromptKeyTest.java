@@ -40,7 +40,7 @@ class PromptKeyTest {
     @Test
     void aTokenIdPromptKeptVerbatimHasTheTreeKeyAndIsWrittenBackAsSent() throws Exception {
         String body = "{\"model\": \"m\", \"prompt\": [ 7, 8,9 , -1, 9007199254740993 ], \"max_tokens\": 3}";
-        ObjectNode read = RequestValidator.validate(Endpoint.COMPLETIONS, body.getBytes(StandardCharsets.UTF_8), 1 << 20);
+        ObjectNode read = (ObjectNode) RequestValidator.read(Endpoint.COMPLETIONS, body.getBytes(StandardCharsets.UTF_8));
         TokenIdPrompt ids = (TokenIdPrompt) ((POJONode) read.get("prompt")).getPojo();
         assertEquals(5, ids.count());
         assertEquals(key(Endpoint.COMPLETIONS, body), PromptKeys.of(Endpoint.COMPLETIONS, read));
@@ -54,7 +54,7 @@ class PromptKeyTest {
         for (String prompt : new String[] {"\"text\"", "[[1, 2], [3]]", "[1, \"a\"]", "[\"a\"]", "[1, 2.5]",
                 "[123456789012345678901234567890]"}) {
             String body = "{\"model\": \"m\", \"prompt\": " + prompt + "}";
-            ObjectNode read = RequestValidator.validate(Endpoint.COMPLETIONS, body.getBytes(StandardCharsets.UTF_8), 1 << 20);
+            ObjectNode read = (ObjectNode) RequestValidator.read(Endpoint.COMPLETIONS, body.getBytes(StandardCharsets.UTF_8));
             assertEquals(MAPPER.readTree(prompt), read.get("prompt"), prompt);
         }
     }

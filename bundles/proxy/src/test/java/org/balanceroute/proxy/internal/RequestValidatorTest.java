@@ -23,12 +23,57 @@ class RequestValidatorTest {
         assertEquals("max_tokens",
                 reject(Endpoint.COMPLETIONS, "{\"model\": \"m\", \"prompt\": \"x\", \"max_tokens\": 0}", 1024).param());
         assertEquals("max_completion_tokens", reject(Endpoint.CHAT_COMPLETIONS,
-                "{\"model\": \"m\", \"messages\": [{}], \"max_completion_tokens\": -3}", 1024).param());
+                "{\"model\": \"m\", \"messages\": [{\"role\": \"user\"}], \"max_completion_tokens\": -3}", 1024).param());
         assertEquals("stream",
                 reject(Endpoint.COMPLETIONS, "{\"model\": \"m\", \"prompt\": \"x\", \"stream\": \"yes\"}", 1024).param());
         OpenAiError e = reject(Endpoint.COMPLETIONS, "{nope", 1024);
         assertEquals(400, e.status());
         assertNull(e.param());
+    }
+
+    @Test
+    void promptsTokenIdsMessagesNAndStreamOptionsAreCheckedBeforeAnyEngine() {
+        String[][] cases = {
+            {"{\"model\": \"m\", \"prompt\": \"\"}", "prompt", "must not be empty"},
+            {"{\"model\": \"m\", \"prompt\": [[1, 2], [3]]}", "prompt", "batched prompts"},
+            {"{\"model\": \"m\", \"prompt\": [\"a\", \"b\"]}", "prompt", "batched prompts"},
+            {"{\"model\": \"m\", \"prompt\": [1, -2]}", "prompt", "[0, 2147483647]"},
+            {"{\"model\": \"m\", \"prompt\": [1, 2147483648]}", "prompt", "[0, 2147483647]"},
+            {"{\"model\": \"m\", \"prompt\": [1, 2.5]}", "prompt", "[0, 2147483647]"},
+            {"{\"model\": \"m\", \"prompt\": [99999999999999999999]}", "prompt", "[0, 2147483647]"},
+            {"{\"model\": \"m\", \"prompt\": [1, true]}", "prompt", "[0, 2147483647]"},
+            {"{\"model\": \"m\", \"prompt\": \"x\", \"max_tokens\": 131073}", "max_tokens", "[1, 131072]"},
+            {"{\"model\": \"m\", \"prompt\": \"x\", \"n\": 2}", "n", "must be 1"},
+            {"{\"model\": \"m\", \"prompt\": \"x\", \"stream\": true, \"stream_options\": \"yes\"}",
+                "stream_options", "an object"},
+            {"{\"model\": \"m\", \"prompt\": \"x\", \"stream_options\": {\"include_usage\": true}}",
+                "stream_options", "'stream': true"},
+            {"{\"model\": \"m\", \"prompt\": \"x\", \"stream\": true, \"stream_options\": {\"include_usage\": 1}}",
+                "stream_options", "include_usage"},
+            {"{\"model\": \"m\", \"messages\": [1, 2]}", "messages", "messages[0]"},
+            {"{\"model\": \"m\", \"messages\": [{\"role\": \"user\"}, {\"content\": \"x\"}]}", "messages",
+                "messages[1]"},
+        };
+        for (String[] c : cases) {
+            Endpoint e = c[0].contains("messages") ? Endpoint.CHAT_COMPLETIONS : Endpoint.COMPLETIONS;
+            OpenAiError error = reject(e, c[0], 1 << 20);
+            assertEquals(400, error.status(), c[0]);
+            assertEquals(c[1], error.param(), c[0]);
+            org.junit.jupiter.api.Assertions.assertTrue(error.getMessage().contains(c[2]), c[0] + ": " + error.getMessage());
+        }
+        RequestValidator.validate(Endpoint.COMPLETIONS, "{\"model\": \"m\", \"prompt\": [0, 2147483647], \"n\": 1}"
+                .getBytes(StandardCharsets.UTF_8), 1024);
+    }
+
+    @Test
+    void onlyJsonMediaTypesAreTaken() {
+        for (String ok : new String[] {null, "", "application/json", "Application/JSON; charset=utf-8",
+            "application/vnd.api+json"}) {
+            RequestValidator.mediaType(ok);
+        }
+        for (String bad : new String[] {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; b=x"}) {
+            assertEquals(415, assertThrows(OpenAiError.class, () -> RequestValidator.mediaType(bad)).status(), bad);
+        }
     }
 
     @Test

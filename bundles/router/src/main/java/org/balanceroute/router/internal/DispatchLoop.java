@@ -1125,11 +1125,17 @@ final class DispatchLoop {
             next = hold; // nothing to place on, or not this router's decision
         }
         if (next != router.policy()) {
+            boolean held = router.policy() == hold;
             int n = copyPool();
             try {
                 router.setPolicy(next);
             } finally {
                 notifyPlaced(n, null);
+            }
+            if (held && n > 0 && next != hold && role != Role.FOLLOWER) {
+                // requests that waited while no policy was available: a step places them now, not
+                // only after the next arrival or release (which may never come)
+                stepWanted = true;
             }
         }
         logTransition(new Selection(mode, s.policy(), s.fallbackPolicy(), name));
@@ -1149,8 +1155,9 @@ final class DispatchLoop {
                     LOG.info("router: policy '{}' active", now.active());
                 }
             }
-            case FALLBACK -> LOG.warn("router: configured policy '{}' is not available; falling back to '{}'",
-                    now.configured(), now.active());
+            case FALLBACK -> LOG.warn("router: {} policy = '{}' is not available (no such policy service: a name not"
+                    + " installed or misspelt); falling back to fallbackPolicy '{}'", RouterService.PID, now.configured(),
+                    now.active());
             case NONE -> LOG.error("router: neither the configured policy '{}' nor the fallback '{}' is available; "
                     + "requests wait in the prompt pool until one is", now.configured(), now.fallback());
         }

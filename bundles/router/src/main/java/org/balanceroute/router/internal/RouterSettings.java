@@ -22,6 +22,7 @@ record RouterSettings(String policy, String fallbackPolicy, int capacity, long s
 
     /** @throws IllegalArgumentException naming the first bad field and its range */
     static RouterSettings read(RouterConfig c) {
+        c = org.balanceroute.api.ConfigValues.named(RouterConfig.class, c); // a value that does not convert names its property
         return new RouterSettings(field("policy", c::policy), field("fallbackPolicy", c::fallbackPolicy),
                 field("capacity", c::capacity),
                 field("stepIntervalMillis", c::stepIntervalMillis));

@@ -257,6 +257,18 @@ class RouterComponentTest {
     }
 
     @Test
+    void requestsThatWaitedForAPolicyArePlacedWhenTheConfigurationNamesOneWithNothingElseHappening() throws Exception {
+        start(Map.of("policy", "hold", "fallbackPolicy", "hold", "workers", 2, "capacity", 4), br0());
+        CompletableFuture<Placement> waiting = router.submit(1, 100, 0, 10);
+        sync();
+        assertFalse(waiting.isDone());
+        // no arrival, no release, no dispatchStep() after it: the switch itself asks for a step
+        reconfigure(Map.of("policy", "br0", "fallbackPolicy", "jsq", "capacity", 4));
+        assertTrue(get(waiting).worker() >= 0, "placed by br0's own step");
+        assertEquals("br0", router.activePolicy());
+    }
+
+    @Test
     void invalidConfigurationKeepsThePreviousOne() throws Exception {
         start(Map.of("policy", "br0", "workers", 2, "capacity", 4), br0(), new JoinShortestQueuePolicy(),
                 new ToLastWorker());

@@ -26,6 +26,7 @@ public record ConnectorSettings(List<String> prefillUrls, List<DecodeWorker> dec
     }
 
     static ConnectorSettings from(ConnectorConfig c) {
+        c = org.balanceroute.api.ConfigValues.named(ConnectorConfig.class, c); // a value that does not convert names its property
         List<String> prefill = new ArrayList<>();
         for (String u : nonNull(new String[] {c.prefillUrls()})) {
             prefill.add(url("prefillUrls", u));

@@ -102,7 +102,8 @@ public final class ExactMatchPredictorComponent implements TerminationPredictor 
     }
 
     /** The settings, or null after logging why the configuration is rejected. */
-    private Settings read(Config config) {
+    private Settings read(Config raw) {
+        Config config = org.balanceroute.api.ConfigValues.named(Config.class, raw);
         try {
             return new Settings(
                     new ExactMatchSettings(config.minCount(), config.maxPrompts(), config.maxLengthsPerPrompt()),

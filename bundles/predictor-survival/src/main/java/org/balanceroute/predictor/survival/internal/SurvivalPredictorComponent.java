@@ -71,7 +71,8 @@ public final class SurvivalPredictorComponent implements TerminationPredictor {
     }
 
     /** The settings, or null after logging why the configuration is rejected. */
-    private SurvivalSettings read(Config config) {
+    private SurvivalSettings read(Config raw) {
+        Config config = org.balanceroute.api.ConfigValues.named(Config.class, raw);
         try {
             return new SurvivalSettings(config.minSamples());
         } catch (RuntimeException e) {
