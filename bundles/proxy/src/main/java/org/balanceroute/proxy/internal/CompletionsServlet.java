@@ -90,7 +90,7 @@ public final class CompletionsServlet extends HttpServlet {
         try (InputStream in = request.getInputStream()) {
             while (n <= limit) {
                 if (n == b.length) {
-                    b = Arrays.copyOf(b, (int) Math.min((long) b.length * 2, (long) limit + 1));
+                    b = Arrays.copyOf(b, (int) Math.min(Math.max((long) b.length * 2, 8192), (long) limit + 1));
                 }
                 int r = in.read(b, n, b.length - n);
                 if (r < 0) {
