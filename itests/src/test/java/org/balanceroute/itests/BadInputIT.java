@@ -189,7 +189,7 @@ public class BadInputIT {
                 o -> o.answer != null && o.answer.header("X-Request-Id") != null && o.answer.header("X-Request-Id").length() == 36,
                 "the answer's X-Request-Id is a fresh UUID"));
         c.add(ok("client `kv_transfer_params` with `remote_host` (replaced by the prefill's handle)",
-                post(cmp, prompt("\"max_tokens\": 2, \"kv_transfer_params\": {\"do_remote_prefill\": true, \"remote_host\":"
+                post(cmp, prompt("\"max_tokens\": 2, \"ignore_eos\": true, \"kv_transfer_params\": {\"do_remote_prefill\": true, \"remote_host\":"
                         + " \"10.9.9.9\", \"remote_port\": 1, \"remote_engine_id\": \"x\", \"remote_request_id\": \"y\"}")),
                 "\"completion_tokens\":2"));
 
