@@ -48,7 +48,7 @@ class ReplicaSimulationTest {
             IntFunction<PolicyCatalog.Setup> setups, StepObserver also) {
         List<String> steps = new ArrayList<>();
         StepObserver record = recorder(steps);
-        SimulationResult r = new ReplicaSimulation(config, replicas).run(trace, setups, (step, time, cluster) -> {
+        SimulationResult r = new ReplicaSimulation(config, replicas, SteadyState.DEFAULT).run(trace, setups, (step, time, cluster) -> {
             record.onStep(step, time, cluster);
             also.onStep(step, time, cluster);
         }, n -> { });

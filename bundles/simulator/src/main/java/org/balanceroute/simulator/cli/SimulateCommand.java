@@ -22,11 +22,13 @@ import org.balanceroute.chart.LoadChart;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.simulator.ClusterMode;
 import org.balanceroute.simulator.DecodeSimulator;
+import org.balanceroute.simulator.OfferedLoad;
 import org.balanceroute.simulator.PolicyCatalog;
 import org.balanceroute.simulator.ProxyReplicas;
 import org.balanceroute.simulator.SeriesRecorder;
 import org.balanceroute.simulator.SimulationConfig;
 import org.balanceroute.simulator.SimulationResult;
+import org.balanceroute.simulator.SteadyState;
 import org.balanceroute.simulator.StepObserver;
 import org.balanceroute.trace.Trace;
 import org.balanceroute.trace.TraceFormatException;
@@ -50,6 +52,12 @@ final class SimulateCommand {
               --limit N                 first N requests (after --min-output)          default: all
               --min-output N            keep requests with more than N output tokens  default: keep all
               --rate-scale X            divide every arrival time by X (X > 1: heavier) default: 1
+              --load X                  offered load as a fraction of the cluster's decode
+                                        capacity (estimated from the trace and the step
+                                        model); sets the rate scale; not with --rate-scale
+              --warmup S                simulated seconds after the first arrival that the
+                                        steady-state figures leave out (they also leave out
+                                        the drain after the last arrival)  default: 10% of the span
               --prompt-prefix-blocks N  Mooncake prompt identity for brh-exact: the first
                                         N 512-token hash blocks; 0 = the whole prompt  default: 4
             Cluster
@@ -91,7 +99,7 @@ final class SimulateCommand {
             "--limit", "--min-output", "--rate-scale", "--prompt-prefix-blocks", "--step-a", "--step-b", "--step-c",
             "--prefill-per-token", "--prefill-fixed", "--seed", "--s-greedy", "--r-max", "--horizon", "--alpha",
             "--beta", "--gamma", "--confidence", "--series", "--warm-start", "--replicas", "--sync-delay-ms",
-            "--cluster-mode");
+            "--cluster-mode", "--load", "--warmup");
     private static final Set<String> FLAGS = Set.of("--json");
     private static final long PROGRESS_INTERVAL_MS = 2000;
     /**
@@ -134,8 +142,27 @@ final class SimulateCommand {
                 cl.number("--beta", BalanceSettings.DEFAULT_BETA),
                 cl.number("--gamma", BalanceSettings.DEFAULT_GAMMA),
                 cl.number("--confidence", BalanceSettings.DEFAULT_CONFIDENCE)));
+        double load = cl.number("--load", Double.NaN);
+        if (!Double.isNaN(load)) {
+            if (cl.string("--rate-scale", null) != null) {
+                throw new UsageException("--load and --rate-scale both set the arrival rate: give one of them");
+            }
+            if (!(load > 0) || Double.isInfinite(load)) {
+                throw new UsageException("--load must be finite and > 0, got " + load);
+            }
+        }
+        SteadyState steady;
+        try {
+            steady = new SteadyState(cl.number("--warmup", SteadyState.DEFAULT.warmupSeconds()));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+        if (cl.string("--warmup", null) != null && steady.warmupSeconds() < 0) {
+            throw new UsageException("--warmup must be >= 0 seconds, got " + steady.warmupSeconds());
+        }
         TraceOptions traceOptions = new TraceOptions(cl.integer("--limit", 0), cl.integer("--min-output", -1),
-                cl.number("--rate-scale", 1), cl.integer("--prompt-prefix-blocks", DEFAULT_PROMPT_PREFIX_BLOCKS));
+                Double.isNaN(load) ? cl.number("--rate-scale", 1) : 1,
+                cl.integer("--prompt-prefix-blocks", DEFAULT_PROMPT_PREFIX_BLOCKS));
         List<String> policies = policies(cl.string("--policies", String.join(",", PolicyCatalog.NAMES)));
         String seriesDir = cl.string("--series", null);
         String warmStartFile = cl.string("--warm-start", null);
@@ -157,6 +184,20 @@ final class SimulateCommand {
             err.println("balanceroute simulate: no request of " + traceFile + " is left after --min-output/--limit");
             return 1;
         }
+        OfferedLoad offered = null;
+        double rateScale = traceOptions.rateScale();
+        if (trace.size() >= 2 && trace.durationSeconds() > 0) {
+            // estimated on the trace at its own pace: the loader divided the arrivals by rateScale
+            offered = OfferedLoad.of(scaled(trace.requests(), 1 / rateScale), config);
+        }
+        if (!Double.isNaN(load)) {
+            if (offered == null) {
+                err.println("balanceroute simulate: --load needs at least two requests arriving at different times");
+                return 1;
+            }
+            rateScale = offered.rateScaleFor(load);
+            trace = new Trace(trace.source(), trace.format(), scaled(trace.requests(), rateScale));
+        }
         if (seriesDir != null) {
             try {
                 Files.createDirectories(Path.of(seriesDir));
@@ -170,24 +211,40 @@ final class SimulateCommand {
                 trace.meanOutputTokens(), config.workers(), config.capacity(), policies.size(),
                 replicas.count() == 1 ? "" : String.format(Locale.ROOT, ", %d proxy replicas (%s, sync delay %s ms)",
                         replicas.count(), replicas.mode().optionValue(), replicas.syncDelayMs()));
+        SteadyState.Window window = steady.window(trace.requests());
+        err.printf(Locale.ROOT, "simulate: rate scale %.4g%s; steady state: steps starting in [%.1f s, %.1f s)%n",
+                rateScale, offered == null ? "" : String.format(Locale.ROOT, ", offered load %.3f of a decode capacity "
+                        + "of %.0f tok/s", offered.loadAt(rateScale), offered.capacityTokPerS()),
+                window.startS(), window.endS());
 
         List<SimulationResult> results;
         try {
-            results = simulateAll(trace, warmStart, config, replicas, balance, policies, seriesDir);
+            results = simulateAll(trace, warmStart, config, replicas, steady, balance, policies, seriesDir);
         } catch (IOException e) {
             err.println("balanceroute simulate: --series: " + e.getMessage());
             return 1;
         }
         if (json) {
-            printJson(traceFile, trace, traceOptions, config, replicas, balance, results);
+            printJson(traceFile, trace, traceOptions, rateScale, offered, steady, window, config, replicas, balance,
+                    results);
         } else {
             ResultTable.print(out, results, replicas.count() > 1);
         }
         return 0;
     }
 
+    /** The requests with every arrival divided by {@code factor}. */
+    private static List<TraceRequest> scaled(List<TraceRequest> requests, double factor) {
+        List<TraceRequest> out = new ArrayList<>(requests.size());
+        for (TraceRequest t : requests) {
+            out.add(new TraceRequest(t.arrivalSeconds() / factor, t.inputTokens(), t.outputTokens(), t.promptKey()));
+        }
+        return out;
+    }
+
     private List<SimulationResult> simulateAll(Trace trace, List<TraceRequest> warmStart, SimulationConfig config,
-            ProxyReplicas replicas, BalanceSettings balance, List<String> policies, String seriesDir)
+            ProxyReplicas replicas, SteadyState steady, BalanceSettings balance, List<String> policies,
+            String seriesDir)
             throws IOException {
         List<TraceRequest> requests = trace.requests();
         AtomicIntegerArray done = new AtomicIntegerArray(policies.size());
@@ -202,7 +259,7 @@ final class SimulateCommand {
             for (int p = 0; p < policies.size(); p++) {
                 int index = p;
                 String name = policies.get(p);
-                futures.add(pool.submit(() -> simulateOne(requests, warmStart, config, replicas, balance, name,
+                futures.add(pool.submit(() -> simulateOne(requests, warmStart, config, replicas, steady, balance, name,
                         seriesDir, n -> done.set(index, n))));
             }
             List<SimulationResult> results = new ArrayList<>();
@@ -256,12 +313,13 @@ final class SimulateCommand {
     }
 
     private static SimulationResult simulateOne(List<TraceRequest> requests, List<TraceRequest> warmStart,
-            SimulationConfig config, ProxyReplicas replicas, BalanceSettings balance, String name, String seriesDir,
+            SimulationConfig config, ProxyReplicas replicas, SteadyState steady, BalanceSettings balance, String name,
+            String seriesDir,
             java.util.function.IntConsumer progress) throws IOException {
         IntFunction<PolicyCatalog.Setup> setups = replica -> PolicyCatalog.create(name,
                 ProxyReplicas.seedOf(config.seed(), replica), balance, id -> requests.get((int) id).outputTokens(),
                 warmStart);
-        DecodeSimulator simulator = new DecodeSimulator(config, replicas);
+        DecodeSimulator simulator = new DecodeSimulator(config, replicas, steady);
         if (seriesDir == null) {
             return simulator.run(requests, setups, StepObserver.NONE, progress);
         }
@@ -319,14 +377,20 @@ final class SimulateCommand {
         BalanceSettings get() throws UsageException;
     }
 
-    private void printJson(String traceFile, Trace trace, TraceOptions traceOptions, SimulationConfig config,
+    private void printJson(String traceFile, Trace trace, TraceOptions traceOptions, double rateScale,
+            OfferedLoad offered, SteadyState steady, SteadyState.Window window, SimulationConfig config,
             ProxyReplicas replicas, BalanceSettings balance, List<SimulationResult> results) {
         Map<String, Object> cfg = new LinkedHashMap<>();
         cfg.put("trace", traceFile);
         cfg.put("requests", trace.size());
         cfg.put("limit", traceOptions.limit());
         cfg.put("minOutput", traceOptions.minOutput());
-        cfg.put("rateScale", traceOptions.rateScale());
+        cfg.put("rateScale", rateScale);
+        cfg.put("load", offered == null ? null : offered.loadAt(rateScale));
+        cfg.put("capacityTokPerS", offered == null ? null : offered.capacityTokPerS());
+        cfg.put("warmupS", window.startS() - (trace.size() == 0 ? 0 : trace.requests().get(0).arrivalSeconds()));
+        cfg.put("steadyStartS", window.startS());
+        cfg.put("steadyEndS", window.endS());
         cfg.put("promptPrefixBlocks", traceOptions.promptPrefixBlocks());
         cfg.put("workers", config.workers());
         cfg.put("capacity", config.capacity());
@@ -363,6 +427,10 @@ final class SimulateCommand {
             row.put("overCapacityPlacements", r.overCapacityPlacements());
             row.put("routerQueuedPlacements", r.routerQueuedPlacements());
             row.put("engineQueuedSteps", r.engineQueuedSteps());
+            row.put("steadySteps", r.steadySteps());
+            row.put("steadyAvgImbalance", r.steadyAvgImbalance());
+            row.put("steadyThroughputTokPerS", r.steadyThroughputTokPerS());
+            row.put("steadyTpotP95Ms", r.steadyTpotP95Ms());
             rows.add(row);
         }
         Map<String, Object> doc = new LinkedHashMap<>();

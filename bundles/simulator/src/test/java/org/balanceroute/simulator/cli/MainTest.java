@@ -57,12 +57,38 @@ class MainTest {
         row.fieldNames().forEachRemaining(keys::add);
         assertEquals(List.of("policy", "avgImbalance", "meanI", "tpotP95Ms", "throughputTokPerS", "ttftP50S",
                 "ttftP95S", "steps", "makespanS", "avgImbalanceBacklogged", "backloggedSteps",
-                "overCapacityPlacements", "routerQueuedPlacements", "engineQueuedSteps"), keys);
+                "overCapacityPlacements", "routerQueuedPlacements", "engineQueuedSteps", "steadySteps",
+                "steadyAvgImbalance", "steadyThroughputTokPerS", "steadyTpotP95Ms"), keys);
         assertEquals(1, doc.get("config").get("replicas").asInt());
         assertEquals(0.0, doc.get("config").get("syncDelayMs").asDouble());
         assertEquals("dispatcher", doc.get("config").get("clusterMode").asText());
         assertEquals("br0", row.get("policy").asText());
         assertTrue(row.get("throughputTokPerS").asDouble() > 0);
+    }
+
+    @Test
+    void loadSetsTheRateScaleAndIsReportedWithTheSteadyWindow() throws Exception {
+        Path trace = plainTrace(200);
+        assertEquals(0, run("simulate", "--trace", trace.toString(), "--workers", "4", "--capacity", "8",
+                "--policies", "jsq", "--load", "0.8", "--warmup", "0.5", "--json"), stderr());
+        JsonNode cfg = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8)).get("config");
+        assertEquals(0.8, cfg.get("load").asDouble(), 1e-9);
+        assertEquals(0.5, cfg.get("warmupS").asDouble(), 1e-9);
+        assertTrue(cfg.get("rateScale").asDouble() > 0);
+        assertTrue(cfg.get("steadyEndS").asDouble() > cfg.get("steadyStartS").asDouble());
+    }
+
+    @Test
+    void loadAndRateScaleExcludeEachOther() throws Exception {
+        Path trace = plainTrace(20);
+        assertEquals(2, run("simulate", "--trace", trace.toString(), "--load", "1", "--rate-scale", "2"));
+        assertTrue(stderr().contains("--load and --rate-scale"), stderr());
+        err.reset();
+        assertEquals(2, run("simulate", "--trace", trace.toString(), "--load", "0"));
+        assertTrue(stderr().contains("--load must be"), stderr());
+        err.reset();
+        assertEquals(2, run("simulate", "--trace", trace.toString(), "--warmup", "-1"));
+        assertTrue(stderr().contains("--warmup must be"), stderr());
     }
 
     @Test
