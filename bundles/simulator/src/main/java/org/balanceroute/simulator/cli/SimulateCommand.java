@@ -107,7 +107,7 @@ final class SimulateCommand {
      * tokens) do for about half the requests, turns of one conversation sharing an identity.
      * Chosen by benchmarks/sweeps/sweep.py.
      */
-    private static final int DEFAULT_PROMPT_PREFIX_BLOCKS = 4;
+    static final int DEFAULT_PROMPT_PREFIX_BLOCKS = 4;
 
     private final PrintStream out;
     private final PrintStream err;
@@ -123,25 +123,10 @@ final class SimulateCommand {
         if (traceFile == null) {
             throw new UsageException("--trace FILE is required");
         }
-        SimulationConfig config = new SimulationConfig(
-                cl.integer("--workers", SimulationConfig.DEFAULT_WORKERS),
-                cl.integer("--capacity", SimulationConfig.DEFAULT_CAPACITY),
-                cl.number("--step-a", SimulationConfig.DEFAULT_STEP_A),
-                cl.number("--step-b", SimulationConfig.DEFAULT_STEP_B),
-                cl.number("--step-c", 0),
-                cl.number("--prefill-per-token", 0),
-                cl.number("--prefill-fixed", 0),
-                cl.longValue("--seed", 1));
+        SimulationConfig config = clusterConfig(cl, cl.integer("--workers", SimulationConfig.DEFAULT_WORKERS));
         ProxyReplicas replicas = new ProxyReplicas(cl.integer("--replicas", 1), cl.number("--sync-delay-ms", 0),
                 ClusterMode.parse(cl.string("--cluster-mode", ClusterMode.DISPATCHER.optionValue())));
-        BalanceSettings balance = namedFields(() -> new BalanceSettings(
-                cl.integer("--s-greedy", BalanceSettings.DEFAULT_S_GREEDY),
-                cl.integer("--r-max", BalanceSettings.DEFAULT_R_MAX),
-                cl.integer("--horizon", BalanceSettings.DEFAULT_HORIZON),
-                cl.number("--alpha", BalanceSettings.DEFAULT_ALPHA),
-                cl.number("--beta", BalanceSettings.DEFAULT_BETA),
-                cl.number("--gamma", BalanceSettings.DEFAULT_GAMMA),
-                cl.number("--confidence", BalanceSettings.DEFAULT_CONFIDENCE)));
+        BalanceSettings balance = balanceSettings(cl);
         double load = cl.number("--load", Double.NaN);
         if (!Double.isNaN(load)) {
             if (cl.string("--rate-scale", null) != null) {
@@ -234,7 +219,7 @@ final class SimulateCommand {
     }
 
     /** The requests with every arrival divided by {@code factor}. */
-    private static List<TraceRequest> scaled(List<TraceRequest> requests, double factor) {
+    static List<TraceRequest> scaled(List<TraceRequest> requests, double factor) {
         List<TraceRequest> out = new ArrayList<>(requests.size());
         for (TraceRequest t : requests) {
             out.add(new TraceRequest(t.arrivalSeconds() / factor, t.inputTokens(), t.outputTokens(), t.promptKey()));
@@ -312,7 +297,7 @@ final class SimulateCommand {
         err.println(line.append("  (").append(finished).append('/').append(policies.size()).append(" done)"));
     }
 
-    private static SimulationResult simulateOne(List<TraceRequest> requests, List<TraceRequest> warmStart,
+    static SimulationResult simulateOne(List<TraceRequest> requests, List<TraceRequest> warmStart,
             SimulationConfig config, ProxyReplicas replicas, SteadyState steady, BalanceSettings balance, String name,
             String seriesDir,
             java.util.function.IntConsumer progress) throws IOException {
@@ -333,7 +318,7 @@ final class SimulateCommand {
         }
     }
 
-    private static List<String> policies(String list) throws UsageException {
+    static List<String> policies(String list) throws UsageException {
         List<String> names = new ArrayList<>();
         for (String raw : list.split(",")) {
             String name = raw.trim();
@@ -353,6 +338,38 @@ final class SimulateCommand {
             throw new UsageException("--policies: no policy given");
         }
         return names;
+    }
+
+    /** The cluster options of simulate and sweep, but for --workers. */
+    static final Set<String> CLUSTER_OPTIONS = Set.of("--capacity", "--step-a", "--step-b", "--step-c",
+            "--prefill-per-token", "--prefill-fixed", "--seed");
+
+    /** The simulated cluster the options give, with G workers. */
+    static SimulationConfig clusterConfig(CommandLine cl, int workers) throws UsageException {
+        return new SimulationConfig(workers,
+                cl.integer("--capacity", SimulationConfig.DEFAULT_CAPACITY),
+                cl.number("--step-a", SimulationConfig.DEFAULT_STEP_A),
+                cl.number("--step-b", SimulationConfig.DEFAULT_STEP_B),
+                cl.number("--step-c", 0),
+                cl.number("--prefill-per-token", 0),
+                cl.number("--prefill-fixed", 0),
+                cl.longValue("--seed", 1));
+    }
+
+    /** The BR options of simulate and sweep. */
+    static final Set<String> BALANCE_OPTIONS = Set.of("--s-greedy", "--r-max", "--horizon", "--alpha", "--beta",
+            "--gamma", "--confidence");
+
+    /** The BR settings the options give. */
+    static BalanceSettings balanceSettings(CommandLine cl) throws UsageException {
+        return namedFields(() -> new BalanceSettings(
+                cl.integer("--s-greedy", BalanceSettings.DEFAULT_S_GREEDY),
+                cl.integer("--r-max", BalanceSettings.DEFAULT_R_MAX),
+                cl.integer("--horizon", BalanceSettings.DEFAULT_HORIZON),
+                cl.number("--alpha", BalanceSettings.DEFAULT_ALPHA),
+                cl.number("--beta", BalanceSettings.DEFAULT_BETA),
+                cl.number("--gamma", BalanceSettings.DEFAULT_GAMMA),
+                cl.number("--confidence", BalanceSettings.DEFAULT_CONFIDENCE)));
     }
 
     /** BalanceSettings names its fields as Java does; the CLI user knows them as options. */
@@ -412,26 +429,7 @@ final class SimulateCommand {
         cfg.put("confidence", balance.confidence());
         List<Map<String, Object>> rows = new ArrayList<>();
         for (SimulationResult r : results) {
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("policy", r.policy());
-            row.put("avgImbalance", r.avgImbalance());
-            row.put("meanI", r.meanI());
-            row.put("tpotP95Ms", r.tpotP95Ms());
-            row.put("throughputTokPerS", r.throughputTokPerS());
-            row.put("ttftP50S", r.ttftP50S());
-            row.put("ttftP95S", r.ttftP95S());
-            row.put("steps", r.steps());
-            row.put("makespanS", r.makespanS());
-            row.put("avgImbalanceBacklogged", r.avgImbalanceBacklogged());
-            row.put("backloggedSteps", r.backloggedSteps());
-            row.put("overCapacityPlacements", r.overCapacityPlacements());
-            row.put("routerQueuedPlacements", r.routerQueuedPlacements());
-            row.put("engineQueuedSteps", r.engineQueuedSteps());
-            row.put("steadySteps", r.steadySteps());
-            row.put("steadyAvgImbalance", r.steadyAvgImbalance());
-            row.put("steadyThroughputTokPerS", r.steadyThroughputTokPerS());
-            row.put("steadyTpotP95Ms", r.steadyTpotP95Ms());
-            rows.add(row);
+            rows.add(row(r));
         }
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("config", cfg);
@@ -441,5 +439,29 @@ final class SimulateCommand {
         } catch (IOException e) {
             throw new IllegalStateException("cannot write JSON", e);
         }
+    }
+
+    /** One result as a JSON object, every figure by its documented key. */
+    static Map<String, Object> row(SimulationResult r) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("policy", r.policy());
+        row.put("avgImbalance", r.avgImbalance());
+        row.put("meanI", r.meanI());
+        row.put("tpotP95Ms", r.tpotP95Ms());
+        row.put("throughputTokPerS", r.throughputTokPerS());
+        row.put("ttftP50S", r.ttftP50S());
+        row.put("ttftP95S", r.ttftP95S());
+        row.put("steps", r.steps());
+        row.put("makespanS", r.makespanS());
+        row.put("avgImbalanceBacklogged", r.avgImbalanceBacklogged());
+        row.put("backloggedSteps", r.backloggedSteps());
+        row.put("overCapacityPlacements", r.overCapacityPlacements());
+        row.put("routerQueuedPlacements", r.routerQueuedPlacements());
+        row.put("engineQueuedSteps", r.engineQueuedSteps());
+        row.put("steadySteps", r.steadySteps());
+        row.put("steadyAvgImbalance", r.steadyAvgImbalance());
+        row.put("steadyThroughputTokPerS", r.steadyThroughputTokPerS());
+        row.put("steadyTpotP95Ms", r.steadyTpotP95Ms());
+        return row;
     }
 }

@@ -79,6 +79,26 @@ class MainTest {
     }
 
     @Test
+    void sweepWritesTablesResultsAndAChart() throws Exception {
+        Path trace = plainTrace(200);
+        String prefix = dir.resolve("out/sweep").toString();
+        assertEquals(0, run("sweep", "--traces", trace.toString(), "--workers", "2,4", "--loads", "0.8,1.1",
+                "--capacity", "8", "--policies", "jsq,br0", "--out", prefix), stderr());
+        String md = Files.readString(Path.of(prefix + ".md"));
+        assertEquals(md, out.toString(StandardCharsets.UTF_8));
+        assertTrue(md.contains("small.csv, G=4"), md);
+        assertTrue(md.lines().anyMatch(l -> l.equals("| jsq | 1.00x +0.0% +0.0% | 1.00x +0.0% +0.0% |")), md);
+        JsonNode doc = new ObjectMapper().readTree(Files.readString(Path.of(prefix + ".json")));
+        assertEquals(4, doc.get("runs").size());
+        assertEquals(1.1, doc.get("runs").get(1).get("load").asDouble(), 1e-12);
+        assertEquals("br0", doc.get("runs").get(0).get("results").get(1).get("policy").asText());
+        assertTrue(Files.size(Path.of(prefix + ".png")) > 0);
+        err.reset();
+        assertEquals(2, run("sweep", "--traces", trace.toString(), "--policies", "br0"));
+        assertTrue(stderr().contains("must include jsq"), stderr());
+    }
+
+    @Test
     void loadAndRateScaleExcludeEachOther() throws Exception {
         Path trace = plainTrace(20);
         assertEquals(2, run("simulate", "--trace", trace.toString(), "--load", "1", "--rate-scale", "2"));
