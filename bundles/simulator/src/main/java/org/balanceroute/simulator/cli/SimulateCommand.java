@@ -22,6 +22,7 @@ import org.balanceroute.chart.LoadChart;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.simulator.ClusterMode;
 import org.balanceroute.simulator.DecodeSimulator;
+import org.balanceroute.simulator.HeadroomReference;
 import org.balanceroute.simulator.OfferedLoad;
 import org.balanceroute.simulator.PolicyCatalog;
 import org.balanceroute.simulator.ProxyReplicas;
@@ -78,7 +79,9 @@ final class SimulateCommand {
             Policies
               --policies LIST           comma-separated; default: all of
                                         random,round-robin,p2c,jsq,least-tokens,vllm-ascend,
-                                        br0,br0-bypass,brh-survival,brh-exact,brh-oracle
+                                        br0,br0-bypass,brh-survival,brh-exact,brh-oracle,
+                                        reference (offline headroom: the best of a portfolio
+                                        of oracle BR-H runs and br0, see README)
               --s-greedy N              Stage 1 while free slots > N; 0 means G        default: 0 (G)
               --r-max N                 Stage 2 candidates per worker (1..16)          default: 8
               --horizon H               BR-H look-ahead in steps                       default: 80
@@ -86,6 +89,10 @@ final class SimulateCommand {
               --beta B                  BR-H overflow weight                           default: 14.67
               --gamma G                 BR-H discount per step                         default: 0.64
               --confidence P            predictor gate                                 default: 0.5
+              --stage1-worker W         Stage 1 fills: slots (most free slots) or margin
+                                        (the lightest with a free slot)                default: slots
+              --horizon-margin M        BR-H worker order: min, mean or now of the
+                                        margins over the horizon                       default: min
               --warm-start FILE         a trace whose output lengths (and prompt identities)
                                         the survival and exact-match predictors learn first
                                                                                        default: cold start
@@ -99,7 +106,7 @@ final class SimulateCommand {
             "--limit", "--min-output", "--rate-scale", "--prompt-prefix-blocks", "--step-a", "--step-b", "--step-c",
             "--prefill-per-token", "--prefill-fixed", "--seed", "--s-greedy", "--r-max", "--horizon", "--alpha",
             "--beta", "--gamma", "--confidence", "--series", "--warm-start", "--replicas", "--sync-delay-ms",
-            "--cluster-mode", "--load", "--warmup");
+            "--cluster-mode", "--load", "--warmup", "--stage1-worker", "--horizon-margin");
     private static final Set<String> FLAGS = Set.of("--json");
     private static final long PROGRESS_INTERVAL_MS = 2000;
     /**
@@ -108,6 +115,9 @@ final class SimulateCommand {
      * Chosen by benchmarks/sweeps/sweep.py.
      */
     static final int DEFAULT_PROMPT_PREFIX_BLOCKS = 4;
+    /** Every policy, then the offline headroom reference (not a policy: the best of several runs). */
+    static final List<String> ALL_POLICIES = java.util.stream.Stream.concat(PolicyCatalog.NAMES.stream(),
+            java.util.stream.Stream.of(HeadroomReference.NAME)).toList();
 
     private final PrintStream out;
     private final PrintStream err;
@@ -148,7 +158,7 @@ final class SimulateCommand {
         TraceOptions traceOptions = new TraceOptions(cl.integer("--limit", 0), cl.integer("--min-output", -1),
                 Double.isNaN(load) ? cl.number("--rate-scale", 1) : 1,
                 cl.integer("--prompt-prefix-blocks", DEFAULT_PROMPT_PREFIX_BLOCKS));
-        List<String> policies = policies(cl.string("--policies", String.join(",", PolicyCatalog.NAMES)));
+        List<String> policies = policies(cl.string("--policies", String.join(",", ALL_POLICIES)));
         String seriesDir = cl.string("--series", null);
         String warmStartFile = cl.string("--warm-start", null);
         boolean json = cl.flag("--json");
@@ -301,6 +311,10 @@ final class SimulateCommand {
             SimulationConfig config, ProxyReplicas replicas, SteadyState steady, BalanceSettings balance, String name,
             String seriesDir,
             java.util.function.IntConsumer progress) throws IOException {
+        if (name.equals(HeadroomReference.NAME)) {
+            // offline, one proxy: what is reachable on this workload, whatever the replicas
+            return HeadroomReference.run(requests, config, steady, balance, config.seed()).result();
+        }
         IntFunction<PolicyCatalog.Setup> setups = replica -> PolicyCatalog.create(name,
                 ProxyReplicas.seedOf(config.seed(), replica), balance, id -> requests.get((int) id).outputTokens(),
                 warmStart);
@@ -325,9 +339,9 @@ final class SimulateCommand {
             if (name.isEmpty()) {
                 continue;
             }
-            if (!PolicyCatalog.NAMES.contains(name)) {
+            if (!ALL_POLICIES.contains(name)) {
                 throw new UsageException("--policies: unknown policy '" + name + "'; known: "
-                        + String.join(", ", PolicyCatalog.NAMES));
+                        + String.join(", ", ALL_POLICIES));
             }
             if (names.contains(name)) {
                 throw new UsageException("--policies: '" + name + "' listed twice");
@@ -358,7 +372,7 @@ final class SimulateCommand {
 
     /** The BR options of simulate and sweep. */
     static final Set<String> BALANCE_OPTIONS = Set.of("--s-greedy", "--r-max", "--horizon", "--alpha", "--beta",
-            "--gamma", "--confidence");
+            "--gamma", "--confidence", "--stage1-worker", "--horizon-margin");
 
     /** The BR settings the options give. */
     static BalanceSettings balanceSettings(CommandLine cl) throws UsageException {
@@ -369,7 +383,10 @@ final class SimulateCommand {
                 cl.number("--alpha", BalanceSettings.DEFAULT_ALPHA),
                 cl.number("--beta", BalanceSettings.DEFAULT_BETA),
                 cl.number("--gamma", BalanceSettings.DEFAULT_GAMMA),
-                cl.number("--confidence", BalanceSettings.DEFAULT_CONFIDENCE)));
+                cl.number("--confidence", BalanceSettings.DEFAULT_CONFIDENCE),
+                BalanceSettings.Stage1Worker.parse(cl.string("--stage1-worker", BalanceSettings.DEFAULT_STAGE1_WORKER)),
+                BalanceSettings.HorizonMargin.parse(cl.string("--horizon-margin",
+                        BalanceSettings.DEFAULT_HORIZON_MARGIN))));
     }
 
     /** BalanceSettings names its fields as Java does; the CLI user knows them as options. */
@@ -380,7 +397,8 @@ final class SimulateCommand {
             String msg = e.getMessage();
             for (String[] pair : new String[][] {{"sGreedy", "--s-greedy"}, {"rMax", "--r-max"},
                     {"horizon", "--horizon"}, {"alpha", "--alpha"}, {"beta", "--beta"}, {"gamma", "--gamma"},
-                    {"confidence", "--confidence"}}) {
+                    {"confidence", "--confidence"}, {"stage1Worker", "--stage1-worker"},
+                    {"horizonMargin", "--horizon-margin"}}) {
                 if (msg.startsWith(pair[0] + " ")) {
                     msg = pair[1] + msg.substring(pair[0].length());
                 }
@@ -427,6 +445,8 @@ final class SimulateCommand {
         cfg.put("beta", balance.beta());
         cfg.put("gamma", balance.gamma());
         cfg.put("confidence", balance.confidence());
+        cfg.put("stage1Worker", balance.stage1Worker().value());
+        cfg.put("horizonMargin", balance.horizonMargin().value());
         List<Map<String, Object>> rows = new ArrayList<>();
         for (SimulationResult r : results) {
             rows.add(row(r));

@@ -19,8 +19,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.balanceroute.chart.PanelChart;
 import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.simulator.HeadroomReference;
 import org.balanceroute.simulator.OfferedLoad;
-import org.balanceroute.simulator.PolicyCatalog;
 import org.balanceroute.simulator.ProxyReplicas;
 import org.balanceroute.simulator.SimulationConfig;
 import org.balanceroute.simulator.SimulationResult;
@@ -55,7 +55,7 @@ final class SweepCommand {
               --warmup S         as simulate                                    default: 10% of the span
               --prompt-prefix-blocks N, --capacity B, --step-a/-b/-c S, --prefill-per-token S,
               --prefill-fixed S, --seed N, --s-greedy N, --r-max N, --horizon H, --alpha A,
-              --beta B, --gamma G, --confidence P
+              --beta B, --gamma G, --confidence P, --stage1-worker W, --horizon-margin M
                                  as simulate, for every cell
               --out PREFIX       also write PREFIX.json (every result), PREFIX.md (the tables)
                                  and PREFIX.png (the chart)
@@ -75,7 +75,7 @@ final class SweepCommand {
 
     /** One cell of the grid: a trace at one G and one load, every policy run on it. */
     record Cell(String trace, int workers, double load, double rateScale, double capacityTokPerS,
-            List<SimulationResult> results) {
+            List<SimulationResult> results, String referenceMember) {
 
         SimulationResult result(String policy) {
             return results.stream().filter(r -> r.policy().equals(policy)).findFirst().orElseThrow();
@@ -102,7 +102,7 @@ final class SweepCommand {
             loads.add(x);
         }
         List<String> policies = SimulateCommand.policies(cl.string("--policies", String.join(",",
-                PolicyCatalog.NAMES)));
+                SimulateCommand.ALL_POLICIES)));
         if (!policies.contains(REFERENCE)) {
             throw new UsageException("--policies must include " + REFERENCE + ", the reference of every ratio");
         }
@@ -163,7 +163,7 @@ final class SweepCommand {
     private List<Cell> runGrid(Map<String, Trace> traces, List<SimulationConfig> configs, List<Double> loads,
             List<String> policies, SteadyState steady, BalanceSettings balance) {
         record Pending(String trace, SimulationConfig config, double load, double rateScale, double capacity,
-                List<Future<SimulationResult>> results) {
+                List<Future<SimulationResult>> results, String[] referenceMember) {
         }
         int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
         ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
@@ -181,11 +181,21 @@ final class SweepCommand {
                         double scale = offered.rateScaleFor(load);
                         List<TraceRequest> requests = SimulateCommand.scaled(own, scale);
                         List<Future<SimulationResult>> futures = new ArrayList<>();
+                        String[] member = new String[1];
                         for (String name : policies) {
-                            futures.add(pool.submit(() -> SimulateCommand.simulateOne(requests, List.of(), config,
-                                    ProxyReplicas.SINGLE, steady, balance, name, null, n -> { })));
+                            futures.add(pool.submit(() -> {
+                                if (name.equals(HeadroomReference.NAME)) {
+                                    HeadroomReference.Outcome o = HeadroomReference.run(requests, config, steady,
+                                            balance, config.seed());
+                                    member[0] = o.member();
+                                    return o.result();
+                                }
+                                return SimulateCommand.simulateOne(requests, List.of(), config, ProxyReplicas.SINGLE,
+                                        steady, balance, name, null, n -> { });
+                            }));
                         }
-                        pending.add(new Pending(e.getKey(), config, load, scale, offered.capacityTokPerS(), futures));
+                        pending.add(new Pending(e.getKey(), config, load, scale, offered.capacityTokPerS(), futures,
+                                member));
                     }
                 }
             }
@@ -195,7 +205,8 @@ final class SweepCommand {
                 for (Future<SimulationResult> f : p.results()) {
                     results.add(f.get());
                 }
-                cells.add(new Cell(p.trace(), p.config().workers(), p.load(), p.rateScale(), p.capacity(), results));
+                cells.add(new Cell(p.trace(), p.config().workers(), p.load(), p.rateScale(), p.capacity(), results,
+                        p.referenceMember()[0]));
                 err.printf(Locale.ROOT, "sweep: %d/%d done (%s, G=%d, load %.2f)%n", cells.size(), pending.size(),
                         Path.of(p.trace()).getFileName(), p.config().workers(), p.load());
             }
@@ -296,6 +307,7 @@ final class SweepCommand {
             run.put("load", c.load());
             run.put("rateScale", c.rateScale());
             run.put("capacityTokPerS", c.capacityTokPerS());
+            run.put("referenceMember", c.referenceMember());
             run.put("results", c.results().stream().map(SimulateCommand::row).toList());
             runs.add(run);
         }

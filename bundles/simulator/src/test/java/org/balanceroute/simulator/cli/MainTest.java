@@ -170,7 +170,8 @@ class MainTest {
     void warmStartChangesWhatTheSurvivalPredictorKnows() throws Exception {
         Path trace = plainTrace(300);
         List<String> common = List.of("simulate", "--trace", trace.toString(), "--workers", "4", "--capacity", "4",
-                "--policies", "brh-survival", "--horizon", "40", "--json");
+                "--policies", "brh-survival", "--horizon", "40", "--stage1-worker", "slots", "--horizon-margin", "min",
+                "--json");
         assertEquals(0, run(common.toArray(String[]::new)), stderr());
         String cold = out.toString(StandardCharsets.UTF_8);
         out.reset();
