@@ -90,6 +90,10 @@ public final class Demo {
               --seed S            the generator's seed (default 1)
               --port N            the runtime's port (default 8000; replica i: N + i)
               --replicas N        compare N proxy replicas, local and sharing the snapshot (2..8)
+              --tune              jsq, then brh-survival from the poor pair (beta, gamma) = (43, 0.86),
+                                  then the self-tuner's search over that phase's traffic
+                                  (POST /admin/tune), its winner applied, and the same replay
+                                  again (one replica)
               --exit              stop the processes after the comparison
               --json              print {"results": [{"policy", "replicas", "shared", "avgImbalance",
                                   "throughputTokPerS", "tpotP95Ms", "ttftP95S", "completed",
@@ -128,12 +132,34 @@ public final class Demo {
         }
     }
 
-    /** One measured replay: a policy on one replica, or on N replicas with or without the shared snapshot. */
-    record Phase(String policy, int replicas, boolean shared) {
+    /**
+     * One measured replay: a policy on one replica, or on N replicas with or without the shared
+     * snapshot; with {@code --tune}, BR-H started from a poor pair ({@link #POOR}) and the same
+     * after the self-tuner's search ({@link #TUNED}).
+     */
+    record Phase(String policy, int replicas, boolean shared, String tuning) {
+
+        Phase(String policy, int replicas, boolean shared) {
+            this(policy, replicas, shared, null);
+        }
     }
+
+    static final String POOR = "poor";
+    static final String TUNED = "tuned";
+    /** The pair the issue starts the tuner from: the paper's second setting, which looks too far ahead here. */
+    static final String POOR_PARAMETERS = "{\"horizon\": 80, \"beta\": 43, \"gamma\": 0.86}";
 
     /** The phases of a run: the three policies on one runtime, or the replica comparison. */
     static List<Phase> phases(int replicas) {
+        return phases(replicas, false);
+    }
+
+    /** With {@code tune}: jsq, BR-H from the poor pair, and BR-H after the self-tuner applied its winner. */
+    static List<Phase> phases(int replicas, boolean tune) {
+        if (tune) {
+            return List.of(new Phase("jsq", 1, false), new Phase("brh-survival", 1, false, POOR),
+                    new Phase("brh-survival", 1, false, TUNED));
+        }
         if (replicas < 2) {
             return POLICIES.stream().map(p -> new Phase(p, 1, false)).toList();
         }
@@ -153,6 +179,7 @@ public final class Demo {
         int replicas = 1;
         boolean exit = false;
         boolean json = false;
+        boolean tune = false;
         try {
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
@@ -172,6 +199,7 @@ public final class Demo {
                         }
                     }
                     case "--exit" -> exit = true;
+                    case "--tune" -> tune = true;
                     case "--json" -> json = true;
                     case "-h", "--help" -> {
                         System.out.print(USAGE);
@@ -179,6 +207,9 @@ public final class Demo {
                     }
                     default -> throw new IllegalArgumentException("unknown option '" + a + "'");
                 }
+            }
+            if (tune && replicas > 1) {
+                throw new IllegalArgumentException("--tune runs on one replica, not with --replicas");
             }
             if (requests < 1 || !(rate > 0) || !(timeFactor > 0) || streamInterval < 1 || port < 1
                     || port + replicas - 1 > 65535) {
@@ -275,12 +306,16 @@ public final class Demo {
         warmUp(List.of(base), workload);
 
         // the policy in force before the demo, put back afterwards (PUT /admin/policy persists)
-        String initialPolicy = JSON.readTree(get(base + "/admin/policies", true).body()).path("active").asText();
+        JsonNode initial = JSON.readTree(get(base + "/admin/policies", true).body());
+        String initialPolicy = initial.path("active").asText();
+        if (tune) {
+            configureTuner(root, base, timeFactor, logs);
+        }
         List<Map<String, Object>> results = new ArrayList<>();
         List<Path> charts = new ArrayList<>();
         boolean othersWarm = false;
         boolean joined = false;
-        for (Phase phase : phases(replicas)) {
+        for (Phase phase : phases(replicas, tune)) {
             List<String> targets = phase.replicas() == 1 ? List.of(base) : bases;
             if (phase.replicas() > 1 && !othersWarm) {
                 warmUp(bases, workload); // the other replicas are cold
@@ -291,8 +326,12 @@ public final class Demo {
                 joined = true;
                 warmUp(bases, workload);
             }
-            for (String b : targets) {
-                switchPolicy(b, phase.policy(), logs);
+            if (TUNED.equals(phase.tuning())) {
+                phase = new Phase(tuneNow(base), 1, false, TUNED); // what the tuner put in force
+            } else {
+                for (String b : targets) {
+                    switchPolicy(b, phase.policy(), POOR.equals(phase.tuning()) ? POOR_PARAMETERS : null, logs);
+                }
             }
             HttpResponse<String> reset = send(HttpRequest.newBuilder(URI.create(sim + "/sim/stats/reset"))
                     .POST(HttpRequest.BodyPublishers.noBody()));
@@ -315,7 +354,7 @@ public final class Demo {
                         + series.statusCode() + ")");
             }
             Map<String, Object> row = new LinkedHashMap<>();
-            row.put("policy", phase.policy());
+            row.put("policy", phase.tuning() == null ? phase.policy() : label(phase));
             row.put("replicas", phase.replicas());
             row.put("shared", phase.shared());
             row.put("avgImbalance", stats.path("avgImbalance").asDouble());
@@ -349,8 +388,11 @@ public final class Demo {
             }
         }
 
-        String last = phases(replicas).get(phases(replicas).size() - 1).policy();
-        if (!initialPolicy.isEmpty() && !initialPolicy.equals(last) && replicas == 1) { // replicas: fresh homes
+        if (tune) {
+            restoreBalanceParameters(base, initial);
+        }
+        String last = phases(replicas, tune).get(phases(replicas, tune).size() - 1).policy();
+        if (!initialPolicy.isEmpty() && (tune || !initialPolicy.equals(last)) && replicas == 1) { // replicas: fresh homes
             HttpResponse<String> back = send(HttpRequest.newBuilder(URI.create(base + "/admin/policy"))
                     .header("Authorization", AUTH).header("Content-Type", "application/json")
                     .PUT(HttpRequest.BodyPublishers.ofString("{\"policy\": \"" + initialPolicy + "\"}")));
@@ -387,6 +429,9 @@ public final class Demo {
      * / {@code -shared.png} on N.
      */
     static String chartName(Phase p) {
+        if (p.tuning() != null) {
+            return "tune-" + p.tuning() + ".png";
+        }
         return p.replicas() == 1 ? p.policy() + ".png"
                 : p.policy() + "-" + p.replicas() + "-replicas-" + (p.shared() ? "shared" : "local") + ".png";
     }
@@ -412,8 +457,74 @@ public final class Demo {
     }
 
     static String label(Phase p) {
+        if (POOR.equals(p.tuning())) {
+            return p.policy() + " (43, 0.86)";
+        }
+        if (TUNED.equals(p.tuning())) {
+            return p.policy() + " tuned";
+        }
         return p.replicas() == 1 ? p.policy() : p.policy() + " on " + p.replicas() + " replicas, "
                 + (p.shared() ? "shared snapshot" : "local views");
+    }
+
+    /**
+     * The self-tuner set up for the demo's run, through its configuration file (FileInstall): the
+     * last phase (its 10 s of arrivals) as its window, the engine's step model at its time factor
+     * (the router's clock is the wall clock), margin 0 so that any better setting is applied when
+     * asked.
+     */
+    private void configureTuner(Path root, String base, double timeFactor, Path logs) throws Exception {
+        Path cfg = root.resolve("distribution/target/balanceroute/config/org.balanceroute.tuner.cfg");
+        Files.writeString(cfg, "# written by ./balanceroute demo --tune\n"
+                + "windowMinutes = 0.2\nbudgetSeconds = 120\nmargin = 0.0\nautoApply = false\n"
+                + "stepA = " + 2e-7 * timeFactor + "\nstepB = " + 0.020 * timeFactor + "\n");
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        await("the tuner's configuration (" + base + "/admin/tune)", () -> JSON.readTree(get(base + "/admin/tune", true)
+                .body()).path("margin").asDouble(-1) == 0.0, deadline, logs);
+    }
+
+    /** POST /admin/tune?wait&apply: the search over what the last phase sent; the policy in force after it. */
+    private String tuneNow(String base) throws Exception {
+        err.println("balanceroute demo: self-tuning: replaying the last phase's requests for a grid of (beta, gamma, H)"
+                + " and br0 (POST /admin/tune?wait=300&apply=true)");
+        HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(base + "/admin/tune?wait=300&apply=true"))
+                .header("Authorization", AUTH).POST(HttpRequest.BodyPublishers.noBody()));
+        if (r.statusCode() != 200) {
+            throw new DemoException(1, "POST " + base + "/admin/tune: HTTP " + r.statusCode() + " " + r.body());
+        }
+        JsonNode last = JSON.readTree(r.body()).path("last");
+        err.printf(Locale.ROOT, "balanceroute demo: self-tuning: %d requests, %d of %d candidates in %.1f s; best %s "
+                + "(replayed imbalance %.0f vs %.0f now, predicted gain %.0f%%); %s%n", last.path("requests").asInt(),
+                last.path("evaluated").asInt(), last.path("candidates").asInt(), last.path("elapsedMillis").asLong() / 1e3,
+                last.path("best").path("label").asText(), last.path("best").path("steadyAvgImbalance").asDouble(),
+                last.path("current").path("steadyAvgImbalance").asDouble(), 100 * last.path("predictedGain").asDouble(),
+                last.path("applied").asBoolean() ? "applied: " + last.path("applyMessage").asText()
+                        : "not applied: " + last.path("applyMessage").asText());
+        return JSON.readTree(get(base + "/admin/policies", true).body()).path("active").asText();
+    }
+
+    /** Puts the BR parameters the demo changed back to what they were (or their defaults). */
+    private void restoreBalanceParameters(String base, JsonNode initial) throws Exception {
+        boolean wasBr = initial.path("active").asText().startsWith("br");
+        StringBuilder params = new StringBuilder("{");
+        for (String key : List.of("horizon", "beta", "gamma")) {
+            JsonNode v = wasBr ? initial.path("parameters").path(key) : null;
+            if (v == null || v.isMissingNode()) {
+                for (JsonNode p : initial.path("schema").path("brh-survival")) {
+                    if (p.path("id").asText().equals(key)) {
+                        v = p.path("default");
+                    }
+                }
+            }
+            if (v != null && !v.isMissingNode()) {
+                params.append(params.length() > 1 ? ", " : "").append('"').append(key).append("\": ").append(v);
+            }
+        }
+        HttpResponse<String> back = send(HttpRequest.newBuilder(URI.create(base + "/admin/policy"))
+                .header("Authorization", AUTH).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"policy\": \"brh-survival\", \"parameters\": "
+                        + params.append('}') + "}")));
+        err.println("balanceroute demo: BR parameters restored (HTTP " + back.statusCode() + ")");
     }
 
     private void warmUp(List<String> targets, List<TraceRequest> workload) throws Exception {
@@ -426,9 +537,15 @@ public final class Demo {
     }
 
     private void switchPolicy(String base, String policy, Path logs) throws Exception {
+        switchPolicy(base, policy, null, logs);
+    }
+
+    /** @param parameters a JSON object of parameters to set with the switch, or null */
+    private void switchPolicy(String base, String policy, String parameters, Path logs) throws Exception {
         HttpResponse<String> put = send(HttpRequest.newBuilder(URI.create(base + "/admin/policy"))
                 .header("Authorization", AUTH).header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString("{\"policy\": \"" + policy + "\"}")));
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"policy\": \"" + policy + "\""
+                        + (parameters == null ? "" : ", \"parameters\": " + parameters) + "}")));
         if (put.statusCode() != 200 && put.statusCode() != 202) { // 202: written, not in force within the wait
             throw new DemoException(1, "PUT " + base + "/admin/policy " + policy + ": HTTP " + put.statusCode() + " "
                     + Replayer.errorMessage(put.body()));

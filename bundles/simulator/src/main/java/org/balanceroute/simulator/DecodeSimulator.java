@@ -35,6 +35,7 @@ public final class DecodeSimulator {
 
     private final SimulationConfig config;
     private final ProxyReplicas replicas;
+    private final SteadyState steady;
 
     /** One proxy in front of the decode tier. */
     public DecodeSimulator(SimulationConfig config) {
@@ -42,8 +43,14 @@ public final class DecodeSimulator {
     }
 
     public DecodeSimulator(SimulationConfig config, ProxyReplicas replicas) {
+        this(config, replicas, SteadyState.DEFAULT);
+    }
+
+    /** @param steady which steps the steady-state figures of the result cover */
+    public DecodeSimulator(SimulationConfig config, ProxyReplicas replicas, SteadyState steady) {
         this.config = config;
         this.replicas = replicas;
+        this.steady = steady;
     }
 
     /**
@@ -74,7 +81,7 @@ public final class DecodeSimulator {
     public SimulationResult run(List<TraceRequest> trace, IntFunction<PolicyCatalog.Setup> setups,
             StepObserver observer, IntConsumer progress) {
         if (replicas.count() > 1) {
-            return new ReplicaSimulation(config, replicas).run(trace, setups, observer, progress);
+            return new ReplicaSimulation(config, replicas, steady).run(trace, setups, observer, progress);
         }
         PolicyCatalog.Setup setup = setups.apply(0);
         return runSingle(trace, setup.policy(), setup.learners(), observer, progress);
@@ -93,7 +100,7 @@ public final class DecodeSimulator {
         int[] order = prepared.order;
         double[] firstToken = new double[n];
         double[] finish = new double[n];
-        RunMetrics metrics = new RunMetrics();
+        RunMetrics metrics = new RunMetrics(steady.window(trace));
 
         double time = 0;
         int next = 0;
@@ -118,9 +125,10 @@ public final class DecodeSimulator {
                 time = Math.max(time, ready[order[next]]);
                 continue;
             }
-            metrics.recordStep(!router.pool().isEmpty());
+            double stepSeconds = config.stepSeconds(metrics.maxLoad(), metrics.maxBatch());
+            metrics.recordStep(!router.pool().isEmpty(), time, stepSeconds);
             observer.onStep(metrics.steps - 1, time, cluster);
-            time += config.stepSeconds(metrics.maxLoad(), metrics.maxBatch());
+            time += stepSeconds;
 
             // Backwards, because completing swaps the last running request into the freed slot.
             for (int g = 0; g < workers; g++) {

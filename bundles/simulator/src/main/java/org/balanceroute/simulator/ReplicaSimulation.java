@@ -64,9 +64,11 @@ final class ReplicaSimulation {
     private final ClusterMode mode;
     private final int count;
     private final double delay;
+    private final SteadyState steady;
 
-    ReplicaSimulation(SimulationConfig config, ProxyReplicas replicas) {
+    ReplicaSimulation(SimulationConfig config, ProxyReplicas replicas, SteadyState steady) {
         this.config = config;
+        this.steady = steady;
         this.replicas = replicas;
         this.mode = replicas.mode();
         this.count = replicas.count();
@@ -82,7 +84,7 @@ final class ReplicaSimulation {
             prompt[i] = trace.get(i).inputTokens();
         }
         EngineTier engine = new EngineTier(config.workers(), config.capacity(), prompt, prepared.output);
-        RunMetrics metrics = new RunMetrics();
+        RunMetrics metrics = new RunMetrics(steady.window(trace));
         View[] views = new View[replicas.routers()];
         for (int r = 0; r < views.length; r++) {
             views[r] = new View(r, setups.apply(r), trace, prepared, metrics);
@@ -132,9 +134,10 @@ final class ReplicaSimulation {
                 time = Math.max(time, next);
                 continue;
             }
-            metrics.recordStep(ready > engine.started());
+            double stepSeconds = config.stepSeconds(metrics.maxLoad(), metrics.maxBatch());
+            metrics.recordStep(ready > engine.started(), time, stepSeconds);
             observer.onStep(metrics.steps - 1, time, engine);
-            time += config.stepSeconds(metrics.maxLoad(), metrics.maxBatch());
+            time += stepSeconds;
 
             record.clear();
             completed += engine.decodeStep(record);

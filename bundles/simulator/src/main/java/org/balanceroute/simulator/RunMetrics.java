@@ -24,7 +24,18 @@ final class RunMetrics {
     private long min;
     private long sum;
     private int maxBatch;
+    private int totalRunning;
     private boolean queued;
+    private final SteadyState.Window window;
+    private long steadySteps;
+    private double steadyImbalanceSum;
+    private double steadyTokens;
+    private double steadySeconds;
+
+    /** @param window the steps that count for the steady-state figures */
+    RunMetrics(SteadyState.Window window) {
+        this.window = window;
+    }
 
     /**
      * Reads the engine at the start of a step, after dispatch.
@@ -37,6 +48,7 @@ final class RunMetrics {
         min = Long.MAX_VALUE;
         sum = 0;
         maxBatch = 0;
+        totalRunning = 0;
         queued = false;
         for (int g = 0; g < workers; g++) {
             long l = engine.load(g);
@@ -44,6 +56,7 @@ final class RunMetrics {
             min = Math.min(min, l);
             sum += l;
             maxBatch = Math.max(maxBatch, engine.running(g));
+            totalRunning += engine.running(g);
             queued |= engine.queued(g) > 0;
         }
         return maxBatch > 0;
@@ -63,8 +76,16 @@ final class RunMetrics {
      * Counts the step just measured.
      *
      * @param waiting whether a ready request waits outside the engine's queues (in a pool, in transit)
+     * @param startS when the step starts, simulated seconds
+     * @param durationS how long it lasts
      */
-    void recordStep(boolean waiting) {
+    void recordStep(boolean waiting, double startS, double durationS) {
+        if (window.contains(startS)) {
+            steadySteps++;
+            steadyImbalanceSum += max - min;
+            steadyTokens += totalRunning; // every running request emits one token
+            steadySeconds += durationS;
+        }
         imbalanceSum += max - min;
         totalImbalanceSum += (double) workers * max - sum;
         if (waiting || queued) {
@@ -82,7 +103,8 @@ final class RunMetrics {
         int n = trace.size();
         double[] ttft = new double[n];
         double[] tpot = new double[n];
-        int tpots = 0;
+        double[] steadyTpot = new double[n];
+        int tpots = 0, steadyTpots = 0;
         double firstArrival = Double.MAX_VALUE, lastFinish = 0;
         for (int i = 0; i < n; i++) {
             TraceRequest t = trace.get(i);
@@ -90,7 +112,12 @@ final class RunMetrics {
             lastFinish = Math.max(lastFinish, finish[i]);
             ttft[i] = firstToken[i] - t.arrivalSeconds();
             if (t.outputTokens() > 1) {
-                tpot[tpots++] = (finish[i] - firstToken[i]) / (t.outputTokens() - 1) * 1000;
+                tpot[tpots] = (finish[i] - firstToken[i]) / (t.outputTokens() - 1) * 1000;
+                // the first token ends a step that started in the window, the last one ends before it closes
+                if (firstToken[i] > window.startS() && finish[i] <= window.endS()) {
+                    steadyTpot[steadyTpots++] = tpot[tpots];
+                }
+                tpots++;
             }
         }
         double makespan = n == 0 ? 0 : lastFinish - firstArrival;
@@ -103,6 +130,9 @@ final class RunMetrics {
                 Percentiles.of(ttft, 0.95),
                 steps, makespan, backloggedSteps == 0 ? 0 : backloggedImbalanceSum / backloggedSteps,
                 totalTokens, n, backloggedSteps, overCapacityPlacements, routerQueuedPlacements,
-                engineQueuedSteps);
+                engineQueuedSteps, window.startS(), window.endS(), steadySteps,
+                steadySteps == 0 ? 0 : steadyImbalanceSum / steadySteps,
+                steadySeconds > 0 ? steadyTokens / steadySeconds : 0,
+                Percentiles.of(Arrays.copyOf(steadyTpot, steadyTpots), 0.95));
     }
 }

@@ -25,9 +25,17 @@ package org.balanceroute.simulator;
  *     (arrival policies queue at a full worker by design; pool policies never do); the rest of
  *     {@code overCapacityPlacements} came from a stale view
  * @param engineQueuedSteps decode steps during which some engine worker had a non-empty queue
+ * @param steadyStartS start of the steady-state window ({@link SteadyState}), simulated seconds
+ * @param steadyEndS its end: the last arrival
+ * @param steadySteps decode steps that started inside the window
+ * @param steadyAvgImbalance the average imbalance over those steps
+ * @param steadyThroughputTokPerS output tokens of those steps over their summed duration
+ * @param steadyTpotP95Ms TPOT p95 over the requests whose first and last tokens came out inside it
  */
 public record SimulationResult(String policy, double avgImbalance, double meanI, double tpotP95Ms,
         double throughputTokPerS, double ttftP50S, double ttftP95S, long steps, double makespanS,
         double avgImbalanceBacklogged, long outputTokens, int requests, long backloggedSteps,
-        long overCapacityPlacements, long routerQueuedPlacements, long engineQueuedSteps) {
+        long overCapacityPlacements, long routerQueuedPlacements, long engineQueuedSteps,
+        double steadyStartS, double steadyEndS, long steadySteps, double steadyAvgImbalance,
+        double steadyThroughputTokPerS, double steadyTpotP95Ms) {
 }

@@ -6,7 +6,7 @@
  * the engine and the routers' views part, and the metrics are the engine's.
  */
 @Export
-@Version("0.2.0")
+@Version("0.3.0")
 package org.balanceroute.simulator;
 
 import org.osgi.annotation.bundle.Export;

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * The method's claims on a slice of the real Mooncake trace under heavy load (read from
+ * The method's claims, with the paper's own Stage 1 rule ({@code stage1Worker = slots},
+ * {@code horizonMargin = min}), on a slice of the real Mooncake trace under heavy load (read from
  * ../shared/traces beside the project; skipped where it is absent). Deterministic, not timed.
  */
 class PaperComparisonTest {
@@ -52,7 +53,8 @@ class PaperComparisonTest {
     }
 
     private static SimulationResult run(List<TraceRequest> requests, String policy) {
-        PolicyCatalog.Setup setup = PolicyCatalog.create(policy, 1, BalanceSettings.defaults(),
+        PolicyCatalog.Setup setup = PolicyCatalog.create(policy, 1, BalanceSettings.defaults().withOrdering(
+                BalanceSettings.Stage1Worker.SLOTS, BalanceSettings.HorizonMargin.MIN),
                 id -> requests.get((int) id).outputTokens());
         return new DecodeSimulator(SimulationConfig.defaults()).run(requests, setup.policy(), setup.learners(),
                 StepObserver.NONE, n -> { });

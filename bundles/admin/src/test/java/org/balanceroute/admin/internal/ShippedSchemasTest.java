@@ -139,8 +139,8 @@ class ShippedSchemasTest {
                 "p2c", "random", "round-robin", "vllm-ascend"), List.copyOf(SHIPPED.keySet()));
         for (String brFamily : List.of("br0", "brh-survival", "brh-exact")) {
             assertEquals("org.balanceroute.policy.balance", SHIPPED.get(brFamily).pid(), brFamily);
-            assertEquals(List.of("sGreedy", "rMax", "horizon", "alpha", "beta", "gamma", "confidence"),
-                    List.copyOf(tunables(brFamily).keySet()), brFamily);
+            assertEquals(List.of("sGreedy", "rMax", "horizon", "alpha", "beta", "gamma", "confidence", "stage1Worker",
+                    "horizonMargin"), List.copyOf(tunables(brFamily).keySet()), brFamily);
         }
         assertEquals("org.balanceroute.policy.baseline.random", SHIPPED.get("random").pid());
         assertEquals("org.balanceroute.policy.baseline.p2c", SHIPPED.get("p2c").pid());
@@ -160,9 +160,25 @@ class ShippedSchemasTest {
         Map<String, Object> defaults = Map.of("sGreedy", d.sGreedy(), "rMax", d.rMax(), "horizon", d.horizon(),
                 "alpha", d.alpha(), "beta", d.beta(), "gamma", d.gamma(), "confidence", d.confidence());
         for (Tunable t : br.values()) {
+            if (t.description().type().equals(Tunable.STRING)) {
+                continue; // the options, below
+            }
             assertAgreement(t, v -> balanceAccepts(t.id(), v));
             assertDescribed(t, defaults.get(t.id()));
         }
+        assertEquals("one of slots, margin", br.get("stage1Worker").allowed());
+        assertEquals("one of min, mean, now", br.get("horizonMargin").allowed());
+        for (BalanceSettings.Stage1Worker w : BalanceSettings.Stage1Worker.values()) {
+            assertTrue(adminAccepts(br.get("stage1Worker"), w.value()), w.value());
+        }
+        for (BalanceSettings.HorizonMargin m : BalanceSettings.HorizonMargin.values()) {
+            assertTrue(adminAccepts(br.get("horizonMargin"), m.value()), m.value());
+        }
+        assertTrue(!adminAccepts(br.get("stage1Worker"), "lightest"));
+        assertTrue(br.get("stage1Worker").description().description()
+                .contains("default " + BalanceSettings.DEFAULT_STAGE1_WORKER));
+        assertEquals(BalanceSettings.DEFAULT_STAGE1_WORKER, br.get("stage1Worker").description().defaultValue());
+        assertEquals(BalanceSettings.DEFAULT_HORIZON_MARGIN, br.get("horizonMargin").description().defaultValue());
         assertEquals("integer", br.get("rMax").description().type());
         assertEquals("1", br.get("rMax").description().min());
         assertEquals("16", br.get("rMax").description().max());

@@ -1,5 +1,9 @@
 package org.balanceroute.policy.balance;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
 /**
  * Tunables of BR-0 / BR-H, with the spec's defaults. Validated on construction: a bad value
  * throws {@link IllegalArgumentException} naming the field and its range, so a caller can keep
@@ -12,9 +16,51 @@ package org.balanceroute.policy.balance;
  * @param beta weight of each future step's overflow (>= 0)
  * @param gamma discount per step ahead, in (0, 1]
  * @param confidence the predictor's gate: below it a request is assumed to survive past H, in [0, 1]
+ * @param stage1Worker which worker Stage 1 fills next ({@link Stage1Worker})
+ * @param horizonMargin which margin over the horizon orders workers in BR-H ({@link HorizonMargin})
  */
 public record BalanceSettings(int sGreedy, int rMax, int horizon, double alpha, double beta,
-        double gamma, double confidence) {
+        double gamma, double confidence, Stage1Worker stage1Worker, HorizonMargin horizonMargin) {
+
+    /**
+     * Which worker Stage 1 fills next. {@code slots}: the paper's, the worker with the most free
+     * slots (ties: the larger margin); with B free slots on every worker it balances request
+     * counts, not tokens. {@code margin}: the worker with the largest margin (the lightest; ties:
+     * more free slots) among those with a free slot.
+     */
+    public enum Stage1Worker {
+        SLOTS, MARGIN;
+
+        /** The configuration value: the name in lower case. */
+        public String value() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        /** @throws IllegalArgumentException naming the field and the values */
+        public static Stage1Worker parse(String value) {
+            return option(Stage1Worker.class, "stage1Worker", value);
+        }
+    }
+
+    /**
+     * The margin that orders workers under BR-H, from the projected margins m_{g,h}, h = 0..H.
+     * {@code min}: the smallest (the step where the worker is closest to the barrier; the
+     * spec's min_h m_{g,h}). {@code mean}: the gamma-discounted mean. {@code now}: m_{g,0}, the
+     * current margin, as BR-0. BR-0 has one margin and ignores this.
+     */
+    public enum HorizonMargin {
+        MIN, MEAN, NOW;
+
+        /** The configuration value: the name in lower case. */
+        public String value() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        /** @throws IllegalArgumentException naming the field and the values */
+        public static HorizonMargin parse(String value) {
+            return option(HorizonMargin.class, "horizonMargin", value);
+        }
+    }
 
     public static final int DEFAULT_S_GREEDY = 0;
     public static final int MIN_S_GREEDY = 0;
@@ -36,6 +82,14 @@ public record BalanceSettings(int sGreedy, int rMax, int horizon, double alpha, 
     public static final double DEFAULT_CONFIDENCE = 0.5;
     public static final double MIN_CONFIDENCE = 0.0;
     public static final double MAX_CONFIDENCE = 1.0;
+    /**
+     * Chosen by the load sweep (benchmarks/sweeps/variants.py, README): over both traces, G = 4,
+     * 8, 16 and loads 0.6 to 1.2, {@code margin} with {@code mean} lowers every BR policy's
+     * steady-state imbalance (br0 by 1.35x, brh-survival by 1.40x on the geometric mean) at the
+     * same throughput. The paper's rule is {@code slots} with {@code min}.
+     */
+    public static final String DEFAULT_STAGE1_WORKER = "margin";
+    public static final String DEFAULT_HORIZON_MARGIN = "mean";
 
     /**
      * The bounds are inclusive and are these constants, which the metatype of the BR
@@ -50,6 +104,15 @@ public record BalanceSettings(int sGreedy, int rMax, int horizon, double alpha, 
         require(beta >= MIN_BETA && Double.isFinite(beta), "beta", beta, ">= 0");
         require(gamma >= MIN_GAMMA && gamma <= MAX_GAMMA, "gamma", gamma, "(0, 1]");
         require(confidence >= MIN_CONFIDENCE && confidence <= MAX_CONFIDENCE, "confidence", confidence, "[0, 1]");
+        require(stage1Worker != null, "stage1Worker", stage1Worker, "one of slots, margin");
+        require(horizonMargin != null, "horizonMargin", horizonMargin, "one of min, mean, now");
+    }
+
+    /** With {@code stage1Worker} and {@code horizonMargin} at their defaults. */
+    public BalanceSettings(int sGreedy, int rMax, int horizon, double alpha, double beta, double gamma,
+            double confidence) {
+        this(sGreedy, rMax, horizon, alpha, beta, gamma, confidence, Stage1Worker.parse(DEFAULT_STAGE1_WORKER),
+                HorizonMargin.parse(DEFAULT_HORIZON_MARGIN));
     }
 
     public static BalanceSettings defaults() {
@@ -63,7 +126,24 @@ public record BalanceSettings(int sGreedy, int rMax, int horizon, double alpha, 
     }
 
     public BalanceSettings withHorizon(int h, double a, double b, double g) {
-        return new BalanceSettings(sGreedy, rMax, h, a, b, g, confidence);
+        return new BalanceSettings(sGreedy, rMax, h, a, b, g, confidence, stage1Worker, horizonMargin);
+    }
+
+    public BalanceSettings withOrdering(Stage1Worker worker, HorizonMargin margin) {
+        return new BalanceSettings(sGreedy, rMax, horizon, alpha, beta, gamma, confidence, worker, margin);
+    }
+
+    /** The constant whose lower-case name is {@code value}; else an error listing them all. */
+    private static <E extends Enum<E>> E option(Class<E> type, String field, String value) {
+        List<String> names = new ArrayList<>();
+        for (E e : type.getEnumConstants()) {
+            String name = e.name().toLowerCase(Locale.ROOT);
+            if (name.equals(value)) {
+                return e;
+            }
+            names.add(name);
+        }
+        throw new IllegalArgumentException(field + " must be one of " + String.join(", ", names) + ", got " + value);
     }
 
     private static void require(boolean ok, String field, Object value, String range) {

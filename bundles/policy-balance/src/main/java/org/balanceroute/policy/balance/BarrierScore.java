@@ -22,7 +22,10 @@ public interface BarrierScore {
      */
     double slope(int worker, long delta);
 
-    /** The margin that orders workers: m_g for BR-0, min over the horizon of m_{g,h} for BR-H. */
+    /**
+     * The margin that orders workers: m_g for BR-0; for BR-H one of the m_{g,h} by
+     * {@link BalanceSettings#horizonMargin()} (min over the horizon by default).
+     */
     long orderMargin(int worker);
 
     /** Records that {@code request} was just given to {@code worker}. */

@@ -36,6 +36,7 @@ public final class HorizonScore implements BarrierScore {
     private final double alpha;
     private final double beta;
     private final double confidence;
+    private final BalanceSettings.HorizonMargin orderBy;
     private final double[] discount;
     private final double discountSum;
     private final TerminationPredictor predictor;
@@ -58,6 +59,7 @@ public final class HorizonScore implements BarrierScore {
         this.alpha = settings.alpha();
         this.beta = settings.beta();
         this.confidence = settings.confidence();
+        this.orderBy = settings.horizonMargin();
         this.predictor = predictor;
         this.discount = new double[horizon + 1];
         double d = 1, sum = 0;
@@ -149,8 +151,21 @@ public final class HorizonScore implements BarrierScore {
         return lo;
     }
 
+    /**
+     * By {@code horizonMargin}: min_h m_{g,h} (O(H) after a change), the gamma-discounted mean
+     * of the m_{g,h} (from the sorted margins' prefix sums: O(H log H) after a change), or m_{g,0}.
+     */
     @Override
     public long orderMargin(int worker) {
+        if (orderBy == BalanceSettings.HorizonMargin.NOW) {
+            return maxAhead[0] - projected[worker][0];
+        }
+        if (orderBy == BalanceSettings.HorizonMargin.MEAN) {
+            if (sortedStale[worker]) {
+                rebuild(worker);
+            }
+            return Math.round(prefixDm[worker][horizon + 1] / discountSum);
+        }
         if (minStale[worker]) {
             long[] row = projected[worker];
             long min = Long.MAX_VALUE;

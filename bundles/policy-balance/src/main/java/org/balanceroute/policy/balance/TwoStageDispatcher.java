@@ -8,8 +8,9 @@ import org.balanceroute.api.PromptPoolView;
  * Places waiting requests once per decode step, in two stages, maximising a {@link BarrierScore}.
  *
  * <p><b>Stage 1, abundant capacity</b> (total free slots S_tot > S_greedy): take the worker with
- * the most free slots (ties: the larger margin, then the lower index) and give it the waiting
- * request with the highest F_g({i}) (ties: the larger prompt, then the older). In the safe
+ * the most free slots (ties: the larger margin, then the lower index), or with
+ * {@code stage1Worker = margin} the worker with the largest margin among those with a free slot
+ * (ties: more free slots, then the lower index), and give it the waiting request with the highest F_g({i}) (ties: the larger prompt, then the older). In the safe
  * regime this is "largest request to lightest worker". A scan of the pool per assignment, or,
  * when a step makes more than log2 |pool| of them (start-up, a burst of completions), one sort
  * of the pool and a binary search per assignment ({@link PoolBySize}: F is concave in the
@@ -30,6 +31,7 @@ import org.balanceroute.api.PromptPoolView;
 public final class TwoStageDispatcher {
 
     private final BalanceSettings settings;
+    private final boolean stage1ByMargin;
     private final BarrierScore score;
     private final long[] subsetSum;
     private final int[] candidateTokens;
@@ -39,6 +41,7 @@ public final class TwoStageDispatcher {
 
     public TwoStageDispatcher(BalanceSettings settings, BarrierScore score) {
         this.settings = settings;
+        this.stage1ByMargin = settings.stage1Worker() == BalanceSettings.Stage1Worker.MARGIN;
         this.score = score;
         this.subsetSum = new long[1 << settings.rMax()];
         this.candidateTokens = new int[settings.rMax()];
@@ -65,7 +68,7 @@ public final class TwoStageDispatcher {
             // Many picks: sorting the pool once beats scanning it for each (same picks).
             bySize.build(pool);
             for (; greedyPicks > 0; greedyPicks--) {
-                int g = pickWorker(workers, false);
+                int g = stage1Worker(workers);
                 int best = bySize.best(score, g);
                 var request = bySize.request(best);
                 step.assign(bySize.remove(best), g);
@@ -74,7 +77,7 @@ public final class TwoStageDispatcher {
             }
         } else {
             for (; greedyPicks > 0; greedyPicks--) {
-                int g = pickWorker(workers, false);
+                int g = stage1Worker(workers);
                 assign(step, bestSingle(pool, g, pool.size()), g);
             }
         }
@@ -86,6 +89,27 @@ public final class TwoStageDispatcher {
             visited[g] = true;
             placeBestSubset(step, g);
         }
+    }
+
+    private int stage1Worker(int workers) {
+        return stage1ByMargin ? lightestWithSlot(workers) : pickWorker(workers, false);
+    }
+
+    /** The worker with the largest margin among those with a free slot, then most free slots, then lowest index. */
+    private int lightestWithSlot(int workers) {
+        int best = -1;
+        long bestMargin = Long.MIN_VALUE;
+        for (int g = 0; g < workers; g++) {
+            if (freeSlots[g] == 0) {
+                continue;
+            }
+            long m = score.orderMargin(g);
+            if (best < 0 || m > bestMargin || (m == bestMargin && freeSlots[g] > freeSlots[best])) {
+                best = g;
+                bestMargin = m;
+            }
+        }
+        return best;
     }
 
     /**

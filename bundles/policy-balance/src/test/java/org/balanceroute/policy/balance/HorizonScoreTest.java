@@ -72,12 +72,23 @@ class HorizonScoreTest {
             }
             public void onCompleted(RequestView r, int n) { }
         };
-        BalanceSettings s = BalanceSettings.defaults().withHorizon(4, 1, 2, 1.0);
+        BalanceSettings s = BalanceSettings.defaults().withHorizon(4, 1, 2, 1.0)
+                .withOrdering(BalanceSettings.Stage1Worker.SLOTS, BalanceSettings.HorizonMargin.MIN);
         HorizonScore score = new HorizonScore(s, byId);
         score.prepare(cluster);
         // now: worker 0 is the max (margin 0); from h=1 on it is empty and worker 1 is the max
         assertEquals(0, score.orderMargin(0));
         assertEquals(0, score.orderMargin(1));
+        // the other orderings: worker 0's margins are 0, 9001, 9002, 9003, 9004 (gamma 1: plain mean)
+        HorizonScore mean = new HorizonScore(s.withOrdering(BalanceSettings.Stage1Worker.SLOTS,
+                BalanceSettings.HorizonMargin.MEAN), byId);
+        mean.prepare(cluster);
+        assertEquals(Math.round((0 + 9001 + 9002 + 9003 + 9004) / 5.0), mean.orderMargin(0));
+        HorizonScore present = new HorizonScore(s.withOrdering(BalanceSettings.Stage1Worker.SLOTS,
+                BalanceSettings.HorizonMargin.NOW), byId);
+        present.prepare(cluster);
+        assertEquals(0, present.orderMargin(0));
+        assertEquals(1_000, present.orderMargin(1));
         // 5,000 tokens on worker 0 overflow now (by 5,000) but fit for h = 1..4 (margin 9,000 + h)
         assertEquals(5 * 5_000 - 2 * 5_000, score.score(0, 5_000), 1e-9);
         // on worker 1 they fit now (margin 1,000 -> overflow 4,000) and overflow by 5,000 later

@@ -185,7 +185,7 @@ final class DispatchLoop {
     private volatile boolean terminated;
     private volatile RouterSettings settings;
     private volatile Map<String, RoutingPolicy> available = Map.of();
-    private volatile TerminationPredictor[] predictors = new TerminationPredictor[0];
+    private volatile CompletionListener[] predictors = new CompletionListener[0];
     private volatile String activeName = RouterService.NO_POLICY;
     /** The decode step period observed from the token streams; 0 while unknown. Written by the dispatch thread only. */
     private volatile long observedStepNanos;
@@ -288,9 +288,9 @@ final class DispatchLoop {
         reselect();
     }
 
-    /** The registered predictors changed; the next completion is taught to these. */
-    void predictors(List<TerminationPredictor> next) {
-        predictors = next.toArray(new TerminationPredictor[0]);
+    /** The registered predictors (and other completion listeners) changed; the next completion is taught to these. */
+    void predictors(List<? extends CompletionListener> next) {
+        predictors = next.toArray(new CompletionListener[0]);
     }
 
     /** G, the decode workers, from the worker set's one owner; in force once no request is on a worker. */
@@ -1010,11 +1010,12 @@ final class DispatchLoop {
     }
 
     private void teachPredictors(RequestView request, int outputTokens) {
-        for (TerminationPredictor p : predictors) {
+        for (CompletionListener p : predictors) {
             try {
                 p.onCompleted(request, outputTokens);
             } catch (RuntimeException e) {
-                LOG.error("predictor {} failed to learn a completion", p.name(), e);
+                LOG.error("{} failed to learn a completion", p instanceof TerminationPredictor t
+                        ? "predictor " + t.name() : "completion listener " + p, e);
             }
         }
     }

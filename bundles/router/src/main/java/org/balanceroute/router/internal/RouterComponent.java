@@ -8,6 +8,7 @@ import java.util.function.LongSupplier;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.SnapshotStore;
+import org.balanceroute.api.CompletionListener;
 import org.balanceroute.api.TerminationPredictor;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.DispatchObserver;
@@ -48,7 +49,7 @@ public final class RouterComponent implements RouterService {
 
     private final DispatchLoop loop;
     private final PolicyRegistry policies = new PolicyRegistry();
-    private final List<TerminationPredictor> predictors = new ArrayList<>(); // guarded by itself
+    private final List<CompletionListener> predictors = new ArrayList<>(); // guarded by itself; with the listeners
 
     @Activate
     public RouterComponent(RouterConfig config) {
@@ -150,6 +151,27 @@ public final class RouterComponent implements RouterService {
     void unbindPredictor(TerminationPredictor predictor) {
         synchronized (predictors) {
             predictors.removeIf(p -> p == predictor);
+            loop.predictors(predictors);
+        }
+    }
+
+    /**
+     * Other services told of every completion on the dispatch thread, as the predictors are
+     * (e.g. the tuner's record of recent requests); quick, non-blocking, as {@link CompletionListener} says.
+     */
+    @Reference(name = "completionListener", service = CompletionListener.class,
+            cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindCompletionListener")
+    void bindCompletionListener(CompletionListener listener) {
+        synchronized (predictors) {
+            predictors.add(listener);
+            loop.predictors(predictors);
+        }
+    }
+
+    void unbindCompletionListener(CompletionListener listener) {
+        synchronized (predictors) {
+            predictors.removeIf(p -> p == listener);
             loop.predictors(predictors);
         }
     }

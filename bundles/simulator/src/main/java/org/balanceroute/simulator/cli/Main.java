@@ -4,7 +4,7 @@ import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
 
-/** Entry point behind {@code ./balanceroute simulate}. Exit status: 0 done, 1 failed, 2 usage error. */
+/** Entry point behind {@code ./balanceroute simulate}, {@code sweep} and {@code tune}. Exit status: 0 done, 1 failed, 2 usage error. */
 public final class Main {
 
     private Main() {
@@ -28,6 +28,20 @@ public final class Main {
                     return 0;
                 }
                 return new SimulateCommand(out, err).run(rest);
+            }
+            if (command.equals("sweep")) {
+                if (rest.contains("--help") || rest.contains("-h")) {
+                    out.println(SweepCommand.USAGE);
+                    return 0;
+                }
+                return new SweepCommand(out, err).run(rest);
+            }
+            if (command.equals("tune")) {
+                if (rest.contains("--help") || rest.contains("-h")) {
+                    out.println(TuneCommand.USAGE);
+                    return 0;
+                }
+                return new TuneCommand(out, err).run(rest);
             }
             throw new UsageException("unknown command '" + command + "'");
         } catch (UsageException e) {

@@ -22,11 +22,14 @@ import org.balanceroute.chart.LoadChart;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.simulator.ClusterMode;
 import org.balanceroute.simulator.DecodeSimulator;
+import org.balanceroute.simulator.HeadroomReference;
+import org.balanceroute.simulator.OfferedLoad;
 import org.balanceroute.simulator.PolicyCatalog;
 import org.balanceroute.simulator.ProxyReplicas;
 import org.balanceroute.simulator.SeriesRecorder;
 import org.balanceroute.simulator.SimulationConfig;
 import org.balanceroute.simulator.SimulationResult;
+import org.balanceroute.simulator.SteadyState;
 import org.balanceroute.simulator.StepObserver;
 import org.balanceroute.trace.Trace;
 import org.balanceroute.trace.TraceFormatException;
@@ -50,6 +53,12 @@ final class SimulateCommand {
               --limit N                 first N requests (after --min-output)          default: all
               --min-output N            keep requests with more than N output tokens  default: keep all
               --rate-scale X            divide every arrival time by X (X > 1: heavier) default: 1
+              --load X                  offered load as a fraction of the cluster's decode
+                                        capacity (estimated from the trace and the step
+                                        model); sets the rate scale; not with --rate-scale
+              --warmup S                simulated seconds after the first arrival that the
+                                        steady-state figures leave out (they also leave out
+                                        the drain after the last arrival)  default: 10% of the span
               --prompt-prefix-blocks N  Mooncake prompt identity for brh-exact: the first
                                         N 512-token hash blocks; 0 = the whole prompt  default: 4
             Cluster
@@ -70,7 +79,9 @@ final class SimulateCommand {
             Policies
               --policies LIST           comma-separated; default: all of
                                         random,round-robin,p2c,jsq,least-tokens,vllm-ascend,
-                                        br0,br0-bypass,brh-survival,brh-exact,brh-oracle
+                                        br0,br0-bypass,brh-survival,brh-exact,brh-oracle,
+                                        reference (offline headroom: the best of a portfolio
+                                        of oracle BR-H runs and br0, see README)
               --s-greedy N              Stage 1 while free slots > N; 0 means G        default: 0 (G)
               --r-max N                 Stage 2 candidates per worker (1..16)          default: 8
               --horizon H               BR-H look-ahead in steps                       default: 80
@@ -78,6 +89,10 @@ final class SimulateCommand {
               --beta B                  BR-H overflow weight                           default: 14.67
               --gamma G                 BR-H discount per step                         default: 0.64
               --confidence P            predictor gate                                 default: 0.5
+              --stage1-worker W         Stage 1 fills: slots (most free slots) or margin
+                                        (the lightest with a free slot)                default: slots
+              --horizon-margin M        BR-H worker order: min, mean or now of the
+                                        margins over the horizon                       default: min
               --warm-start FILE         a trace whose output lengths (and prompt identities)
                                         the survival and exact-match predictors learn first
                                                                                        default: cold start
@@ -91,7 +106,7 @@ final class SimulateCommand {
             "--limit", "--min-output", "--rate-scale", "--prompt-prefix-blocks", "--step-a", "--step-b", "--step-c",
             "--prefill-per-token", "--prefill-fixed", "--seed", "--s-greedy", "--r-max", "--horizon", "--alpha",
             "--beta", "--gamma", "--confidence", "--series", "--warm-start", "--replicas", "--sync-delay-ms",
-            "--cluster-mode");
+            "--cluster-mode", "--load", "--warmup", "--stage1-worker", "--horizon-margin");
     private static final Set<String> FLAGS = Set.of("--json");
     private static final long PROGRESS_INTERVAL_MS = 2000;
     /**
@@ -99,7 +114,10 @@ final class SimulateCommand {
      * tokens) do for about half the requests, turns of one conversation sharing an identity.
      * Chosen by benchmarks/sweeps/sweep.py.
      */
-    private static final int DEFAULT_PROMPT_PREFIX_BLOCKS = 4;
+    static final int DEFAULT_PROMPT_PREFIX_BLOCKS = 4;
+    /** Every policy, then the offline headroom reference (not a policy: the best of several runs). */
+    static final List<String> ALL_POLICIES = java.util.stream.Stream.concat(PolicyCatalog.NAMES.stream(),
+            java.util.stream.Stream.of(HeadroomReference.NAME)).toList();
 
     private final PrintStream out;
     private final PrintStream err;
@@ -115,28 +133,32 @@ final class SimulateCommand {
         if (traceFile == null) {
             throw new UsageException("--trace FILE is required");
         }
-        SimulationConfig config = new SimulationConfig(
-                cl.integer("--workers", SimulationConfig.DEFAULT_WORKERS),
-                cl.integer("--capacity", SimulationConfig.DEFAULT_CAPACITY),
-                cl.number("--step-a", SimulationConfig.DEFAULT_STEP_A),
-                cl.number("--step-b", SimulationConfig.DEFAULT_STEP_B),
-                cl.number("--step-c", 0),
-                cl.number("--prefill-per-token", 0),
-                cl.number("--prefill-fixed", 0),
-                cl.longValue("--seed", 1));
+        SimulationConfig config = clusterConfig(cl, cl.integer("--workers", SimulationConfig.DEFAULT_WORKERS));
         ProxyReplicas replicas = new ProxyReplicas(cl.integer("--replicas", 1), cl.number("--sync-delay-ms", 0),
                 ClusterMode.parse(cl.string("--cluster-mode", ClusterMode.DISPATCHER.optionValue())));
-        BalanceSettings balance = namedFields(() -> new BalanceSettings(
-                cl.integer("--s-greedy", BalanceSettings.DEFAULT_S_GREEDY),
-                cl.integer("--r-max", BalanceSettings.DEFAULT_R_MAX),
-                cl.integer("--horizon", BalanceSettings.DEFAULT_HORIZON),
-                cl.number("--alpha", BalanceSettings.DEFAULT_ALPHA),
-                cl.number("--beta", BalanceSettings.DEFAULT_BETA),
-                cl.number("--gamma", BalanceSettings.DEFAULT_GAMMA),
-                cl.number("--confidence", BalanceSettings.DEFAULT_CONFIDENCE)));
+        BalanceSettings balance = balanceSettings(cl);
+        double load = cl.number("--load", Double.NaN);
+        if (!Double.isNaN(load)) {
+            if (cl.string("--rate-scale", null) != null) {
+                throw new UsageException("--load and --rate-scale both set the arrival rate: give one of them");
+            }
+            if (!(load > 0) || Double.isInfinite(load)) {
+                throw new UsageException("--load must be finite and > 0, got " + load);
+            }
+        }
+        SteadyState steady;
+        try {
+            steady = new SteadyState(cl.number("--warmup", SteadyState.DEFAULT.warmupSeconds()));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+        if (cl.string("--warmup", null) != null && steady.warmupSeconds() < 0) {
+            throw new UsageException("--warmup must be >= 0 seconds, got " + steady.warmupSeconds());
+        }
         TraceOptions traceOptions = new TraceOptions(cl.integer("--limit", 0), cl.integer("--min-output", -1),
-                cl.number("--rate-scale", 1), cl.integer("--prompt-prefix-blocks", DEFAULT_PROMPT_PREFIX_BLOCKS));
-        List<String> policies = policies(cl.string("--policies", String.join(",", PolicyCatalog.NAMES)));
+                Double.isNaN(load) ? cl.number("--rate-scale", 1) : 1,
+                cl.integer("--prompt-prefix-blocks", DEFAULT_PROMPT_PREFIX_BLOCKS));
+        List<String> policies = policies(cl.string("--policies", String.join(",", ALL_POLICIES)));
         String seriesDir = cl.string("--series", null);
         String warmStartFile = cl.string("--warm-start", null);
         boolean json = cl.flag("--json");
@@ -157,6 +179,20 @@ final class SimulateCommand {
             err.println("balanceroute simulate: no request of " + traceFile + " is left after --min-output/--limit");
             return 1;
         }
+        OfferedLoad offered = null;
+        double rateScale = traceOptions.rateScale();
+        if (trace.size() >= 2 && trace.durationSeconds() > 0) {
+            // estimated on the trace at its own pace: the loader divided the arrivals by rateScale
+            offered = OfferedLoad.of(scaled(trace.requests(), 1 / rateScale), config);
+        }
+        if (!Double.isNaN(load)) {
+            if (offered == null) {
+                err.println("balanceroute simulate: --load needs at least two requests arriving at different times");
+                return 1;
+            }
+            rateScale = offered.rateScaleFor(load);
+            trace = new Trace(trace.source(), trace.format(), scaled(trace.requests(), rateScale));
+        }
         if (seriesDir != null) {
             try {
                 Files.createDirectories(Path.of(seriesDir));
@@ -170,24 +206,40 @@ final class SimulateCommand {
                 trace.meanOutputTokens(), config.workers(), config.capacity(), policies.size(),
                 replicas.count() == 1 ? "" : String.format(Locale.ROOT, ", %d proxy replicas (%s, sync delay %s ms)",
                         replicas.count(), replicas.mode().optionValue(), replicas.syncDelayMs()));
+        SteadyState.Window window = steady.window(trace.requests());
+        err.printf(Locale.ROOT, "simulate: rate scale %.4g%s; steady state: steps starting in [%.1f s, %.1f s)%n",
+                rateScale, offered == null ? "" : String.format(Locale.ROOT, ", offered load %.3f of a decode capacity "
+                        + "of %.0f tok/s", offered.loadAt(rateScale), offered.capacityTokPerS()),
+                window.startS(), window.endS());
 
         List<SimulationResult> results;
         try {
-            results = simulateAll(trace, warmStart, config, replicas, balance, policies, seriesDir);
+            results = simulateAll(trace, warmStart, config, replicas, steady, balance, policies, seriesDir);
         } catch (IOException e) {
             err.println("balanceroute simulate: --series: " + e.getMessage());
             return 1;
         }
         if (json) {
-            printJson(traceFile, trace, traceOptions, config, replicas, balance, results);
+            printJson(traceFile, trace, traceOptions, rateScale, offered, steady, window, config, replicas, balance,
+                    results);
         } else {
             ResultTable.print(out, results, replicas.count() > 1);
         }
         return 0;
     }
 
+    /** The requests with every arrival divided by {@code factor}. */
+    static List<TraceRequest> scaled(List<TraceRequest> requests, double factor) {
+        List<TraceRequest> out = new ArrayList<>(requests.size());
+        for (TraceRequest t : requests) {
+            out.add(new TraceRequest(t.arrivalSeconds() / factor, t.inputTokens(), t.outputTokens(), t.promptKey()));
+        }
+        return out;
+    }
+
     private List<SimulationResult> simulateAll(Trace trace, List<TraceRequest> warmStart, SimulationConfig config,
-            ProxyReplicas replicas, BalanceSettings balance, List<String> policies, String seriesDir)
+            ProxyReplicas replicas, SteadyState steady, BalanceSettings balance, List<String> policies,
+            String seriesDir)
             throws IOException {
         List<TraceRequest> requests = trace.requests();
         AtomicIntegerArray done = new AtomicIntegerArray(policies.size());
@@ -202,7 +254,7 @@ final class SimulateCommand {
             for (int p = 0; p < policies.size(); p++) {
                 int index = p;
                 String name = policies.get(p);
-                futures.add(pool.submit(() -> simulateOne(requests, warmStart, config, replicas, balance, name,
+                futures.add(pool.submit(() -> simulateOne(requests, warmStart, config, replicas, steady, balance, name,
                         seriesDir, n -> done.set(index, n))));
             }
             List<SimulationResult> results = new ArrayList<>();
@@ -255,13 +307,18 @@ final class SimulateCommand {
         err.println(line.append("  (").append(finished).append('/').append(policies.size()).append(" done)"));
     }
 
-    private static SimulationResult simulateOne(List<TraceRequest> requests, List<TraceRequest> warmStart,
-            SimulationConfig config, ProxyReplicas replicas, BalanceSettings balance, String name, String seriesDir,
+    static SimulationResult simulateOne(List<TraceRequest> requests, List<TraceRequest> warmStart,
+            SimulationConfig config, ProxyReplicas replicas, SteadyState steady, BalanceSettings balance, String name,
+            String seriesDir,
             java.util.function.IntConsumer progress) throws IOException {
+        if (name.equals(HeadroomReference.NAME)) {
+            // offline, one proxy: what is reachable on this workload, whatever the replicas
+            return HeadroomReference.run(requests, config, steady, balance, config.seed()).result();
+        }
         IntFunction<PolicyCatalog.Setup> setups = replica -> PolicyCatalog.create(name,
                 ProxyReplicas.seedOf(config.seed(), replica), balance, id -> requests.get((int) id).outputTokens(),
                 warmStart);
-        DecodeSimulator simulator = new DecodeSimulator(config, replicas);
+        DecodeSimulator simulator = new DecodeSimulator(config, replicas, steady);
         if (seriesDir == null) {
             return simulator.run(requests, setups, StepObserver.NONE, progress);
         }
@@ -275,16 +332,16 @@ final class SimulateCommand {
         }
     }
 
-    private static List<String> policies(String list) throws UsageException {
+    static List<String> policies(String list) throws UsageException {
         List<String> names = new ArrayList<>();
         for (String raw : list.split(",")) {
             String name = raw.trim();
             if (name.isEmpty()) {
                 continue;
             }
-            if (!PolicyCatalog.NAMES.contains(name)) {
+            if (!ALL_POLICIES.contains(name)) {
                 throw new UsageException("--policies: unknown policy '" + name + "'; known: "
-                        + String.join(", ", PolicyCatalog.NAMES));
+                        + String.join(", ", ALL_POLICIES));
             }
             if (names.contains(name)) {
                 throw new UsageException("--policies: '" + name + "' listed twice");
@@ -297,6 +354,41 @@ final class SimulateCommand {
         return names;
     }
 
+    /** The cluster options of simulate and sweep, but for --workers. */
+    static final Set<String> CLUSTER_OPTIONS = Set.of("--capacity", "--step-a", "--step-b", "--step-c",
+            "--prefill-per-token", "--prefill-fixed", "--seed");
+
+    /** The simulated cluster the options give, with G workers. */
+    static SimulationConfig clusterConfig(CommandLine cl, int workers) throws UsageException {
+        return new SimulationConfig(workers,
+                cl.integer("--capacity", SimulationConfig.DEFAULT_CAPACITY),
+                cl.number("--step-a", SimulationConfig.DEFAULT_STEP_A),
+                cl.number("--step-b", SimulationConfig.DEFAULT_STEP_B),
+                cl.number("--step-c", 0),
+                cl.number("--prefill-per-token", 0),
+                cl.number("--prefill-fixed", 0),
+                cl.longValue("--seed", 1));
+    }
+
+    /** The BR options of simulate and sweep. */
+    static final Set<String> BALANCE_OPTIONS = Set.of("--s-greedy", "--r-max", "--horizon", "--alpha", "--beta",
+            "--gamma", "--confidence", "--stage1-worker", "--horizon-margin");
+
+    /** The BR settings the options give. */
+    static BalanceSettings balanceSettings(CommandLine cl) throws UsageException {
+        return namedFields(() -> new BalanceSettings(
+                cl.integer("--s-greedy", BalanceSettings.DEFAULT_S_GREEDY),
+                cl.integer("--r-max", BalanceSettings.DEFAULT_R_MAX),
+                cl.integer("--horizon", BalanceSettings.DEFAULT_HORIZON),
+                cl.number("--alpha", BalanceSettings.DEFAULT_ALPHA),
+                cl.number("--beta", BalanceSettings.DEFAULT_BETA),
+                cl.number("--gamma", BalanceSettings.DEFAULT_GAMMA),
+                cl.number("--confidence", BalanceSettings.DEFAULT_CONFIDENCE),
+                BalanceSettings.Stage1Worker.parse(cl.string("--stage1-worker", BalanceSettings.DEFAULT_STAGE1_WORKER)),
+                BalanceSettings.HorizonMargin.parse(cl.string("--horizon-margin",
+                        BalanceSettings.DEFAULT_HORIZON_MARGIN))));
+    }
+
     /** BalanceSettings names its fields as Java does; the CLI user knows them as options. */
     private static BalanceSettings namedFields(SettingsSupplier supplier) throws UsageException {
         try {
@@ -305,7 +397,8 @@ final class SimulateCommand {
             String msg = e.getMessage();
             for (String[] pair : new String[][] {{"sGreedy", "--s-greedy"}, {"rMax", "--r-max"},
                     {"horizon", "--horizon"}, {"alpha", "--alpha"}, {"beta", "--beta"}, {"gamma", "--gamma"},
-                    {"confidence", "--confidence"}}) {
+                    {"confidence", "--confidence"}, {"stage1Worker", "--stage1-worker"},
+                    {"horizonMargin", "--horizon-margin"}}) {
                 if (msg.startsWith(pair[0] + " ")) {
                     msg = pair[1] + msg.substring(pair[0].length());
                 }
@@ -319,14 +412,20 @@ final class SimulateCommand {
         BalanceSettings get() throws UsageException;
     }
 
-    private void printJson(String traceFile, Trace trace, TraceOptions traceOptions, SimulationConfig config,
+    private void printJson(String traceFile, Trace trace, TraceOptions traceOptions, double rateScale,
+            OfferedLoad offered, SteadyState steady, SteadyState.Window window, SimulationConfig config,
             ProxyReplicas replicas, BalanceSettings balance, List<SimulationResult> results) {
         Map<String, Object> cfg = new LinkedHashMap<>();
         cfg.put("trace", traceFile);
         cfg.put("requests", trace.size());
         cfg.put("limit", traceOptions.limit());
         cfg.put("minOutput", traceOptions.minOutput());
-        cfg.put("rateScale", traceOptions.rateScale());
+        cfg.put("rateScale", rateScale);
+        cfg.put("load", offered == null ? null : offered.loadAt(rateScale));
+        cfg.put("capacityTokPerS", offered == null ? null : offered.capacityTokPerS());
+        cfg.put("warmupS", window.startS() - (trace.size() == 0 ? 0 : trace.requests().get(0).arrivalSeconds()));
+        cfg.put("steadyStartS", window.startS());
+        cfg.put("steadyEndS", window.endS());
         cfg.put("promptPrefixBlocks", traceOptions.promptPrefixBlocks());
         cfg.put("workers", config.workers());
         cfg.put("capacity", config.capacity());
@@ -346,24 +445,11 @@ final class SimulateCommand {
         cfg.put("beta", balance.beta());
         cfg.put("gamma", balance.gamma());
         cfg.put("confidence", balance.confidence());
+        cfg.put("stage1Worker", balance.stage1Worker().value());
+        cfg.put("horizonMargin", balance.horizonMargin().value());
         List<Map<String, Object>> rows = new ArrayList<>();
         for (SimulationResult r : results) {
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("policy", r.policy());
-            row.put("avgImbalance", r.avgImbalance());
-            row.put("meanI", r.meanI());
-            row.put("tpotP95Ms", r.tpotP95Ms());
-            row.put("throughputTokPerS", r.throughputTokPerS());
-            row.put("ttftP50S", r.ttftP50S());
-            row.put("ttftP95S", r.ttftP95S());
-            row.put("steps", r.steps());
-            row.put("makespanS", r.makespanS());
-            row.put("avgImbalanceBacklogged", r.avgImbalanceBacklogged());
-            row.put("backloggedSteps", r.backloggedSteps());
-            row.put("overCapacityPlacements", r.overCapacityPlacements());
-            row.put("routerQueuedPlacements", r.routerQueuedPlacements());
-            row.put("engineQueuedSteps", r.engineQueuedSteps());
-            rows.add(row);
+            rows.add(row(r));
         }
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("config", cfg);
@@ -373,5 +459,29 @@ final class SimulateCommand {
         } catch (IOException e) {
             throw new IllegalStateException("cannot write JSON", e);
         }
+    }
+
+    /** One result as a JSON object, every figure by its documented key. */
+    static Map<String, Object> row(SimulationResult r) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("policy", r.policy());
+        row.put("avgImbalance", r.avgImbalance());
+        row.put("meanI", r.meanI());
+        row.put("tpotP95Ms", r.tpotP95Ms());
+        row.put("throughputTokPerS", r.throughputTokPerS());
+        row.put("ttftP50S", r.ttftP50S());
+        row.put("ttftP95S", r.ttftP95S());
+        row.put("steps", r.steps());
+        row.put("makespanS", r.makespanS());
+        row.put("avgImbalanceBacklogged", r.avgImbalanceBacklogged());
+        row.put("backloggedSteps", r.backloggedSteps());
+        row.put("overCapacityPlacements", r.overCapacityPlacements());
+        row.put("routerQueuedPlacements", r.routerQueuedPlacements());
+        row.put("engineQueuedSteps", r.engineQueuedSteps());
+        row.put("steadySteps", r.steadySteps());
+        row.put("steadyAvgImbalance", r.steadyAvgImbalance());
+        row.put("steadyThroughputTokPerS", r.steadyThroughputTokPerS());
+        row.put("steadyTpotP95Ms", r.steadyTpotP95Ms());
+        return row;
     }
 }

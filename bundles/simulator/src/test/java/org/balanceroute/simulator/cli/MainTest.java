@@ -57,12 +57,58 @@ class MainTest {
         row.fieldNames().forEachRemaining(keys::add);
         assertEquals(List.of("policy", "avgImbalance", "meanI", "tpotP95Ms", "throughputTokPerS", "ttftP50S",
                 "ttftP95S", "steps", "makespanS", "avgImbalanceBacklogged", "backloggedSteps",
-                "overCapacityPlacements", "routerQueuedPlacements", "engineQueuedSteps"), keys);
+                "overCapacityPlacements", "routerQueuedPlacements", "engineQueuedSteps", "steadySteps",
+                "steadyAvgImbalance", "steadyThroughputTokPerS", "steadyTpotP95Ms"), keys);
         assertEquals(1, doc.get("config").get("replicas").asInt());
         assertEquals(0.0, doc.get("config").get("syncDelayMs").asDouble());
         assertEquals("dispatcher", doc.get("config").get("clusterMode").asText());
         assertEquals("br0", row.get("policy").asText());
         assertTrue(row.get("throughputTokPerS").asDouble() > 0);
+    }
+
+    @Test
+    void loadSetsTheRateScaleAndIsReportedWithTheSteadyWindow() throws Exception {
+        Path trace = plainTrace(200);
+        assertEquals(0, run("simulate", "--trace", trace.toString(), "--workers", "4", "--capacity", "8",
+                "--policies", "jsq", "--load", "0.8", "--warmup", "0.5", "--json"), stderr());
+        JsonNode cfg = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8)).get("config");
+        assertEquals(0.8, cfg.get("load").asDouble(), 1e-9);
+        assertEquals(0.5, cfg.get("warmupS").asDouble(), 1e-9);
+        assertTrue(cfg.get("rateScale").asDouble() > 0);
+        assertTrue(cfg.get("steadyEndS").asDouble() > cfg.get("steadyStartS").asDouble());
+    }
+
+    @Test
+    void sweepWritesTablesResultsAndAChart() throws Exception {
+        Path trace = plainTrace(200);
+        String prefix = dir.resolve("out/sweep").toString();
+        assertEquals(0, run("sweep", "--traces", trace.toString(), "--workers", "2,4", "--loads", "0.8,1.1",
+                "--capacity", "8", "--policies", "jsq,br0", "--out", prefix), stderr());
+        String md = Files.readString(Path.of(prefix + ".md"));
+        assertEquals(md, out.toString(StandardCharsets.UTF_8));
+        assertTrue(md.contains("small.csv, G=4"), md);
+        assertTrue(md.lines().anyMatch(l -> l.equals("| jsq | 1.00x +0.0% +0.0% | 1.00x +0.0% +0.0% |")), md);
+        JsonNode doc = new ObjectMapper().readTree(Files.readString(Path.of(prefix + ".json")));
+        assertEquals(4, doc.get("runs").size());
+        assertEquals(1.1, doc.get("runs").get(1).get("load").asDouble(), 1e-12);
+        assertEquals("br0", doc.get("runs").get(0).get("results").get(1).get("policy").asText());
+        assertTrue(Files.size(Path.of(prefix + ".png")) > 0);
+        err.reset();
+        assertEquals(2, run("sweep", "--traces", trace.toString(), "--policies", "br0"));
+        assertTrue(stderr().contains("must include jsq"), stderr());
+    }
+
+    @Test
+    void loadAndRateScaleExcludeEachOther() throws Exception {
+        Path trace = plainTrace(20);
+        assertEquals(2, run("simulate", "--trace", trace.toString(), "--load", "1", "--rate-scale", "2"));
+        assertTrue(stderr().contains("--load and --rate-scale"), stderr());
+        err.reset();
+        assertEquals(2, run("simulate", "--trace", trace.toString(), "--load", "0"));
+        assertTrue(stderr().contains("--load must be"), stderr());
+        err.reset();
+        assertEquals(2, run("simulate", "--trace", trace.toString(), "--warmup", "-1"));
+        assertTrue(stderr().contains("--warmup must be"), stderr());
     }
 
     @Test
@@ -124,7 +170,8 @@ class MainTest {
     void warmStartChangesWhatTheSurvivalPredictorKnows() throws Exception {
         Path trace = plainTrace(300);
         List<String> common = List.of("simulate", "--trace", trace.toString(), "--workers", "4", "--capacity", "4",
-                "--policies", "brh-survival", "--horizon", "40", "--json");
+                "--policies", "brh-survival", "--horizon", "40", "--stage1-worker", "slots", "--horizon-margin", "min",
+                "--json");
         assertEquals(0, run(common.toArray(String[]::new)), stderr());
         String cold = out.toString(StandardCharsets.UTF_8);
         out.reset();

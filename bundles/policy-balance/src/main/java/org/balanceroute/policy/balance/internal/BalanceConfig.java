@@ -3,6 +3,7 @@ package org.balanceroute.policy.balance.internal;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.osgi.service.metatype.annotations.Option;
 
 /**
  * The BR-0 / BR-H tunables, configuration PID {@value #PID}, shared by the {@code br0},
@@ -64,4 +65,21 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
                     + "request is assumed to run past the horizon. Number in [0, 1]; default "
                     + BalanceSettings.DEFAULT_CONFIDENCE + ".")
     double confidence() default BalanceSettings.DEFAULT_CONFIDENCE;
+
+    @AttributeDefinition(name = "Stage 1 worker",
+            options = {@Option(value = "slots", label = "slots"), @Option(value = "margin", label = "margin")},
+            description = "Which worker Stage 1 fills next: slots, the one with the most free slots (the "
+                    + "paper's; ties: the larger margin), or margin, the one with the largest margin among "
+                    + "those with a free slot (the lightest; ties: more free slots). One of slots, margin; "
+                    + "default " + BalanceSettings.DEFAULT_STAGE1_WORKER + ".")
+    String stage1Worker() default BalanceSettings.DEFAULT_STAGE1_WORKER;
+
+    @AttributeDefinition(name = "Horizon margin",
+            options = {@Option(value = "min", label = "min"), @Option(value = "mean", label = "mean"),
+                @Option(value = "now", label = "now")},
+            description = "BR-H: the margin that orders workers, from the projected margins over the "
+                    + "horizon: min (the smallest, the paper's), mean (gamma-discounted mean) or now (the "
+                    + "current one, as BR-0). One of min, mean, now; default "
+                    + BalanceSettings.DEFAULT_HORIZON_MARGIN + ".")
+    String horizonMargin() default BalanceSettings.DEFAULT_HORIZON_MARGIN;
 }

@@ -33,7 +33,12 @@ final class BalanceSettingsReader {
             double beta = field("beta", config::beta);
             double gamma = field("gamma", config::gamma);
             double confidence = field("confidence", config::confidence);
-            return new Result(new BalanceSettings(sGreedy, rMax, horizon, alpha, beta, gamma, confidence), null);
+            BalanceSettings.Stage1Worker stage1Worker = BalanceSettings.Stage1Worker.parse(
+                    field("stage1Worker", config::stage1Worker));
+            BalanceSettings.HorizonMargin horizonMargin = BalanceSettings.HorizonMargin.parse(
+                    field("horizonMargin", config::horizonMargin));
+            return new Result(new BalanceSettings(sGreedy, rMax, horizon, alpha, beta, gamma, confidence,
+                    stage1Worker, horizonMargin), null);
         } catch (IllegalArgumentException e) {
             return new Result(null, e.getMessage());
         }
@@ -49,6 +54,8 @@ final class BalanceSettingsReader {
         m.put("beta", s.beta());
         m.put("gamma", s.gamma());
         m.put("confidence", s.confidence());
+        m.put("stage1Worker", s.stage1Worker().value());
+        m.put("horizonMargin", s.horizonMargin().value());
         return Collections.unmodifiableMap(m);
     }
 

@@ -83,7 +83,8 @@ class BalanceComponentsTest {
         assertEquals("br0", br0.name());
         assertTrue(br0.usesPromptPool());
         assertEquals(defaults(), br0.parameters());
-        assertEquals(List.of("sGreedy", "rMax", "horizon", "alpha", "beta", "gamma", "confidence"),
+        assertEquals(List.of("sGreedy", "rMax", "horizon", "alpha", "beta", "gamma", "confidence", "stage1Worker",
+                "horizonMargin"),
                 List.copyOf(br0.parameters().keySet()));
         assertEquals("brh-survival", new BrhSurvivalPolicyComponent(config(Map.of()), p).name());
         assertEquals("brh-exact", new BrhExactPolicyComponent(config(Map.of()), p).name());

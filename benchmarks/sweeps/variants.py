@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""BR-0 / BR-H options evaluated on the load sweep, for choosing their defaults.
+
+For each variant (a set of sweep options), runs ./balanceroute sweep on both shared traces,
+G = 4, 8, 16, loads 0.6..1.2 (42 workloads) and prints, per BR policy, the geometric mean over
+the workloads of its steady-state imbalance relative to jsq and to br0 with the paper's options
+(lower is better), its throughput relative to jsq, and its worst workload. A variant is judged
+everywhere, never on one workload.
+
+  benchmarks/sweeps/variants.py                      # the variants below
+  benchmarks/sweeps/variants.py --loads 1.0,1.1      # only those loads
+  benchmarks/sweeps/variants.py --json-dir /tmp/v    # keep every sweep's JSON
+
+Not a test: it reports figures.
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+POLICIES = "jsq,br0,brh-survival,brh-exact,brh-oracle"
+VARIANTS = {
+    "paper (slots, min)": [],
+    "stage1 margin, min": ["--stage1-worker", "margin"],
+    "stage1 margin, mean": ["--stage1-worker", "margin", "--horizon-margin", "mean"],
+    "stage1 margin, now": ["--stage1-worker", "margin", "--horizon-margin", "now"],
+    "stage1 slots, mean": ["--horizon-margin", "mean"],
+}
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def sweep(launcher, extra, loads, out):
+    cmd = [launcher, "sweep", "--policies", POLICIES, "--loads", loads, "--out", out] + extra
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return json.load(open(out + ".json"))
+
+
+def key(run):
+    return (os.path.basename(run["trace"]), run["workers"], round(run["load"], 6))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--loads", default="0.6,0.7,0.8,0.9,1.0,1.1,1.2")
+    ap.add_argument("--json-dir", default=None)
+    ap.add_argument("--only", default=None, help="comma-separated variant names")
+    ap.add_argument("--launcher", default=os.path.join(ROOT, "balanceroute"))
+    args = ap.parse_args()
+    out_dir = args.json_dir or tempfile.mkdtemp(prefix="variants-")
+    os.makedirs(out_dir, exist_ok=True)
+    names = list(VARIANTS) if not args.only else args.only.split(",")
+    docs = {}
+    for i, name in enumerate(names):
+        docs[name] = sweep(args.launcher, VARIANTS[name], args.loads, os.path.join(out_dir, f"variant{i}"))
+    base = {key(r): {p["policy"]: p for p in r["results"]} for r in docs[names[0]]["runs"]}
+    print(f"{len(base)} workloads; geometric means of steady-state ratios (worst workload in brackets)")
+    print("variant".ljust(24) + "".join(f"{p:>42}" for p in POLICIES.split(",")[1:]))
+    print(" " * 24 + "".join(f"{'imb/jsq   imb/br0(paper)   tok/s/jsq':>42}" for _ in POLICIES.split(",")[1:]))
+    for name in names:
+        cells = []
+        for p in POLICIES.split(",")[1:]:
+            vs_jsq, vs_br0, tput = [], [], []
+            for r in docs[name]["runs"]:
+                res = {x["policy"]: x for x in r["results"]}
+                b = base[key(r)]["br0"]
+                vs_jsq.append(res[p]["steadyAvgImbalance"] / res["jsq"]["steadyAvgImbalance"])
+                vs_br0.append(res[p]["steadyAvgImbalance"] / b["steadyAvgImbalance"])
+                tput.append(res[p]["steadyThroughputTokPerS"] / res["jsq"]["steadyThroughputTokPerS"])
+            cells.append(f"{geomean(vs_jsq):.3f} ({max(vs_jsq):.2f}) {geomean(vs_br0):.3f} ({max(vs_br0):.2f}) "
+                         f"{geomean(tput):.4f} ({min(tput):.3f})")
+        print(name.ljust(24) + "".join(f"{c:>42}" for c in cells), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+package org.balanceroute.simulator;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import org.balanceroute.policy.balance.BalancePolicy;
+import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.trace.TraceRequest;
+
+/**
+ * Chooses the BR settings for recent traffic by replaying it through the simulator: the same
+ * {@code Router}, {@code TwoStageDispatcher}, scores and predictors the proxy runs (built by a
+ * {@link Candidates} factory, {@link PolicyCatalog} by default), once per candidate of a grid of
+ * (beta, gamma, H) for the BR-H policy in use, plus br0; the candidate with the lowest
+ * steady-state average imbalance wins ({@link #objective}; ties: higher steady throughput), and
+ * its predicted gain is the share of the current settings' imbalance it removes on that traffic.
+ *
+ * <p>Bounded: candidates run in order (the current settings first, then br0, then the grid),
+ * and the search stops after the candidate during which the time budget ran out or
+ * {@code cancelled} said so; the report says whether it went through the whole grid. One run
+ * costs about what simulating the window costs (milliseconds to a second for minutes of
+ * traffic). Not thread-safe; a caller runs it on a thread of its own, never on a dispatch thread.
+ */
+public final class ParameterTuner {
+
+    /** A configuration to try: a policy name of {@link PolicyCatalog} and its settings. */
+    public record Candidate(String policy, BalanceSettings settings) {
+
+        /** E.g. {@code brh-survival H=80 beta=14.67 gamma=0.64}, {@code br0}. */
+        public String label() {
+            return !policy.startsWith(BalancePolicy.BRH_PREFIX) ? policy : String.format(Locale.ROOT, "%s H=%d beta=%s gamma=%s",
+                    policy, settings.horizon(), trim(settings.beta()), trim(settings.gamma()));
+        }
+    }
+
+    /** The search space: every (beta, gamma, H) for the BR-H policy, and br0 if asked. */
+    public record Grid(List<Double> betas, List<Double> gammas, List<Integer> horizons, boolean withBr0) {
+
+        public Grid {
+            betas = List.copyOf(betas);
+            gammas = List.copyOf(gammas);
+            horizons = List.copyOf(horizons);
+        }
+
+        /** The paper's two pairs and neighbours, at three horizons: 3 x 4 x 3 + br0 = 37 runs. */
+        public static Grid defaults() {
+            return new Grid(List.of(8.0, 14.67, 43.0), List.of(0.5, 0.64, 0.86, 0.95), List.of(20, 80, 200), true);
+        }
+
+        /** The candidates in the order they are tried, after the current one. */
+        List<Candidate> candidates(String brhPolicy, BalanceSettings base) {
+            List<Candidate> out = new ArrayList<>();
+            if (withBr0) {
+                out.add(new Candidate(BalancePolicy.BR0, base));
+            }
+            for (int h : horizons) {
+                for (double b : betas) {
+                    for (double g : gammas) {
+                        out.add(new Candidate(brhPolicy, base.withHorizon(h, base.alpha(), b, g)));
+                    }
+                }
+            }
+            return out;
+        }
+    }
+
+    /** A candidate and what it did on the traffic. */
+    public record Score(Candidate candidate, SimulationResult result) {
+    }
+
+    /**
+     * @param current the settings in force, on the same traffic
+     * @param best the winner (possibly the current settings)
+     * @param predictedGain 1 - best / current {@link #objective}, in [0, 1)
+     * @param ranked every candidate run, best first
+     * @param complete whether every candidate ran within the budget
+     */
+    public record Report(Score current, Score best, double predictedGain, List<Score> ranked, int candidates,
+            boolean complete, long elapsedMillis, int requests) {
+    }
+
+    /** Builds the policy of a candidate for one run; {@link PolicyCatalog#create} by default. */
+    @FunctionalInterface
+    public interface Candidates {
+        PolicyCatalog.Setup create(Candidate candidate, List<TraceRequest> traffic);
+    }
+
+    /** Predictors warm-started on the traffic itself, as the live ones have seen it. */
+    public static final Candidates CATALOG = (c, traffic) -> PolicyCatalog.create(c.policy(), 1, c.settings(),
+            id -> traffic.get((int) id).outputTokens(), traffic);
+
+    private final SimulationConfig config;
+    private final SteadyState steady;
+    private final Candidates factory;
+    private final LongSupplier clockMillis;
+
+    /**
+     * @param config the cluster (G, B) and step model the traffic is replayed on
+     * @param clockMillis the budget's clock, e.g. {@code System::currentTimeMillis}
+     */
+    public ParameterTuner(SimulationConfig config, SteadyState steady, Candidates factory, LongSupplier clockMillis) {
+        this.config = config;
+        this.steady = steady;
+        this.factory = factory;
+        this.clockMillis = clockMillis;
+    }
+
+    /**
+     * @param traffic the recent requests, arrival order, arrivals in seconds
+     * @param currentPolicy the policy in force: br0 or a BR-H policy (whose predictor the grid uses)
+     * @param brhPolicy the BR-H policy the grid varies (e.g. {@code brh-survival})
+     * @param budgetMillis the time the search may take; the candidate running when it ends completes
+     * @throws IllegalArgumentException with fewer than two requests
+     */
+    public Report tune(List<TraceRequest> traffic, String currentPolicy, BalanceSettings current, String brhPolicy,
+            Grid grid, long budgetMillis, BooleanSupplier cancelled) {
+        if (traffic.size() < 2) {
+            throw new IllegalArgumentException("tuning needs at least two recent requests, got " + traffic.size());
+        }
+        long start = clockMillis.getAsLong();
+        Candidate now = new Candidate(currentPolicy, current);
+        Score currentScore = run(now, traffic);
+        List<Score> scores = new ArrayList<>(List.of(currentScore));
+        List<Candidate> todo = grid.candidates(brhPolicy, current);
+        boolean complete = true;
+        for (Candidate c : todo) {
+            if (clockMillis.getAsLong() - start >= budgetMillis || cancelled.getAsBoolean()) {
+                complete = false;
+                break;
+            }
+            if (!c.equals(now)) {
+                scores.add(run(c, traffic));
+            }
+        }
+        scores.sort(Comparator.comparingDouble((Score s) -> objective(s.result()))
+                .thenComparing(s -> -s.result().steadyThroughputTokPerS()));
+        Score best = scores.get(0);
+        double cur = objective(currentScore.result());
+        double gain = cur <= 0 ? 0 : Math.max(0, 1 - objective(best.result()) / cur);
+        return new Report(currentScore, best, gain, List.copyOf(scores), todo.size() + 1, complete,
+                clockMillis.getAsLong() - start, traffic.size());
+    }
+
+    /**
+     * What the search minimises: the steady-state average imbalance, or the all-steps one when the
+     * window has no steady step (traffic that arrived all at once).
+     */
+    public static double objective(SimulationResult r) {
+        return r.steadySteps() > 0 ? r.steadyAvgImbalance() : r.avgImbalance();
+    }
+
+    private Score run(Candidate c, List<TraceRequest> traffic) {
+        PolicyCatalog.Setup setup = factory.create(c, traffic);
+        SimulationResult r = new DecodeSimulator(config, ProxyReplicas.SINGLE, steady).run(traffic, setup.policy(),
+                setup.learners(), StepObserver.NONE, n -> { });
+        return new Score(c, r);
+    }
+
+    private static String trim(double v) {
+        return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
+    }
+}

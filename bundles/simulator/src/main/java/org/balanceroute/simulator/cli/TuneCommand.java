@@ -1,0 +1,143 @@
+package org.balanceroute.simulator.cli;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.balanceroute.policy.balance.BalancePolicy;
+import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.simulator.OfferedLoad;
+import org.balanceroute.simulator.ParameterTuner;
+import org.balanceroute.simulator.SimulationConfig;
+import org.balanceroute.simulator.SteadyState;
+import org.balanceroute.trace.Trace;
+import org.balanceroute.trace.TraceFormatException;
+import org.balanceroute.trace.TraceLoader;
+import org.balanceroute.trace.TraceOptions;
+import org.balanceroute.trace.TraceRequest;
+
+/**
+ * {@code balanceroute tune}: what the self-tuner does in the runtime, offline. It tunes on the
+ * first {@code --window-minutes} of simulated traffic (as the runtime's rolling record would hold
+ * them), then runs the settings it started from, the tuner's choice and every grid candidate on
+ * the rest of the trace, and reports the share of the best fixed setting's gain the tuner
+ * recovered: (start - tuned) / (start - best fixed), by steady-state average imbalance.
+ */
+final class TuneCommand {
+
+    static final String USAGE = """
+            Usage: balanceroute tune --trace FILE [options]
+
+            Tunes BR-H (beta, gamma, H, and br0) on the first minutes of a trace replayed at an
+            offered load, the way the runtime's self-tuner does on live traffic, then measures
+            the choice on the rest of the trace against the settings it started from and the
+            best fixed setting of the grid.
+
+              --trace FILE            as simulate
+              --load X                offered load (as simulate)                   default: 1.0
+              --window-minutes M      simulated minutes of traffic tuned on         default: 5
+              --policy P              the BR-H policy tuned: brh-survival or brh-exact
+                                                                                   default: brh-survival
+              --beta B, --gamma G, --horizon H
+                                      the settings it starts from                  default: 43, 0.86, 80
+              --betas LIST, --gammas LIST, --horizons LIST
+                                      the grid          default: 8,14.67,43 / 0.5,0.64,0.86,0.95 / 20,80,200
+              --workers G, --capacity B, --limit N, --prompt-prefix-blocks N, --step-a S, --step-b S
+                                      as simulate
+            """;
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    TuneCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    int run(List<String> args) throws UsageException {
+        Set<String> options = new HashSet<>(Set.of("--trace", "--load", "--window-minutes", "--policy", "--beta",
+                "--gamma", "--horizon", "--betas", "--gammas", "--horizons", "--workers", "--limit",
+                "--prompt-prefix-blocks"));
+        options.addAll(SimulateCommand.CLUSTER_OPTIONS);
+        CommandLine cl = new CommandLine(args, options, Set.of());
+        String file = cl.string("--trace", null);
+        if (file == null) {
+            throw new UsageException("--trace FILE is required");
+        }
+        SimulationConfig config = SimulateCommand.clusterConfig(cl, cl.integer("--workers",
+                SimulationConfig.DEFAULT_WORKERS));
+        double load = cl.number("--load", 1.0);
+        double windowMinutes = cl.number("--window-minutes", 5);
+        if (!(load > 0) || !(windowMinutes > 0)) {
+            throw new UsageException("--load and --window-minutes must be > 0");
+        }
+        String policy = cl.string("--policy", BalancePolicy.BRH_SURVIVAL);
+        if (!policy.equals(BalancePolicy.BRH_SURVIVAL) && !policy.equals(BalancePolicy.BRH_EXACT)) {
+            throw new UsageException("--policy must be brh-survival or brh-exact, got " + policy);
+        }
+        BalanceSettings start = BalanceSettings.defaults().withHorizon(cl.integer("--horizon", 80), 1,
+                cl.number("--beta", 43), cl.number("--gamma", 0.86));
+        ParameterTuner.Grid grid = new ParameterTuner.Grid(numbers(cl.string("--betas", "8,14.67,43")),
+                numbers(cl.string("--gammas", "0.5,0.64,0.86,0.95")),
+                numbers(cl.string("--horizons", "20,80,200")).stream().map(Double::intValue).toList(), true);
+        Trace trace;
+        try {
+            trace = TraceLoader.load(Path.of(file), new TraceOptions(cl.integer("--limit", 0), -1, 1,
+                    cl.integer("--prompt-prefix-blocks", SimulateCommand.DEFAULT_PROMPT_PREFIX_BLOCKS)));
+        } catch (TraceFormatException e) {
+            err.println("balanceroute tune: " + e.getMessage());
+            return 1;
+        }
+        List<TraceRequest> all = SimulateCommand.scaled(trace.requests(),
+                OfferedLoad.of(trace.requests(), config).rateScaleFor(load));
+        double cut = all.get(0).arrivalSeconds() + windowMinutes * 60;
+        List<TraceRequest> head = all.stream().filter(t -> t.arrivalSeconds() < cut).toList();
+        List<TraceRequest> rest = new ArrayList<>();
+        for (TraceRequest t : all) {
+            if (t.arrivalSeconds() >= cut) {
+                rest.add(new TraceRequest(t.arrivalSeconds() - cut, t.inputTokens(), t.outputTokens(), t.promptKey()));
+            }
+        }
+        if (head.size() < 2 || rest.size() < 2) {
+            err.printf(Locale.ROOT, "balanceroute tune: the trace spans %.1f simulated minutes at load %.2f; "
+                    + "the window must leave requests on both sides%n",
+                    (all.get(all.size() - 1).arrivalSeconds() - all.get(0).arrivalSeconds()) / 60, load);
+            return 1;
+        }
+        ParameterTuner tuner = new ParameterTuner(config, SteadyState.DEFAULT, ParameterTuner.CATALOG,
+                System::currentTimeMillis);
+        ParameterTuner.Report tuned = tuner.tune(head, policy, start, policy, grid, Long.MAX_VALUE, () -> false);
+        // every candidate on the rest: the best fixed setting, and the start and the choice among them
+        ParameterTuner.Report after = tuner.tune(rest, policy, start, policy, grid, Long.MAX_VALUE, () -> false);
+        double startImb = ParameterTuner.objective(after.current().result());
+        double bestImb = ParameterTuner.objective(after.best().result());
+        ParameterTuner.Candidate choice = tuned.best().candidate();
+        double choiceImb = after.ranked().stream().filter(s -> s.candidate().equals(choice)).findFirst()
+                .map(s -> ParameterTuner.objective(s.result())).orElseThrow();
+        double recovered = startImb == bestImb ? 1 : (startImb - choiceImb) / (startImb - bestImb);
+        out.printf(Locale.ROOT, "tuned on the first %.1f min (%d requests, %d runs, %.1f s): %s (predicted gain %.1f%%)%n",
+                windowMinutes, head.size(), tuned.ranked().size(), tuned.elapsedMillis() / 1000.0, choice.label(),
+                100 * tuned.predictedGain());
+        out.printf(Locale.ROOT, "on the rest (%d requests), steady-state average imbalance:%n", rest.size());
+        out.printf(Locale.ROOT, "  start      %-40s %12.0f%n", after.current().candidate().label(), startImb);
+        out.printf(Locale.ROOT, "  tuned      %-40s %12.0f%n", choice.label(), choiceImb);
+        out.printf(Locale.ROOT, "  best fixed %-40s %12.0f%n", after.best().candidate().label(), bestImb);
+        out.printf(Locale.ROOT, "recovered %.0f%% of the best fixed setting's gain%n", 100 * recovered);
+        return 0;
+    }
+
+    private static List<Double> numbers(String csv) throws UsageException {
+        List<Double> out = new ArrayList<>();
+        for (String s : csv.split(",")) {
+            try {
+                out.add(Double.parseDouble(s.trim()));
+            } catch (NumberFormatException e) {
+                throw new UsageException("not a number: '" + s + "'");
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,107 @@
+package org.balanceroute.simulator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.RequestView;
+import org.balanceroute.api.RoutingPolicy;
+import org.balanceroute.policy.balance.BalancePolicy;
+import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.policy.balance.BarrierScore;
+import org.balanceroute.policy.balance.Br0Score;
+import org.balanceroute.policy.balance.TwoStageDispatcher;
+import org.balanceroute.trace.TraceRequest;
+import org.junit.jupiter.api.Test;
+
+class ParameterTunerTest {
+
+    private static final SimulationConfig SMALL = new SimulationConfig(4, 8, 2e-7, 0.02, 0, 0, 0, 1);
+    private static final ParameterTuner.Grid GRID = new ParameterTuner.Grid(List.of(8.0, 14.67), List.of(0.64, 0.86),
+            List.of(20, 80), true);
+    private static final BalanceSettings POOR = BalanceSettings.defaults().withHorizon(80, 1, 43, 0.86);
+
+    private static ParameterTuner tuner(ParameterTuner.Candidates factory) {
+        return new ParameterTuner(SMALL, SteadyState.DEFAULT, factory, System::currentTimeMillis);
+    }
+
+    @Test
+    void findsTheBestOfTheGridAndItsGainOverTheCurrentSettings() {
+        List<TraceRequest> traffic = DecodeSimulatorTest.workload(21, 500);
+        ParameterTuner.Report r = tuner(ParameterTuner.CATALOG).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR,
+                BalancePolicy.BRH_SURVIVAL, GRID, 60_000, () -> false);
+        assertTrue(r.complete());
+        assertEquals(1 + 1 + 8, r.candidates());
+        assertEquals(500, r.requests());
+        assertEquals(r.ranked().get(0), r.best());
+        for (ParameterTuner.Score s : r.ranked()) {
+            assertTrue(ParameterTuner.objective(r.best().result()) <= ParameterTuner.objective(s.result()));
+        }
+        double expected = 1 - ParameterTuner.objective(r.best().result())
+                / ParameterTuner.objective(r.current().result());
+        assertEquals(Math.max(0, expected), r.predictedGain(), 1e-12);
+        assertEquals(POOR, r.current().candidate().settings());
+    }
+
+    @Test
+    void stopsAtTheBudgetAfterTheCurrentSettings() {
+        List<TraceRequest> traffic = DecodeSimulatorTest.workload(22, 200);
+        long[] now = {0};
+        ParameterTuner t = new ParameterTuner(SMALL, SteadyState.DEFAULT, ParameterTuner.CATALOG, () -> now[0] += 10);
+        ParameterTuner.Report r = t.tune(traffic, BalancePolicy.BR0, BalanceSettings.defaults(),
+                BalancePolicy.BRH_SURVIVAL, GRID, 15, () -> false);
+        assertFalse(r.complete());
+        assertTrue(r.ranked().size() < r.candidates(), r.ranked().size() + " runs");
+        ParameterTuner.Report cancelled = tuner(ParameterTuner.CATALOG).tune(traffic, BalancePolicy.BR0,
+                BalanceSettings.defaults(), BalancePolicy.BRH_SURVIVAL, GRID, 60_000, () -> true);
+        assertEquals(1, cancelled.ranked().size());
+        assertThrows(IllegalArgumentException.class, () -> tuner(ParameterTuner.CATALOG).tune(traffic.subList(0, 1),
+                BalancePolicy.BR0, BalanceSettings.defaults(), BalancePolicy.BRH_SURVIVAL, GRID, 1, () -> false));
+    }
+
+    /**
+     * The tuner replays through the policies the factory builds, the core's own by default: a
+     * dispatcher with another F-score (here BR-0's margin ignored: every worker scores as empty)
+     * changes what the tuner measures and reports.
+     */
+    @Test
+    void replaysThroughTheSameCoreSoAChangedScoreChangesTheResult() {
+        List<TraceRequest> traffic = DecodeSimulatorTest.workload(23, 400);
+        ParameterTuner.Grid br0Only = new ParameterTuner.Grid(List.of(), List.of(), List.of(), true);
+        ParameterTuner.Candidates changedScore = (c, t) -> {
+            if (!c.policy().equals(BalancePolicy.BR0)) {
+                return ParameterTuner.CATALOG.create(c, t);
+            }
+            Br0Score f = new Br0Score();
+            TwoStageDispatcher d = new TwoStageDispatcher(c.settings(), new BarrierScore() {
+                public void prepare(ClusterView cluster) { f.prepare(cluster); }
+                public double score(int worker, long delta) { return -delta; } // not the F-score: smallest first
+                public double slope(int worker, long delta) { return -1; }
+                public long orderMargin(int worker) { return f.orderMargin(worker); }
+                public void assigned(int worker, RequestView request) { f.assigned(worker, request); }
+            });
+            RoutingPolicy p = new RoutingPolicy() {
+                public String name() { return BalancePolicy.BR0; }
+                public boolean usesPromptPool() { return true; }
+                public int route(ClusterView cluster, RequestView request) { return 0; }
+                public void dispatch(DispatchStep step) { d.dispatch(step); }
+            };
+            return new PolicyCatalog.Setup(p, List.of());
+        };
+        ParameterTuner.Report real = tuner(ParameterTuner.CATALOG).tune(traffic, BalancePolicy.BR0,
+                BalanceSettings.defaults(), BalancePolicy.BRH_SURVIVAL, br0Only, 60_000, () -> false);
+        ParameterTuner.Report changed = tuner(changedScore).tune(traffic, BalancePolicy.BR0,
+                BalanceSettings.defaults(), BalancePolicy.BRH_SURVIVAL, br0Only, 60_000, () -> false);
+        assertNotEquals(real.current().result().steadyAvgImbalance(), changed.current().result().steadyAvgImbalance());
+        // and the default factory is the simulator's policy catalog: the same run as simulate's
+        PolicyCatalog.Setup br0 = PolicyCatalog.create("br0", 1, BalanceSettings.defaults(), id -> 0, traffic);
+        SimulationResult direct = new DecodeSimulator(SMALL).run(traffic, br0.policy(), br0.learners(),
+                StepObserver.NONE, n -> { });
+        assertEquals(direct, real.current().result());
+    }
+}

@@ -1,0 +1,347 @@
+package org.balanceroute.tuner.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.balanceroute.admin.PolicyAdmin;
+import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.CompletionListener;
+import org.balanceroute.api.RequestView;
+import org.balanceroute.policy.balance.BalancePolicy;
+import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.router.RouterService;
+import org.balanceroute.simulator.ParameterTuner;
+import org.balanceroute.simulator.SimulationConfig;
+import org.balanceroute.simulator.SimulationResult;
+import org.balanceroute.simulator.SteadyState;
+import org.balanceroute.trace.TraceRequest;
+import org.balanceroute.tuner.RecentRequests;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.Designate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The self-tuner: keeps the rolling record of finished requests (a {@link CompletionListener}
+ * service the router feeds on its dispatch thread), and on demand ({@link #start}) or every
+ * {@code intervalMinutes} replays the last {@code windowMinutes} of it through the simulator's
+ * {@link ParameterTuner} (the same core the proxy runs) on a low-priority thread of its own,
+ * within {@code budgetSeconds}. The replay runs on the router's G and B (from its snapshot) and
+ * the configured step model. With {@code autoApply} the winner is applied through
+ * {@link PolicyAdmin#change}, the path {@code PUT /admin/policy} takes (ConfigAdmin, answered
+ * once in force), when its predicted gain is at least {@code margin} and it differs from what is
+ * in force. Never on the dispatch thread: only {@link #onCompleted} runs there.
+ */
+@Component(service = {CompletionListener.class, TunerComponent.class}, configurationPid = TunerConfig.PID,
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = TunerConfig.class)
+public final class TunerComponent implements CompletionListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TunerComponent.class);
+    static final Duration APPLY_WAIT = Duration.ofSeconds(5);
+
+    private final RouterService router;
+    private final PolicyAdmin admin;
+    private final ScheduledExecutorService thread;
+    private volatile Settings settings;
+    private volatile RecentRequests record;
+    private volatile boolean cancelled;
+    private ScheduledFuture<?> schedule; // guarded by this
+    private CompletableFuture<Map<String, Object>> running; // guarded by this
+    private Map<String, Object> last; // guarded by this
+    private int runs; // guarded by this
+
+    /** The configuration, read once per change. */
+    record Settings(long windowNanos, int maxRequests, long budgetMillis, double intervalMinutes, boolean autoApply,
+            double margin, ParameterTuner.Grid grid, String brhPolicy, double stepA, double stepB) {
+
+        static Settings of(TunerConfig c) {
+            require(c.windowMinutes() >= 0.01, "windowMinutes", c.windowMinutes(), ">= 0.01");
+            require(c.maxRequests() >= 2 && c.maxRequests() <= 1_000_000, "maxRequests", c.maxRequests(),
+                    "in [2, 1000000]");
+            require(c.budgetSeconds() >= 0.1, "budgetSeconds", c.budgetSeconds(), ">= 0.1");
+            require(c.intervalMinutes() >= 0, "intervalMinutes", c.intervalMinutes(), ">= 0");
+            require(c.margin() >= 0 && c.margin() <= 1, "margin", c.margin(), "in [0, 1]");
+            require(c.stepA() >= 0 && c.stepB() >= 0 && c.stepA() + c.stepB() > 0, "stepA/stepB",
+                    c.stepA() + "/" + c.stepB(), ">= 0, not both 0");
+            require(c.brhPolicy().equals(BalancePolicy.BRH_SURVIVAL) || c.brhPolicy().equals(BalancePolicy.BRH_EXACT),
+                    "brhPolicy", c.brhPolicy(), "brh-survival or brh-exact");
+            List<Double> gammas = numbers("gammas", c.gammas());
+            for (double g : gammas) {
+                require(g > 0 && g <= 1, "gammas", g, "in (0, 1]");
+            }
+            List<Integer> horizons = new ArrayList<>();
+            for (double h : numbers("horizons", c.horizons())) {
+                require(h == Math.rint(h) && h >= 0 && h <= BalanceSettings.MAX_HORIZON, "horizons", h,
+                        "whole numbers in [0, " + BalanceSettings.MAX_HORIZON + "]");
+                horizons.add((int) h);
+            }
+            List<Double> betas = numbers("betas", c.betas());
+            for (double b : betas) {
+                require(b >= 0, "betas", b, ">= 0");
+            }
+            return new Settings((long) (c.windowMinutes() * 60e9), c.maxRequests(), (long) (c.budgetSeconds() * 1000),
+                    c.intervalMinutes(), c.autoApply(), c.margin(),
+                    new ParameterTuner.Grid(betas, gammas, horizons, c.withBr0()), c.brhPolicy(), c.stepA(), c.stepB());
+        }
+
+        private static List<Double> numbers(String field, String csv) {
+            List<Double> out = new ArrayList<>();
+            for (String s : csv.split(",")) {
+                if (s.isBlank()) {
+                    continue;
+                }
+                try {
+                    out.add(Double.parseDouble(s.trim()));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(field + " must be comma-separated numbers, got '" + csv + "'");
+                }
+            }
+            return out;
+        }
+
+        private static void require(boolean ok, String field, Object value, String range) {
+            if (!ok) {
+                throw new IllegalArgumentException(field + " must be " + range + ", got " + value);
+            }
+        }
+    }
+
+    @Activate
+    public TunerComponent(TunerConfig config, @Reference(name = "router") RouterService router,
+            @Reference(name = "policyAdmin") PolicyAdmin admin) {
+        this.router = router;
+        this.admin = admin;
+        Settings s;
+        try {
+            s = Settings.of(config);
+        } catch (IllegalArgumentException e) {
+            LOG.error("tuner: configuration {} rejected: {}; using the defaults", TunerConfig.PID, e.getMessage());
+            s = Settings.of(Defaults.CONFIG);
+        }
+        this.settings = s;
+        this.record = new RecentRequests(s.maxRequests());
+        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "balanceroute-tuner");
+            t.setDaemon(true);
+            t.setPriority(Thread.MIN_PRIORITY);
+            return t;
+        });
+        reschedule();
+    }
+
+    @Modified
+    void modified(TunerConfig config) {
+        Settings next;
+        try {
+            next = Settings.of(config);
+        } catch (IllegalArgumentException e) {
+            LOG.error("tuner: configuration {} rejected: {}; keeping the previous one", TunerConfig.PID,
+                    e.getMessage());
+            return;
+        }
+        if (next.maxRequests() != settings.maxRequests()) {
+            record = new RecentRequests(next.maxRequests()); // the record restarts
+        }
+        settings = next;
+        reschedule();
+    }
+
+    @Deactivate
+    void deactivate() {
+        cancelled = true;
+        thread.shutdownNow();
+    }
+
+    private synchronized void reschedule() {
+        if (schedule != null) {
+            schedule.cancel(false);
+            schedule = null;
+        }
+        double minutes = settings.intervalMinutes();
+        if (minutes > 0) {
+            long millis = Math.max(1000, (long) (minutes * 60_000));
+            schedule = thread.scheduleWithFixedDelay(() -> start("schedule"), millis, millis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** On the dispatch thread: O(1), no allocation. */
+    @Override
+    public void onCompleted(RequestView request, int outputTokens) {
+        record.onCompleted(request, outputTokens);
+    }
+
+    /** Finished requests recorded since the record (re)started. */
+    public long recorded() {
+        return record.recorded();
+    }
+
+    /**
+     * Starts a search unless one runs.
+     *
+     * @return the search, running or just started; completes with its report
+     */
+    public CompletableFuture<Map<String, Object>> start(String reason) {
+        return start(reason, false);
+    }
+
+    /**
+     * @param apply apply the winner if its gain clears the margin, as with {@code autoApply}, for
+     *     this search (an operator's explicit request: {@code POST /admin/tune?apply=true})
+     */
+    public synchronized CompletableFuture<Map<String, Object>> start(String reason, boolean apply) {
+        if (running != null && !running.isDone()) {
+            return running;
+        }
+        CompletableFuture<Map<String, Object>> f = new CompletableFuture<>();
+        running = f;
+        thread.execute(() -> { // the tuner's own low-priority thread, never the dispatch thread
+            Map<String, Object> report;
+            try {
+                report = search(reason, apply);
+            } catch (RuntimeException e) {
+                LOG.error("tuner: the search failed", e);
+                report = new LinkedHashMap<>();
+                report.put("reason", reason);
+                report.put("error", String.valueOf(e.getMessage()));
+            }
+            synchronized (TunerComponent.this) {
+                last = report;
+                runs++;
+            }
+            f.complete(report);
+        });
+        return f;
+    }
+
+    /** For GET /admin/tune: whether a search runs, the last report, the record and the settings. */
+    public synchronized Map<String, Object> status() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("state", running != null && !running.isDone() ? "running" : "idle");
+        m.put("runs", runs);
+        m.put("recorded", record.recorded());
+        Settings s = settings;
+        m.put("windowMinutes", s.windowNanos() / 60e9);
+        m.put("budgetSeconds", s.budgetMillis() / 1000.0);
+        m.put("intervalMinutes", s.intervalMinutes());
+        m.put("autoApply", s.autoApply());
+        m.put("margin", s.margin());
+        m.put("last", last);
+        return m;
+    }
+
+    private Map<String, Object> search(String reason, boolean applyAsked) {
+        Settings s = settings;
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("reason", reason);
+        List<TraceRequest> traffic = record.window(s.windowNanos());
+        report.put("requests", traffic.size());
+        report.put("spanSeconds", traffic.isEmpty() ? 0 : traffic.get(traffic.size() - 1).arrivalSeconds());
+        ClusterSnapshot snap = router.snapshot();
+        if (traffic.size() < 2 || snap.workers() == 0) {
+            report.put("error", traffic.size() < 2 ? "fewer than two finished requests in the window"
+                    : "the number of decode workers is not known yet");
+            return report;
+        }
+        String active = router.activePolicy();
+        boolean br = active.equals(BalancePolicy.BR0) || active.startsWith(BalancePolicy.BRH_PREFIX);
+        BalanceSettings current = br ? settingsOf(router.policyParameters(active)) : BalanceSettings.defaults();
+        String brh = active.equals(BalancePolicy.BRH_EXACT) ? BalancePolicy.BRH_EXACT
+                : active.equals(BalancePolicy.BRH_SURVIVAL) ? BalancePolicy.BRH_SURVIVAL : s.brhPolicy();
+        SimulationConfig replay = new SimulationConfig(snap.workers(), snap.capacity(), s.stepA(), s.stepB(), 0, 0, 0, 1);
+        ParameterTuner.Report r = new ParameterTuner(replay, SteadyState.DEFAULT, ParameterTuner.CATALOG,
+                System::currentTimeMillis).tune(traffic, active, current, brh, s.grid(), s.budgetMillis(),
+                        () -> cancelled);
+        report.put("workers", snap.workers());
+        report.put("capacity", snap.capacity());
+        report.put("current", score(r.current()));
+        report.put("best", score(r.best()));
+        report.put("predictedGain", r.predictedGain());
+        report.put("complete", r.complete());
+        report.put("candidates", r.candidates());
+        report.put("evaluated", r.ranked().size());
+        report.put("elapsedMillis", r.elapsedMillis());
+        report.put("ranked", r.ranked().stream().limit(10).map(TunerComponent::score).toList());
+        boolean differs = !r.best().candidate().equals(r.current().candidate());
+        boolean applying = s.autoApply() || applyAsked;
+        if (applying && differs && r.predictedGain() >= s.margin()) {
+            report.put("applied", apply(r.best().candidate(), report));
+        } else {
+            report.put("applied", false);
+            report.put("applyMessage", !applying ? "autoApply is off"
+                    : !differs ? "the settings in force are the best"
+                    : String.format(Locale.ROOT, "predicted gain %.3f below the margin %.3f", r.predictedGain(),
+                            s.margin()));
+        }
+        LOG.info("tuner: {} requests, best {} (steady imbalance {} vs {} now, gain {}), applied {}", traffic.size(),
+                r.best().candidate().label(), Math.round(r.best().result().steadyAvgImbalance()),
+                Math.round(r.current().result().steadyAvgImbalance()), String.format(Locale.ROOT, "%.3f",
+                        r.predictedGain()), report.get("applied"));
+        return report;
+    }
+
+    private boolean apply(ParameterTuner.Candidate best, Map<String, Object> report) {
+        Map<String, Object> params = new LinkedHashMap<>();
+        if (!best.policy().equals(BalancePolicy.BR0)) {
+            params.put("horizon", best.settings().horizon());
+            params.put("beta", best.settings().beta());
+            params.put("gamma", best.settings().gamma());
+        }
+        try {
+            PolicyAdmin.ChangeResult result = admin.change(best.policy(), params, APPLY_WAIT);
+            report.put("applyMessage", result.message());
+            return true;
+        } catch (PolicyAdmin.InvalidChangeException | IllegalStateException e) {
+            report.put("applyMessage", "not applied: " + e.getMessage());
+            return false;
+        }
+    }
+
+    private static Map<String, Object> score(ParameterTuner.Score s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        ParameterTuner.Candidate c = s.candidate();
+        SimulationResult r = s.result();
+        m.put("label", c.label());
+        m.put("policy", c.policy());
+        m.put("horizon", c.settings().horizon());
+        m.put("beta", c.settings().beta());
+        m.put("gamma", c.settings().gamma());
+        m.put("steadyAvgImbalance", r.steadyAvgImbalance());
+        m.put("steadyThroughputTokPerS", r.steadyThroughputTokPerS());
+        m.put("steadyTpotP95Ms", r.steadyTpotP95Ms());
+        return m;
+    }
+
+    /** The BR settings a policy reports (its configuration properties), the defaults for what it leaves out. */
+    static BalanceSettings settingsOf(Map<String, Object> p) {
+        BalanceSettings d = BalanceSettings.defaults();
+        return new BalanceSettings(intOf(p, "sGreedy", d.sGreedy()), intOf(p, "rMax", d.rMax()),
+                intOf(p, "horizon", d.horizon()), numberOf(p, "alpha", d.alpha()), numberOf(p, "beta", d.beta()),
+                numberOf(p, "gamma", d.gamma()), numberOf(p, "confidence", d.confidence()),
+                BalanceSettings.Stage1Worker.parse(String.valueOf(p.getOrDefault("stage1Worker",
+                        d.stage1Worker().value()))),
+                BalanceSettings.HorizonMargin.parse(String.valueOf(p.getOrDefault("horizonMargin",
+                        d.horizonMargin().value()))));
+    }
+
+    private static int intOf(Map<String, Object> p, String key, int fallback) {
+        return p.get(key) instanceof Number n ? n.intValue() : fallback;
+    }
+
+    private static double numberOf(Map<String, Object> p, String key, double fallback) {
+        return p.get(key) instanceof Number n ? n.doubleValue() : fallback;
+    }
+}

@@ -1,0 +1,70 @@
+package org.balanceroute.tuner.internal;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+/**
+ * The self-tuner, configuration PID {@value #PID}: what it replays, how long it may search, and
+ * whether it applies what it finds.
+ */
+@ObjectClassDefinition(name = "BalanceRoute self-tuner",
+        description = "Replays the recent requests through the simulator (the same routing core) for a grid "
+                + "of BR settings and reports the best with its predicted gain (GET /admin/tune); on demand "
+                + "(POST /admin/tune) or every intervalMinutes; with autoApply it applies the winner through "
+                + "the normal configuration path when the gain clears the margin.")
+@interface TunerConfig {
+
+    String PID = "org.balanceroute.tuner";
+
+    @AttributeDefinition(name = "Window", min = "0.01", description = "Minutes of recent traffic replayed "
+            + "(by arrival, up to the newest finished request). Number >= 0.01; default 5.")
+    double windowMinutes() default 5;
+
+    @AttributeDefinition(name = "Record size", min = "2", max = "1000000", description = "Finished requests "
+            + "the rolling record holds (the window is cut from them). Integer in [2, 1000000]; default 20000.")
+    int maxRequests() default 20_000;
+
+    @AttributeDefinition(name = "Time budget", min = "0.1", description = "Seconds one search may take; the "
+            + "candidates not reached are left out and the report says so. Number >= 0.1; default 30.")
+    double budgetSeconds() default 30;
+
+    @AttributeDefinition(name = "Interval", min = "0", description = "Minutes between searches by schedule; "
+            + "0: only on demand (POST /admin/tune). Number >= 0; default 0.")
+    double intervalMinutes() default 0;
+
+    @AttributeDefinition(name = "Auto-apply", description = "Apply the winner through the configuration path "
+            + "(as PUT /admin/policy does) when its predicted gain is at least the margin. Default false.")
+    boolean autoApply() default false;
+
+    @AttributeDefinition(name = "Margin", min = "0", max = "1", description = "The predicted gain (share of "
+            + "the current settings' steady-state imbalance removed) a winner must reach to be applied. "
+            + "Number in [0, 1]; default 0.05.")
+    double margin() default 0.05;
+
+    @AttributeDefinition(name = "beta values", description = "BR-H overflow weights of the grid, comma-separated. "
+            + "Default 8,14.67,43.")
+    String betas() default "8,14.67,43";
+
+    @AttributeDefinition(name = "gamma values", description = "BR-H discounts of the grid, comma-separated, "
+            + "each in (0, 1]. Default 0.5,0.64,0.86,0.95.")
+    String gammas() default "0.5,0.64,0.86,0.95";
+
+    @AttributeDefinition(name = "H values", description = "BR-H horizons of the grid, comma-separated, each in "
+            + "[0, 1000]. Default 20,80,200.")
+    String horizons() default "20,80,200";
+
+    @AttributeDefinition(name = "With br0", description = "Whether br0 is a candidate too. Default true.")
+    boolean withBr0() default true;
+
+    @AttributeDefinition(name = "BR-H policy", description = "The BR-H policy the grid varies while br0 (or "
+            + "another policy) is active: brh-survival or brh-exact. Default brh-survival.")
+    String brhPolicy() default "brh-survival";
+
+    @AttributeDefinition(name = "Step a", min = "0", description = "Replay step model: seconds per KV token of "
+            + "the heaviest worker. Number >= 0; default 2e-7.")
+    double stepA() default 2e-7;
+
+    @AttributeDefinition(name = "Step b", min = "0", description = "Replay step model: fixed seconds per "
+            + "decode step. Number >= 0; default 0.02.")
+    double stepB() default 0.020;
+}

@@ -1,0 +1,69 @@
+package org.balanceroute.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.net.http.HttpResponse;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.balanceroute.router.Placement;
+import org.balanceroute.router.RouterService;
+import org.junit.Before;
+import org.junit.Test;
+
+/**
+ * The self-tuner over real HTTP: traffic through the router fills its rolling record; {@code POST
+ * /admin/tune?wait=S} replays it through the simulator for a grid and answers the report; with
+ * {@code autoApply} the winner is in force afterwards, written through ConfigAdmin; {@code GET
+ * /admin/tune} reports the last search, behind the admin credentials.
+ */
+public class TunerIT extends BalanceRouteTestSupport {
+
+    @Before
+    public void smallCluster() throws Exception {
+        configureDecodeWorkers(2);
+        configure(RouterService.PID, "capacity", 4, "fallbackPolicy", "jsq", "policy", "brh-survival");
+        configure("org.balanceroute.policy.balance", "horizon", 80, "beta", 43.0, "gamma", 0.86);
+        await("a cluster of 2 workers", () -> router.snapshot().workers() == 2);
+        awaitEquals("brh-survival active", "brh-survival", () -> router.activePolicy());
+    }
+
+    /** n requests through the router: submitted, placed, each decoding its tokens, completed. */
+    private void traffic(int n) throws Exception {
+        SplittableRandom random = new SplittableRandom(5);
+        for (int i = 0; i < n; i++) {
+            long id = 10_000 + i;
+            CompletableFuture<Placement> placed = router.submit(id, 1 + random.nextInt(8000), 0, 100);
+            router.dispatchStep().get(10, TimeUnit.SECONDS);
+            placed.get(10, TimeUnit.SECONDS);
+            router.tokens(id, 1 + random.nextInt(200));
+            assertTrue(router.complete(id).get(10, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    public void postTunesOverHttpAndAutoApplyPutsTheWinnerInForceThroughConfigAdmin() throws Exception {
+        awaitAdminApi();
+        assertEquals(401, http("GET", "/admin/tune", null, false).statusCode());
+        configure("org.balanceroute.tuner", "autoApply", true, "margin", 0.0, "budgetSeconds", 60.0,
+                "betas", "8,43", "gammas", "0.64,0.86", "horizons", "20,80", "withBr0", false);
+        traffic(60);
+        HttpResponse<String> r = http("POST", "/admin/tune?wait=120", null, true);
+        assertEquals(r.body(), 200, r.statusCode());
+        String body = r.body();
+        assertTrue(body, body.contains("\"state\":\"idle\"") && body.contains("\"best\"")
+                && body.contains("\"predictedGain\"") && body.contains("\"requests\":60"));
+        String get = http("GET", "/admin/tune", null, true).body();
+        assertTrue(get, get.contains("\"runs\":1") && get.contains("\"last\""));
+        if (body.contains("\"applied\":true")) {
+            // the winner is in force, and written where every change goes
+            Object beta = configurationAdmin.getConfiguration("org.balanceroute.policy.balance", "?").getProperties()
+                    .get("beta");
+            assertEquals(String.valueOf(router.policyParameters(router.activePolicy()).get("beta")),
+                    String.valueOf(beta));
+        } else {
+            assertTrue(body, body.contains("the settings in force are the best"));
+        }
+    }
+}
