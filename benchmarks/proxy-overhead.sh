@@ -20,6 +20,8 @@ Options:
   --port-base N        the cluster's port base: prefill N, decode ranks N+100.. (18500)
   --time-factor F      the cluster's wall seconds per modelled second (0.001: a 20 us step)
   --router-capacity B  the router's capacity per worker for this run (default: as configured, 64)
+  --capacity B         the cluster's running requests per rank and the router's capacity (64)
+  --tool CLASS         the load tool in org.balanceroute.benchmarks (ProxyOverhead; benchmarks/soak.sh: Soak)
   --replicas           also start a cluster of two replicas (ports N+1 and N+2, cluster ports
                        5801 and 5802, homes in the logs directory) and measure (a) through its
                        follower and its dispatcher too, beside the runtime of its own at N
@@ -35,6 +37,8 @@ port=8400
 port_base=18500
 time_factor=0.001
 router_capacity=""
+capacity=""
+tool=ProxyOverhead
 replicas=""
 logs="$root/benchmarks/target/proxy-overhead"
 tool_args=()
@@ -45,6 +49,8 @@ while [[ $# -gt 0 ]]; do
     --port-base) need "$@"; port_base="$2"; shift 2 ;;
     --time-factor) need "$@"; time_factor="$2"; shift 2 ;;
     --router-capacity) need "$@"; router_capacity="$2"; shift 2 ;;
+    --capacity) need "$@"; capacity="$2"; router_capacity="$2"; shift 2 ;;
+    --tool) need "$@"; tool="$2"; shift 2 ;;
     --replicas) replicas=1; shift ;;
     --logs) need "$@"; logs="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -57,6 +63,8 @@ number() { [[ "$2" =~ ^[0-9]+$ ]] && (( 10#$2 >= $3 && 10#$2 <= $4 )) \
 number --port "$port" 1 65535
 number --port-base "$port_base" 1 65427
 [[ -z "$router_capacity" ]] || number --router-capacity "$router_capacity" 1 4096
+[[ -z "$capacity" ]] || number --capacity "$capacity" 1 4096
+[[ "$tool" =~ ^[A-Za-z][A-Za-z0-9]*$ ]] || { echo "proxy-overhead: --tool must be a class name, got '$tool'" >&2; exit 2; }
 [[ "$time_factor" =~ ^[0-9]*\.?[0-9]+([eE]-?[0-9]+)?$ ]] \
   || { echo "proxy-overhead: --time-factor must be a number > 0, got '$time_factor'" >&2; exit 2; }
 
@@ -150,7 +158,7 @@ await() {
 
 # the cluster first: ./balanceroute builds what it needs, one build at a time.
 start sim-cluster "$root/balanceroute" sim-cluster --prefill 1 --decode 8 --port-base "$port_base" \
-  --time-factor "$time_factor"
+  --time-factor "$time_factor" ${capacity:+--capacity "$capacity"}
 await "the simulated cluster ($sim_url/health)" curl -sf "$sim_url/health"
 
 # the connector's configuration goes in before the runtime starts (so it never calls another
@@ -193,6 +201,6 @@ if [[ -n "$replicas" ]]; then
   also=(--also "http://127.0.0.1:$((port + 2)),http://127.0.0.1:$((port + 1))")
 fi
 
-java ${BALANCEROUTE_JAVA_OPTS:-} -cp "$jar" org.balanceroute.benchmarks.ProxyOverhead \
+java ${BALANCEROUTE_JAVA_OPTS:-} -cp "$jar" "org.balanceroute.benchmarks.$tool" \
   --proxy "$proxy_url" --prefill "$prefill_url" --decode "$decode_urls" --sim "$sim_url" \
   --runtime-pid "$runtime_pid" --clock-ticks "$(getconf CLK_TCK)" "${also[@]}" "${tool_args[@]}"
