@@ -19,6 +19,7 @@ concurrent streams, each against the cluster called directly.
 
 Options:
 $(harness_usage)
+  --tool CLASS         the load tool in org.balanceroute.benchmarks (ProxyOverhead; benchmarks/soak.sh: Soak)
   --replicas           also start a cluster of two replicas (ports N+1 and N+2, cluster ports
                        5801 and 5802, homes in the logs directory) and measure (a) through its
                        follower and its dispatcher too, beside the runtime of its own at N
@@ -30,10 +31,12 @@ USAGE
 }
 
 replicas=""
+tool_class=ProxyOverhead
 tool_args=()
 while [[ $# -gt 0 ]]; do
   if harness_option "$@"; then shift "$harness_shift"; continue; fi
   case "$1" in
+    --tool) need "$@"; tool_class="$2"; shift 2 ;;
     --replicas) replicas=1; shift ;;
     -h|--help) usage; exit 0 ;;
     --) shift; tool_args=("$@"); break ;;
@@ -41,6 +44,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 harness_setup
+[[ "$tool_class" =~ ^[A-Za-z][A-Za-z0-9]*$ ]] || { echo "$tool: --tool must be a class name, got '$tool_class'" >&2; exit 2; }
 if [[ -n "$replicas" ]]; then harness_free_ports "$((port + 1))" "$((port + 2))" 5801 5802; else harness_free_ports; fi
 harness_build_tool
 harness_start_cluster_and_runtime
@@ -66,6 +70,6 @@ if [[ -n "$replicas" ]]; then
   also=(--also "http://127.0.0.1:$((port + 2)),http://127.0.0.1:$((port + 1))")
 fi
 
-java ${BALANCEROUTE_JAVA_OPTS:-} -cp "$jar" org.balanceroute.benchmarks.ProxyOverhead \
+java ${BALANCEROUTE_JAVA_OPTS:-} -cp "$jar" "org.balanceroute.benchmarks.$tool_class" \
   --proxy "$proxy_url" --prefill "$prefill_url" --decode "$decode_urls" --sim "$sim_url" \
   --runtime-pid "$runtime_pid" --clock-ticks "$(getconf CLK_TCK)" "${also[@]}" "${tool_args[@]}"

@@ -8,6 +8,7 @@ port=8400
 port_base=18500
 time_factor=0.001
 router_capacity=""
+capacity=""
 logs="$root/benchmarks/target/$tool"
 
 harness_usage() {
@@ -16,6 +17,7 @@ harness_usage() {
   --port-base N        the cluster's port base: prefill N, all ranks N+99, decode ranks N+100.. ($port_base)
   --time-factor F      the cluster's wall seconds per modelled second ($time_factor: a 20 us step)
   --router-capacity B  the router's capacity per worker for this run (default: as configured, 64)
+  --capacity B         the cluster's running requests per rank and the router's capacity (64)
   --logs DIR           where the children's logs go (benchmarks/target/$tool)
 USAGE
 }
@@ -30,6 +32,7 @@ harness_option() {
     --port-base) need "$@"; port_base="$2" ;;
     --time-factor) need "$@"; time_factor="$2" ;;
     --router-capacity) need "$@"; router_capacity="$2" ;;
+    --capacity) need "$@"; capacity="$2"; router_capacity="$2" ;;
     --logs) need "$@"; logs="$2" ;;
     *) return 1 ;;
   esac
@@ -43,6 +46,7 @@ harness_setup() {
   number --port "$port" 1 65535
   number --port-base "$port_base" 1 65427
   [[ -z "$router_capacity" ]] || number --router-capacity "$router_capacity" 1 4096
+  [[ -z "$capacity" ]] || number --capacity "$capacity" 1 4096
   [[ "$time_factor" =~ ^[0-9]*\.?[0-9]+([eE]-?[0-9]+)?$ ]] \
     || { echo "$tool: --time-factor must be a number > 0, got '$time_factor'" >&2; exit 2; }
   prefill_url="http://127.0.0.1:$port_base"
@@ -154,7 +158,7 @@ probe() {
 harness_start_cluster_and_runtime() {
   # the cluster first: ./balanceroute builds what it needs, one build at a time.
   start sim-cluster "$root/balanceroute" sim-cluster --prefill 1 --decode 8 --port-base "$port_base" \
-    --time-factor "$time_factor"
+    --time-factor "$time_factor" ${capacity:+--capacity "$capacity"}
   await "the simulated cluster ($sim_url/health)" curl -sf "$sim_url/health"
   # the connector's configuration goes in before the runtime starts (so it never calls another
   # cluster), and again once it is up, in case the start rebuilt the distribution's config/

@@ -15,8 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.balanceroute.enginesim.SimCluster;
 import org.balanceroute.enginesim.SimConfig;
 import org.junit.AfterClass;
@@ -66,9 +64,7 @@ public class BadInputIT {
         engines = SimCluster.start(SimConfig.builder().prefill(1).decode(2).portBase(0).timeFactor(0.01).build());
         Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "balanceroute-badinput");
         traces = Files.createDirectories(work.resolve("traces"));
-        String connector = "prefillUrls = " + engines.prefillUrl(0) + "\n"
-                + "decodeWorkers = " + IntStream.range(0, 2).mapToObj(engines::decodeUrl).collect(Collectors.joining(", "))
-                + "\n";
+        String connector = RuntimeProcess.connectorConfig(engines, 1, 2);
         // FileInstall's write-back off: the cases edit configuration files and must read back only their own edits
         runtime = new RuntimeProcess("badinput", work, connector)
                 .javaOpts("-Xmx512m -Dfelix.fileinstall.enableConfigSave=false").start(null).awaitUp();
@@ -331,6 +327,38 @@ public class BadInputIT {
                 + "\n\nthe rows as the test has them:\n" + rows, missing.isEmpty());
     }
 
+    /**
+     * Security points that a running runtime shows: the default credentials warned about in its
+     * log; its HTTP port bound to 127.0.0.1 only; no prompt text and no credentials in its log at
+     * INFO (a request with a marker prompt, refused and served, and admin calls with a marker
+     * password, refused); error bodies without stack traces are checked on every case above.
+     */
+    @Test
+    public void securityPointsOfARunningRuntime() throws Exception {
+        Path log = runtime.home.resolve("runtime.log");
+        assertTrue("the SECURITY warning while admin / admin is in force",
+                Files.readString(log).contains("SECURITY: the web console and the admin API (/admin/*) accept the default"));
+        List<String> addresses = org.balanceroute.testkit.ListenQueue.addresses(runtime.httpPort);
+        if (addresses != null) {
+            assertTrue("listeners " + addresses, !addresses.isEmpty() && addresses.stream().allMatch(a -> a.startsWith("127.0.0.1:")));
+        }
+        String prompt = "PROMPT-MARKER-" + Long.toHexString(System.nanoTime());
+        String password = "PASSWORD-MARKER-" + Long.toHexString(System.nanoTime());
+        assertTrue(post("/v1/completions", body("\"prompt\": \"" + prompt + "\", \"max_tokens\": 2")).run().code == 200);
+        assertTrue(post("/v1/completions", body("\"prompt\": \"" + prompt + "\", \"max_tokens\": 0")).run().code == 400);
+        assertTrue(post("/v1/chat/completions", body("\"messages\": [{\"role\": \"user\", \"content\": \"" + prompt
+                + "\"}], \"max_tokens\": 2")).run().code == 200);
+        assertTrue(admin("GET", "/admin/policies", null, basic("admin", password)).run().code == 401);
+        assertTrue(admin("PUT", "/admin/policy", "{\"policy\": \"" + prompt + "\"}", basic("admin", password),
+                "Content-Type: application/json").run().code == 401);
+        String encoded = Base64.getEncoder().encodeToString(("admin:" + password).getBytes(StandardCharsets.UTF_8));
+        Thread.sleep(500); // the log is written by another process
+        String text = Files.readString(log);
+        assertTrue("prompt text in the log", !text.contains(prompt));
+        assertTrue("a password in the log", !text.contains(password) && !text.contains(encoded));
+        assertTrue("the configured password in the log", !text.contains("password = admin") && !text.contains("password=admin"));
+    }
+
     /** The README's "expected body" column. */
     static String describe(Case k) {
         if (k.openAi) {
@@ -378,15 +406,13 @@ public class BadInputIT {
             return "the valid request got " + o.code + ": " + abbreviate(o.text);
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        JsonNode s = null;
         while (System.nanoTime() < deadline) {
-            s = runtime.snapshot();
-            if (s != null && s.path("totals").path("running").asLong() == 0 && s.path("totals").path("queued").asLong() == 0
-                    && s.path("totals").path("load").asLong() == 0 && s.path("poolDepth").asLong() == 0) {
+            if (runtime.idle()) {
                 return null;
             }
             Thread.sleep(20);
         }
+        JsonNode s = runtime.snapshot();
         return "load left in the snapshot: " + (s == null ? "(no snapshot)" : s.path("totals") + ", pool " + s.path("poolDepth"));
     }
 
