@@ -47,6 +47,16 @@ class DemoTest {
     }
 
     @Test
+    void withTuneJsqThenBrhFromThePoorPairThenTuned() {
+        List<Demo.Phase> phases = Demo.phases(1, true);
+        assertEquals(List.of(new Demo.Phase("jsq", 1, false), new Demo.Phase("brh-survival", 1, false, Demo.POOR),
+                new Demo.Phase("brh-survival", 1, false, Demo.TUNED)), phases);
+        assertEquals("brh-survival (43, 0.86)", Demo.label(phases.get(1)));
+        assertEquals("tune-poor.png", Demo.chartName(phases.get(1)));
+        assertEquals("br0 tuned", Demo.label(new Demo.Phase("br0", 1, false, Demo.TUNED)));
+    }
+
+    @Test
     void withReplicasOneRuntimeThenNPlainProxiesThenNSharing() {
         assertEquals(List.of(new Demo.Phase("jsq", 1, false), new Demo.Phase("br0", 1, false),
                 new Demo.Phase("br0", 3, false), new Demo.Phase("br0", 3, true)), Demo.phases(3));

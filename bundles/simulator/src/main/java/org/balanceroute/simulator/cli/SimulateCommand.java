@@ -89,10 +89,10 @@ final class SimulateCommand {
               --beta B                  BR-H overflow weight                           default: 14.67
               --gamma G                 BR-H discount per step                         default: 0.64
               --confidence P            predictor gate                                 default: 0.5
-              --stage1-worker W         Stage 1 fills: slots (most free slots) or margin
-                                        (the lightest with a free slot)                default: slots
-              --horizon-margin M        BR-H worker order: min, mean or now of the
-                                        margins over the horizon                       default: min
+              --stage1-worker W         Stage 1 fills: margin (the lightest with a free
+                                        slot) or slots (most free slots, the paper's)  default: margin
+              --horizon-margin M        BR-H worker order: mean, min (the paper's) or
+                                        now, of the margins over the horizon           default: mean
               --warm-start FILE         a trace whose output lengths (and prompt identities)
                                         the survival and exact-match predictors learn first
                                                                                        default: cold start
