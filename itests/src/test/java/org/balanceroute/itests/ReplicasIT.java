@@ -258,14 +258,15 @@ public class ReplicasIT {
         for (RuntimeProcess r : replicas) {
             String log = Files.readString(r.home.resolve("runtime.log"));
             assertFalse(r.name + " logs a multicast join", log.contains("MulticastJoiner") || log.contains("multicast join"));
-        }        // the default configuration binds the members (and the HTTP port) to 127.0.0.1 only
+        }
+        // the default configuration binds the members (and the HTTP port) to 127.0.0.1 only
         for (RuntimeProcess r : replicas) {
             for (int port : new int[] {r.clusterPort, r.httpPort}) {
                 List<String> addresses = org.balanceroute.testkit.ListenQueue.addresses(port);
                 if (addresses != null) {
                     assertFalse(r.name + " listens on " + port + " at " + addresses, addresses.isEmpty());
                     for (String a : addresses) {
-                        assertTrue(r.name + " listens on " + a + ", not on 127.0.0.1 only", a.startsWith("127.0.0.1:"));
+                        assertTrue(r.name + " listens on " + a + ", not on 127.0.0.1 only", org.balanceroute.testkit.ListenQueue.loopback(a));
                     }
                 }
             }

@@ -91,4 +91,9 @@ public final class ListenQueue {
         }
         return -1;
     }
+
+    /** Whether a listening address from {@link #addresses} is 127.0.0.1 (also as the IPv4-mapped {@code [::ffff:127.0.0.1]} a dual-stack socket shows). */
+    public static boolean loopback(String address) {
+        return address.startsWith("127.0.0.1:") || address.startsWith("[::ffff:127.0.0.1]:");
+    }
 }
