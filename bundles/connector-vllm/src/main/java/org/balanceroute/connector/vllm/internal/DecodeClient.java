@@ -66,7 +66,7 @@ final class DecodeClient {
                 .body(new OneShotBytesContent(JSON, bytes))
                 .onRequestCommit(stream::committed)
                 .onResponseHeaders(stream::headers)
-                .onResponseContent(stream::content));
+                .onResponseContentSource(stream::source));
         return stream;
     }
 
