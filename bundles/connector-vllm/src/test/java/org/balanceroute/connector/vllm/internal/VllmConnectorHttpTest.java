@@ -395,6 +395,111 @@ class VllmConnectorHttpTest {
         }
     }
 
+    /**
+     * vLLM sends an HTTP chunk per event: events that arrive together (one read) reach the relay
+     * together, with one onEventsRead, so it writes them in one write; none waits for the next.
+     */
+    @Test
+    void eventsThatArriveTogetherAreHandedOnWithOneEventsRead() throws Exception {
+        try (java.net.ServerSocket listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            CountDownLatch firstBurstSeen = new CountDownLatch(1);
+            Thread server = new Thread(() -> serveTenThenTwo(listener, firstBurstSeen));
+            server.setDaemon(true);
+            server.start();
+            String url = "http://127.0.0.1:" + listener.getLocalPort();
+            VllmConnectorComponent c = new VllmConnectorComponent(connectTimeoutSettings(url, 0));
+            try {
+                List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
+                List<Integer> eventsAtEachRead = java.util.Collections.synchronizedList(new ArrayList<>());
+                CompletableFuture<Void> done = new CompletableFuture<>();
+                c.decode("r0", 0, "/v1/completions", json("{\"model\": \"m\", \"prompt\": \"x\", \"stream\": true}"), null,
+                        new DecodeListener() {
+                            @Override
+                            public void onHeaders(int status, boolean eventStream) {
+                            }
+
+                            @Override
+                            public void onEvent(java.nio.ByteBuffer buffer, int offset, int length) {
+                                byte[] a = new byte[length];
+                                buffer.get(offset, a);
+                                events.add(new String(a, StandardCharsets.UTF_8));
+                            }
+
+                            @Override
+                            public void onEventsRead() {
+                                eventsAtEachRead.add(events.size());
+                                if (events.size() >= 10) {
+                                    firstBurstSeen.countDown();
+                                }
+                            }
+
+                            @Override
+                            public void onEnd(int status, String contentType, byte[] body) {
+                                done.complete(null);
+                            }
+
+                            @Override
+                            public void onFailure(Throwable cause) {
+                                done.completeExceptionally(cause);
+                            }
+                        });
+                try {
+                    done.get(10, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    throw new AssertionError("no end; events " + events + ", at each read " + eventsAtEachRead, e);
+                }
+                assertEquals(12, events.size(), String.valueOf(events));
+                assertEquals("{\"choices\": [{\"text\": \"t0\"}]}", events.get(0));
+                assertEquals("[DONE]", events.get(11));
+                assertEquals(10, eventsAtEachRead.get(0), "the ten events of one read, told once: " + eventsAtEachRead);
+                assertTrue(eventsAtEachRead.size() <= 3, "one onEventsRead per read, not per event: " + eventsAtEachRead);
+            } finally {
+                c.close();
+            }
+        }
+    }
+
+    /** Answers health checks, then one POST: ten events in one write, and once they are seen, one more and [DONE]. */
+    private static void serveTenThenTwo(java.net.ServerSocket listener, CountDownLatch firstBurstSeen) {
+        while (true) {
+            try (java.net.Socket s = listener.accept()) {
+                java.io.InputStream in = s.getInputStream();
+                StringBuilder head = new StringBuilder();
+                int b;
+                while (!head.toString().endsWith("\r\n\r\n") && (b = in.read()) >= 0) {
+                    head.append((char) b);
+                }
+                java.io.OutputStream out = s.getOutputStream();
+                if (!head.toString().startsWith("POST")) { // a health check
+                    out.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                            .getBytes(StandardCharsets.US_ASCII));
+                    continue;
+                }
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+                in.readNBytes(m.find() ? Integer.parseInt(m.group(1)) : 0);
+                StringBuilder burst = new StringBuilder("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                        + "Transfer-Encoding: chunked\r\n\r\n");
+                for (int k = 0; k < 10; k++) {
+                    burst.append(chunk("data: {\"choices\": [{\"text\": \"t" + k + "\"}]}\n\n"));
+                }
+                out.write(burst.toString().getBytes(StandardCharsets.UTF_8)); // one write: one read
+                out.flush();
+                firstBurstSeen.await(10, TimeUnit.SECONDS);
+                out.write((chunk("data: {\"choices\": [{\"text\": \"t10\"}]}\n\n") + chunk("data: [DONE]\n\n") + "0\r\n\r\n")
+                        .getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                in.read(); // until the client closes
+                return;
+            } catch (java.io.IOException | InterruptedException e) {
+                return; // the test's assertions tell
+            }
+        }
+    }
+
+    private static String chunk(String data) {
+        return Integer.toHexString(data.getBytes(StandardCharsets.UTF_8).length) + "\r\n" + data + "\r\n";
+    }
+
     @Test
     void prefillsBeyondTheBudgetWaitAndBeyondTheQueueFailFast() throws Exception {
         CountDownLatch hold = new CountDownLatch(1);
