@@ -324,8 +324,8 @@ public class BadInputIT {
                 missing.add(row);
             }
         }
-        assertTrue("docs/reliability-and-security.md: rows missing or with another expected status:\n" + String.join("\n", missing)
-                + "\n\nthe rows as the test has them:\n" + rows, missing.isEmpty());
+        assertTrue("docs/reliability-and-security.md: rows missing or with another expected status:\n"
+                + String.join("\n", missing) + "\n\nthe rows as the test has them:\n" + rows, missing.isEmpty());
     }
 
     /**
