@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <ul>
  *   <li><b>proxy</b>: one {@code POST /v1/completions} to the runtime, which does the prefill
  *       hop, waits for the router's placement and relays the decode stream;</li>
- *   <li><b>direct</b>: the client does what the proxy does upstream, per CONTRACT-vllm.md: the
+ *   <li><b>direct</b>: the client does what the proxy does upstream, per docs/vllm-contract.md: the
  *       prefill hop ({@code stream: false}, {@code max_tokens: 1}, {@code do_remote_decode}),
  *       then the decode call on a rank with the prefill's {@code kv_transfer_params} verbatim and
  *       the same {@code X-Request-Id}. The rank is fixed per stream ({@code stream % G}), so 512
@@ -125,7 +125,7 @@ public final class ProxyOverhead {
         for (int i = 0; i < o.promptTokens; i++) {
             prompt.add(i % 1000 + 1);
         }
-        // the prefill hop exactly as the proxy builds it (CONTRACT-vllm.md, step 2)
+        // the prefill hop exactly as the proxy builds it (docs/vllm-contract.md, "The prefill hop")
         ObjectNode prefill = JSON.createObjectNode().put("model", o.model);
         prefill.set("prompt", prompt);
         prefill.put("max_tokens", 1).put("min_tokens", 1).put("ignore_eos", true).put("stream", false);

@@ -47,7 +47,7 @@ import org.balanceroute.trace.TraceRequest;
  * pin it).
  *
  * <p>Not modelled: the dispatcher's own time per step (one dispatch step costs tens of
- * microseconds, see the README's "Speed", well under a decode step), any cost of the forwarding
+ * microseconds, see docs/results.md, "Speed", well under a decode step), any cost of the forwarding
  * beyond D (D is the whole one-way delay), lost or reordered events, replicas joining or leaving.
  * Each replica's policy has its own seed ({@link ProxyReplicas#seedOf}) and its own predictors,
  * which learn from every completion their router hears of.

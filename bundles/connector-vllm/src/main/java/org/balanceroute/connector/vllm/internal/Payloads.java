@@ -7,10 +7,10 @@ import com.fasterxml.jackson.databind.node.POJONode;
 import org.balanceroute.connector.vllm.TokenIdPrompt;
 
 /**
- * The two request bodies of the vllm-ascend sequential contract (CONTRACT-vllm.md, "Two-hop
- * request flow"; vllm-ascend load_balance_proxy_server_example.py). Both make a shallow copy
- * of the client body: its top-level fields are replaced, the nodes below them shared (a
- * 100k-id prompt is not copied per hop); the caller's object is never modified.
+ * The two request bodies of the vllm-ascend sequential contract (docs/vllm-contract.md, "The
+ * prefill hop" and "The decode hop"; vllm-ascend load_balance_proxy_server_example.py). Both
+ * make a shallow copy of the client body: its top-level fields are replaced, the nodes below
+ * them shared (a 100k-id prompt is not copied per hop); the caller's object is never modified.
  */
 public final class Payloads {
 

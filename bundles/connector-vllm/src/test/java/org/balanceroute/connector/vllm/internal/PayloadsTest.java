@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
 
-/** The two bodies exactly as CONTRACT-vllm.md says. */
+/** The two bodies exactly as docs/vllm-contract.md says ("The prefill hop", "The decode hop"). */
 class PayloadsTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
