@@ -1,7 +1,6 @@
 package org.balanceroute.enginesim.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
@@ -11,6 +10,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
+import org.balanceroute.wire.KvHandle;
 import org.balanceroute.wire.OpenAiErrorBody;
 
 /**
@@ -245,17 +245,8 @@ final class EndpointHandler implements HttpHandler {
         int blocks = (req.promptTokens() + blockSize - 1) / blockSize;
         engines.handles.issue(new KvHandleRegistry.Issued(remoteId, engineId, host, port, req.promptTokens(),
                 engines.handles.now(), arrival));
-        ObjectNode kv = engines.json.createObjectNode();
-        kv.put("do_remote_prefill", true).put("do_remote_decode", false);
-        ArrayNode ids = kv.putArray("remote_block_ids");
-        for (int b = 0; b < blocks; b++) {
-            ids.add(b);
-        }
-        kv.put("remote_engine_id", engineId).put("remote_host", host).put("remote_port", port)
-                .put("remote_request_id", remoteId).put("tp_size", 1).put("num_prompt_blocks", blocks)
-                .put("remote_block_size", blockSize).put("last_token_id", 0);
         ObjectNode out = response(req, requestId, text(0, 1), "length", 1);
-        out.set("kv_transfer_params", kv);
+        out.set(KvHandle.FIELD, KvHandle.issued(engineId, host, port, remoteId, blocks, blockSize));
         sendJson(ex, 200, out);
     }
 
@@ -274,10 +265,8 @@ final class EndpointHandler implements HttpHandler {
         int promptTokens = req.promptTokens();
         if (req.remotePrefill()) {
             JsonNode kv = req.kvTransferParams();
-            KvHandleRegistry.Taken taken = engines.handles.take(
-                    kv.path("remote_request_id").isTextual() ? kv.get("remote_request_id").asText() : null,
-                    kv.path("remote_engine_id").asText(null), kv.path("remote_host").asText(null),
-                    kv.path("remote_port").canConvertToInt() ? kv.get("remote_port").asInt() : null);
+            KvHandleRegistry.Taken taken = engines.handles.take(KvHandle.remoteRequestId(kv),
+                    KvHandle.remoteEngineId(kv), KvHandle.remoteHost(kv), KvHandle.remotePort(kv));
             if (taken.error() != null) {
                 throw ApiException.badRequest("kv_transfer_params", taken.error());
             }
@@ -435,7 +424,7 @@ final class EndpointHandler implements HttpHandler {
         }
         choice.putNull("logprobs").put("finish_reason", finishReason).putNull("stop_reason");
         out.set("usage", usage(req.promptTokens(), tokens));
-        out.putNull("kv_transfer_params");
+        out.putNull(KvHandle.FIELD);
         return out;
     }
 
