@@ -1,7 +1,6 @@
 package org.balanceroute.connector.vllm.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,6 +19,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.balanceroute.connector.vllm.DecodeListener;
 import org.balanceroute.connector.vllm.PrefillResult;
 import org.balanceroute.connector.vllm.UpstreamException;
@@ -163,14 +165,13 @@ class VllmConnectorHttpTest {
     }
 
     private static boolean eventually(java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.onSpinWait();
+        try {
+            Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
+                    .until(condition::getAsBoolean);
+            return true;
+        } catch (ConditionTimeoutException e) {
+            return false;
         }
-        return true;
     }
 
     /** Records what availability listeners are told. */
@@ -283,7 +284,9 @@ class VllmConnectorHttpTest {
                 Collected got = new Collected();
                 long t0 = System.nanoTime();
                 retrying.decode("r1", 0, "/v1/completions", body, null, got);
-                Thread.sleep(700); // a couple of attempts time out before anyone accepts
+                // a couple of 200 ms attempts time out before anyone accepts: the decode is still trying
+                Awaitility.await("the decode still trying").pollDelay(Duration.ofMillis(700))
+                        .atMost(Duration.ofSeconds(10)).until(() -> !got.done.isDone());
                 for (java.net.Socket f : fillers) {
                     f.close();
                 }
@@ -330,8 +333,9 @@ class VllmConnectorHttpTest {
                 f.cancel(false); // what the proxy does when its client leaves
                 // well before the prefill's own 10 s timeout would close it
                 assertTrue(closed.await(3, TimeUnit.SECONDS), "the prefill's connection was closed");
-                Thread.sleep(300); // a retry would come after 10 ms of backoff
-                assertEquals(1, posts.get(), "a cancelled prefill is not tried again");
+                // a retry would come after 10 ms of backoff: none comes
+                Awaitility.await("a cancelled prefill is not tried again").during(Duration.ofMillis(300))
+                        .atMost(Duration.ofSeconds(10)).until(posts::get, n -> n == 1);
             } finally {
                 c.close();
             }
