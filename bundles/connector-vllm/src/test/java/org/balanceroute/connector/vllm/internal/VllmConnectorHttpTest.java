@@ -347,18 +347,13 @@ class VllmConnectorHttpTest {
             CountDownLatch closed) {
         try (s) {
             java.io.InputStream in = s.getInputStream();
-            StringBuilder head = new StringBuilder();
-            int b;
-            while (!head.toString().endsWith("\r\n\r\n") && (b = in.read()) >= 0) {
-                head.append((char) b);
-            }
-            if (head.toString().startsWith("GET")) {
+            String head = readHead(in);
+            if (head.startsWith("GET")) {
                 s.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
                         .getBytes(StandardCharsets.US_ASCII));
                 return;
             }
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
-            in.readNBytes(m.find() ? Integer.parseInt(m.group(1)) : 0);
+            skipBody(in, head);
             posts.incrementAndGet();
             received.countDown();
             if (in.read() < 0) {
@@ -379,16 +374,11 @@ class VllmConnectorHttpTest {
         while (true) {
             try (java.net.Socket s = listener.accept()) {
                 java.io.InputStream in = s.getInputStream();
-                StringBuilder head = new StringBuilder();
-                int b;
-                while (!head.toString().endsWith("\r\n\r\n") && (b = in.read()) >= 0) {
-                    head.append((char) b);
-                }
-                if (!head.toString().endsWith("\r\n\r\n")) {
+                String head = readHead(in);
+                if (!head.endsWith("\r\n\r\n")) {
                     continue; // a filler: closed without a request
                 }
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
-                in.readNBytes(m.find() ? Integer.parseInt(m.group(1)) : 0);
+                skipBody(in, head);
                 s.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
                         + "data: {\"choices\": [{\"text\": \"hi\"}]}\n\ndata: [DONE]\n\n").getBytes(StandardCharsets.UTF_8));
                 s.getOutputStream().flush();
@@ -413,40 +403,19 @@ class VllmConnectorHttpTest {
             String url = "http://127.0.0.1:" + listener.getLocalPort();
             VllmConnectorComponent c = new VllmConnectorComponent(connectTimeoutSettings(url, 0));
             try {
-                List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
                 List<Integer> eventsAtEachRead = java.util.Collections.synchronizedList(new ArrayList<>());
-                CompletableFuture<Void> done = new CompletableFuture<>();
-                c.decode("r0", 0, "/v1/completions", json("{\"model\": \"m\", \"prompt\": \"x\", \"stream\": true}"), null,
-                        new DecodeListener() {
-                            @Override
-                            public void onHeaders(int status, boolean eventStream) {
-                            }
-
-                            @Override
-                            public void onEvent(java.nio.ByteBuffer buffer, int offset, int length) {
-                                byte[] a = new byte[length];
-                                buffer.get(offset, a);
-                                events.add(new String(a, StandardCharsets.UTF_8));
-                            }
-
-                            @Override
-                            public void onEventsRead() {
-                                eventsAtEachRead.add(events.size());
-                                if (events.size() >= 10) {
-                                    firstBurstSeen.countDown();
-                                }
-                            }
-
-                            @Override
-                            public void onEnd(int status, String contentType, byte[] body) {
-                                done.complete(null);
-                            }
-
-                            @Override
-                            public void onFailure(Throwable cause) {
-                                done.completeExceptionally(cause);
-                            }
-                        });
+                Collected got = new Collected() {
+                    @Override
+                    public void onEventsRead() {
+                        eventsAtEachRead.add(events.size());
+                        if (events.size() >= 10) {
+                            firstBurstSeen.countDown();
+                        }
+                    }
+                };
+                List<String> events = got.events;
+                CompletableFuture<Void> done = got.done;
+                c.decode("r0", 0, "/v1/completions", json("{\"model\": \"m\", \"prompt\": \"x\", \"stream\": true}"), null, got);
                 try {
                     done.get(10, TimeUnit.SECONDS);
                 } catch (java.util.concurrent.TimeoutException e) {
@@ -468,19 +437,14 @@ class VllmConnectorHttpTest {
         while (true) {
             try (java.net.Socket s = listener.accept()) {
                 java.io.InputStream in = s.getInputStream();
-                StringBuilder head = new StringBuilder();
-                int b;
-                while (!head.toString().endsWith("\r\n\r\n") && (b = in.read()) >= 0) {
-                    head.append((char) b);
-                }
+                String head = readHead(in);
                 java.io.OutputStream out = s.getOutputStream();
-                if (!head.toString().startsWith("POST")) { // a health check
+                if (!head.startsWith("POST")) { // a health check
                     out.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
                             .getBytes(StandardCharsets.US_ASCII));
                     continue;
                 }
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
-                in.readNBytes(m.find() ? Integer.parseInt(m.group(1)) : 0);
+                skipBody(in, head);
                 StringBuilder burst = new StringBuilder("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                         + "Transfer-Encoding: chunked\r\n\r\n");
                 for (int k = 0; k < 10; k++) {
@@ -498,6 +462,22 @@ class VllmConnectorHttpTest {
                 return; // the test's assertions tell
             }
         }
+    }
+
+    /** A request's status line and headers, through the blank line (less if the peer closed first). */
+    private static String readHead(java.io.InputStream in) throws java.io.IOException {
+        StringBuilder head = new StringBuilder();
+        int b;
+        while (!head.toString().endsWith("\r\n\r\n") && (b = in.read()) >= 0) {
+            head.append((char) b);
+        }
+        return head.toString();
+    }
+
+    /** Reads past the body its {@code Content-Length} announces. */
+    private static void skipBody(java.io.InputStream in, String head) throws java.io.IOException {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+        in.readNBytes(m.find() ? Integer.parseInt(m.group(1)) : 0);
     }
 
     private static String chunk(String data) {
@@ -554,7 +534,7 @@ class VllmConnectorHttpTest {
     }
 
     /** Collects a decode answer. */
-    private static final class Collected implements DecodeListener {
+    private static class Collected implements DecodeListener {
         final List<String> events = new ArrayList<>();
         final CompletableFuture<Void> done = new CompletableFuture<>();
         volatile int status;
