@@ -47,6 +47,10 @@ final class DecodeStream implements DecodeExchange {
     private String contentType;
     private SseScanner scanner;
     private ByteArrayOutputStream buffer;
+    /** The current attempt's answer content, pulled by {@link #readAvailable()}. */
+    private Content.Source source;
+    /** One demand callback for the stream's life, not a lambda per read. */
+    private final Runnable readMore = this::readAvailable;
     private boolean overflow;
 
     DecodeStream(DecodeListener listener, int maxBytes, Runnable refused) {
@@ -104,16 +108,18 @@ final class DecodeStream implements DecodeExchange {
 
     /** The answer's content: read while chunks are available, then told once, then demanded again. */
     void source(Response response, Content.Source source) {
-        readAvailable(source);
+        this.source = source;
+        readAvailable();
     }
 
-    private void readAvailable(Content.Source source) {
+    private void readAvailable() {
+        Content.Source source = this.source;
         boolean fed = false;
         while (true) {
             Content.Chunk chunk = source.read();
             if (chunk == null) {
                 eventsRead(fed);
-                source.demand(() -> readAvailable(source));
+                source.demand(readMore);
                 return;
             }
             if (Content.Chunk.isFailure(chunk)) {
