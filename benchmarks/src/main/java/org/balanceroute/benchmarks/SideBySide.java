@@ -310,16 +310,17 @@ public final class SideBySide {
         sb.append(String.format(Locale.ROOT, "%n(c) replay: %d requests of the demo's generated workload (seed 1) at %.0f/s,"
                 + " cluster time factor %s, %d tokens per chunk; engine-measured (GET /sim/stats)%n", o.replayRequests,
                 o.replayRate, o.replayTimeFactor, o.replayStreamInterval));
-        sb.append(String.format(Locale.ROOT, "%-13s %9s %6s %14s %12s %12s %10s %10s %8s%n", "path", "completed", "failed",
-                "avg imbalance", "mean I", "engine tok/s", "TPOT p95", "TTFT p95", "wall s"));
+        sb.append(String.format(Locale.ROOT, "%-13s %9s %6s %7s %14s %12s %12s %10s %10s %8s%n", "path", "completed", "failed",
+                "retried", "avg imbalance", "mean I", "engine tok/s", "TPOT p95", "TTFT p95", "wall s"));
         for (Replay r : replays) {
-            sb.append(String.format(Locale.ROOT, "%-13s %9d %6d %,14.0f %,12.0f %,12.0f %10.1f %10.2f %8.1f%n", r.path().name,
-                    r.replay().path("completed").asInt(), r.replay().path("failed").asInt(),
+            sb.append(String.format(Locale.ROOT, "%-13s %9d %6d %7d %,14.0f %,12.0f %,12.0f %10.1f %10.2f %8.1f%n", r.path().name,
+                    r.replay().path("completed").asInt(), r.replay().path("failed").asInt(), r.replay().path("retried").asInt(),
                     r.engine().path("avgImbalance").asDouble(), r.engine().path("meanI").asDouble(),
                     r.engine().path("throughputTokPerS").asDouble(), r.engine().path("tpotP95Ms").asDouble(),
                     r.engine().path("ttftP95S").asDouble(), r.replay().path("wallSeconds").asDouble()));
         }
-        sb.append("(avg imbalance: mean over decode steps of max_g L_g - min_g L_g, KV tokens; mean I: of G * max_g L_g -\n"
+        sb.append("(retried: sent twice by the replayer, their connection having ended before any answer; avg imbalance:\n"
+                + " mean over decode steps of max_g L_g - min_g L_g, KV tokens; mean I: of G * max_g L_g -\n"
                 + " sum_g L_g; TPOT p95 ms, TTFT p95 s, engine-measured, wall clock; direct: the cluster's all-ranks endpoint,\n"
                 + " vLLM's own DP balancer, no prefill hop; balanceroute: its policy in force (br0 by default))\n");
         return sb.toString();

@@ -98,7 +98,7 @@ public final class Demo {
               --exit              stop the processes after the comparison
               --json              print {"results": [{"policy", "replicas", "shared", "avgImbalance",
                                   "throughputTokPerS", "tpotP95Ms", "ttftP95S", "completed",
-                                  "failed"}]} instead of the table
+                                  "failed", "retried"}]} instead of the table
             """;
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -364,6 +364,7 @@ public final class Demo {
             row.put("ttftP95S", stats.path("ttftP95S").asDouble());
             row.put("completed", replay.completed());
             row.put("failed", replay.failed());
+            row.put("retried", replay.retried());
             results.add(row);
             double running = 0;
             for (JsonNode rank : stats.path("ranks")) {

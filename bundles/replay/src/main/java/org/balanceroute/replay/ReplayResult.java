@@ -11,13 +11,15 @@ import java.util.TreeMap;
  * The summary of a replay: counts, tokens, wall time, TTFT and TPOT percentiles over the
  * completed requests, and errors grouped by message. A replay spread over several endpoints
  * names them all ({@code url}, comma-separated) and counts its failures per endpoint.
+ * {@code retried}: requests sent a second time because their connection ended before any byte of
+ * an answer ({@link Replayer}); each is counted once, as completed or failed, by its second try.
  */
 public record ReplayResult(String url, int requests, int completed, int failed, long outputTokens,
         long expectedOutputTokens, double wallSeconds, double ttftMeanS, double ttftP50S, double ttftP95S,
         double ttftP99S, double tpotMeanMs, double tpotP50Ms, double tpotP95Ms, Map<String, Integer> errors,
-        List<RequestOutcome> outcomes, List<String> targets) {
+        List<RequestOutcome> outcomes, List<String> targets, int retried) {
 
-    static ReplayResult of(List<String> targets, List<RequestOutcome> outcomes, double wallSeconds) {
+    static ReplayResult of(List<String> targets, List<RequestOutcome> outcomes, double wallSeconds, int retried) {
         String url = String.join(", ", targets);
         int completed = 0;
         long tokens = 0;
@@ -38,7 +40,7 @@ public record ReplayResult(String url, int requests, int completed, int failed, 
         }
         return new ReplayResult(url, outcomes.size(), completed, outcomes.size() - completed, tokens, expected,
                 wallSeconds, mean(ttft), quantile(ttft, 0.5), quantile(ttft, 0.95), quantile(ttft, 0.99),
-                mean(tpot), quantile(tpot, 0.5), quantile(tpot, 0.95), errors, outcomes, List.copyOf(targets));
+                mean(tpot), quantile(tpot, 0.5), quantile(tpot, 0.95), errors, outcomes, List.copyOf(targets), retried);
     }
 
     /** Failed requests per endpoint, in the replay's order of endpoints. */
@@ -80,6 +82,7 @@ public record ReplayResult(String url, int requests, int completed, int failed, 
         m.put("requests", requests);
         m.put("completed", completed);
         m.put("failed", failed);
+        m.put("retried", retried);
         m.put("outputTokens", outputTokens);
         m.put("expectedOutputTokens", expectedOutputTokens);
         m.put("wallSeconds", num(wallSeconds));
@@ -106,7 +109,8 @@ public record ReplayResult(String url, int requests, int completed, int failed, 
     public String table() {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "replay of %d requests against %s%n", requests, url));
-        sb.append(String.format(Locale.ROOT, "  completed       %d, failed %d%n", completed, failed));
+        sb.append(String.format(Locale.ROOT, "  completed       %d, failed %d%s%n", completed, failed,
+                retried == 0 ? "" : String.format(Locale.ROOT, " (%d sent twice: the connection ended before any answer)", retried)));
         sb.append(String.format(Locale.ROOT, "  output tokens   %d (asked for %d)%n", outputTokens, expectedOutputTokens));
         sb.append(String.format(Locale.ROOT, "  wall time       %.1f s, %.0f tok/s%n", wallSeconds, throughputTokPerS()));
         sb.append(String.format(Locale.ROOT, "  TTFT            mean %.3f s, p50 %.3f s, p95 %.3f s, p99 %.3f s%n",

@@ -41,6 +41,10 @@ import org.balanceroute.wire.TokenIdPrompt;
  * (send to the first chunk with a token), TPOT (first to last token over tokens - 1) and the
  * output tokens (the final usage chunk when sent, else the chunks with text).
  * java.net.http over HTTP/1.1; one thread per request in flight.
+ *
+ * <p>A request whose connection ended before any byte of an answer came back is sent once more
+ * and counted apart ({@link ReplayResult#retried}), as the OpenAI clients do: java.net.http can
+ * hand out a pooled connection the server is closing, and the request then never reached it.
  */
 public final class Replayer {
 
@@ -164,6 +168,7 @@ public final class Replayer {
         Semaphore slots = new Semaphore(concurrency);
         AtomicInteger done = new AtomicInteger();
         AtomicInteger failed = new AtomicInteger();
+        AtomicInteger retried = new AtomicInteger();
         ExecutorService pool = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "replay");
             t.setDaemon(true);
@@ -199,7 +204,7 @@ public final class Replayer {
                 int index = i;
                 pool.execute(() -> {
                     try {
-                        outcomes[index] = send(client, index, request);
+                        outcomes[index] = send(client, index, request, retried);
                     } catch (RuntimeException e) {
                         outcomes[index] = RequestOutcome.failure(request, e.toString(), index % completions.length);
                     } finally {
@@ -228,10 +233,10 @@ public final class Replayer {
         for (URI u : completions) {
             targets.add(u.toString());
         }
-        return ReplayResult.of(targets, list, wall);
+        return ReplayResult.of(targets, list, wall, retried.get());
     }
 
-    private RequestOutcome send(HttpClient client, int index, TraceRequest request) {
+    private RequestOutcome send(HttpClient client, int index, TraceRequest request, AtomicInteger retried) {
         String body = body(request);
         int target = index % completions.length;
         URI completions = this.completions[target];
@@ -245,7 +250,15 @@ public final class Replayer {
         long t0 = System.nanoTime();
         HttpResponse<InputStream> response;
         try {
-            response = client.send(http, HttpResponse.BodyHandlers.ofInputStream());
+            try {
+                response = client.send(http, HttpResponse.BodyHandlers.ofInputStream());
+            } catch (IOException e) {
+                if (!endedBeforeAnyAnswer(e)) {
+                    throw e;
+                }
+                retried.incrementAndGet();
+                response = client.send(http, HttpResponse.BodyHandlers.ofInputStream());
+            }
         } catch (ConnectException e) {
             return RequestOutcome.failure(request, "connection refused: nothing listens at " + completions.getAuthority(), target);
         } catch (HttpConnectTimeoutException e) {
@@ -309,6 +322,24 @@ public final class Replayer {
         } catch (IOException e) {
             return RequestOutcome.failure(request, "stream broken: " + e.getMessage(), target);
         }
+    }
+
+    /**
+     * The connection ended before the status line: java.net.http's "header parser received no
+     * bytes" (an end of stream) or a reset. Not a timeout or a refused connect: those are answers.
+     */
+    static boolean endedBeforeAnyAnswer(IOException e) {
+        if (e instanceof HttpTimeoutException || e instanceof ConnectException) {
+            return false;
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (t instanceof java.io.EOFException || m != null && (m.contains("header parser received no bytes")
+                    || m.contains("Connection reset"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The OpenAI error body's message, else the body itself (shortened). */

@@ -136,6 +136,57 @@ class ReplayerTest {
     }
 
     @Test
+    void aConnectionThatEndsBeforeAnyAnswerIsSentOnceMoreAndCountedApart() throws Exception {
+        String answer = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+                + "data: {\"choices\":[{\"index\":0,\"text\":\"a\"}]}\n\n"
+                + "data: {\"choices\":[],\"usage\":{\"completion_tokens\":1}}\n\ndata: [DONE]\n\n";
+        // the first connection is closed after the request head, the next ones answered
+        try (ServerSocket server = new ServerSocket(0)) {
+            Thread t = new Thread(() -> {
+                for (int i = 0; !server.isClosed(); i++) {
+                    try (java.net.Socket s = server.accept()) {
+                        java.io.InputStream in = s.getInputStream();
+                        String head = readHead(in);
+                        if (i == 0) {
+                            continue; // closed without a byte of an answer
+                        }
+                        int length = Integer.parseInt(head.replaceAll("(?is).*content-length:\\s*(\\d+).*", "$1"));
+                        in.readNBytes(length);
+                        s.getOutputStream().write(answer.getBytes(StandardCharsets.UTF_8));
+                    } catch (IOException | RuntimeException e) {
+                        return;
+                    }
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            ReplayResult result = new Replayer("http://127.0.0.1:" + server.getLocalPort(), "m", 1, 1, null)
+                    .run(List.of(new TraceRequest(0, 10, 1, 0)));
+            assertEquals(1, result.completed(), () -> result.errors().toString());
+            assertEquals(1, result.retried());
+            assertEquals(1, result.toMap().get("retried"));
+            assertTrue(result.table().contains("1 sent twice"), result.table());
+        }
+        // a timeout or a refused connect is an answer, never sent twice
+        assertFalse(Replayer.endedBeforeAnyAnswer(new java.net.http.HttpTimeoutException("request timed out")));
+        assertFalse(Replayer.endedBeforeAnyAnswer(new java.net.ConnectException("refused")));
+        assertTrue(Replayer.endedBeforeAnyAnswer(new IOException("HTTP/1.1 header parser received no bytes")));
+    }
+
+    private static String readHead(java.io.InputStream in) throws IOException {
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        int matched = 0;
+        for (int b = in.read(); b >= 0; b = in.read()) {
+            head.write(b);
+            matched = (b == '\r' || b == '\n') ? matched + 1 : 0;
+            if (matched == 4) {
+                break;
+            }
+        }
+        return head.toString(StandardCharsets.ISO_8859_1);
+    }
+
+    @Test
     void urlsAreNormalised() {
         assertEquals("http://h:1/v1/completions", Replayer.completionsUri("http://h:1").toString());
         assertEquals("http://h:1/v1/completions", Replayer.completionsUri("http://h:1/").toString());
