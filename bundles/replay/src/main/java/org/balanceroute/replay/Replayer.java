@@ -137,7 +137,7 @@ public final class Replayer {
     }
 
     /** {@code baseUrl + /v1/completions}, checked. */
-    static URI completionsUri(String baseUrl) {
+    public static URI completionsUri(String baseUrl) {
         Objects.requireNonNull(baseUrl, "url");
         URI uri;
         try {
@@ -326,7 +326,7 @@ public final class Replayer {
     }
 
     /** The OpenAI error body's message, else the body itself (shortened). */
-    static String errorMessage(String body) {
+    public static String errorMessage(String body) {
         try {
             JsonNode node = JSON.readTree(body);
             JsonNode message = node.path("error").path("message");
