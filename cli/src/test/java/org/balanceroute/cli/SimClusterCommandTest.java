@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.balanceroute.enginesim.SimCluster;
 import org.balanceroute.enginesim.SimConfig;
@@ -16,10 +17,13 @@ class SimClusterCommandTest {
 
     /** The cluster the options give, as {@code ./balanceroute sim-cluster} would start it. */
     private static SimConfig parse(List<String> args) throws UsageException {
-        CommandLine cl = Main.commandLine(System.out, System.err).getSubcommands().get("sim-cluster");
-        SimClusterCommand command = cl.getCommand();
+        // parsed from the top, as Main does: picocli cannot parse a subcommand whose parent never parsed
+        CommandLine top = Main.commandLine(System.out, System.err);
+        SimClusterCommand command = top.getSubcommands().get("sim-cluster").getCommand();
+        List<String> line = new ArrayList<>(List.of("sim-cluster"));
+        line.addAll(args);
         try {
-            cl.parseArgs(args.toArray(String[]::new));
+            top.parseArgs(line.toArray(String[]::new));
         } catch (ParameterException e) {
             throw new UsageException(Main.message(e, command));
         }
@@ -72,8 +76,8 @@ class SimClusterCommandTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SimCluster.start(
                 parse(List.of("--port-base", "0", "--fault", "{\"rank\": 9, \"down\": true}"))));
         assertTrue(e.getMessage().contains("--fault") && e.getMessage().contains("'rank'"), e.getMessage());
-        assertTrue(Main.commandLine(System.out, System.err).getSubcommands().get("sim-cluster")
-                .parseArgs("--help").isUsageHelpRequested());
+        assertTrue(Main.commandLine(System.out, System.err).parseArgs("sim-cluster", "--help").subcommand()
+                .isUsageHelpRequested());
     }
 
     private static void assertMessage(String expected, String... args) {
