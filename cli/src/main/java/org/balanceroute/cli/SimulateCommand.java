@@ -70,7 +70,7 @@ final class SimulateCommand extends CliCommand {
 
         @Option(names = "--warmup", paramLabel = "S", converter = Values.Real.class, description = "simulated"
                 + " seconds after the first arrival that the steady-state figures leave out (they also leave out"
-                + " the drain after the last arrival); default: 10% of the span")
+                + " the drain after the last arrival); default: 10%% of the span")
         Double warmup;
 
         @Option(names = "--prompt-prefix-blocks", paramLabel = "N", converter = Values.Int.class,

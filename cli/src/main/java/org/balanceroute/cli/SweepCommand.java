@@ -66,7 +66,7 @@ final class SweepCommand extends CliCommand {
     String policies = String.join(",", SimulateCommand.ALL_POLICIES);
 
     @Option(names = "--warmup", paramLabel = "S", converter = Values.Real.class, order = 1,
-            description = "as simulate; default: 10% of the span")
+            description = "as simulate; default: 10%% of the span")
     Double warmup;
 
     @Option(names = "--prompt-prefix-blocks", paramLabel = "N", converter = Values.Int.class, order = 1,
