@@ -2,7 +2,7 @@
 # Proxy-overhead benchmark (issue 5): starts a simulated vLLM cluster with near-zero step time
 # and the BalanceRoute runtime on their own ports, points the runtime's connector at the
 # cluster, runs org.balanceroute.benchmarks.ProxyOverhead and prints its table; stops both on
-# exit, on failure and on Ctrl-C. Not run by CI. See README.md, "Proxy overhead".
+# exit, on failure and on Ctrl-C. Not run by CI. See docs/proxy-overhead.md.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tool=proxy-overhead

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README's comparison tables: every policy on both shared traces at G = 4, 8, 16.
+"""The comparison tables of docs/results.md: every policy on both shared traces at G = 4, 8, 16.
 
 Heavy load: arrivals compressed 40x and 375 requests per worker (--limit 375*G), so every
 cluster size spends the same share of its steps backlogged. Prints Markdown, with the command

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README's summary of a load sweep (./balanceroute sweep --out PREFIX): reads PREFIX.json.
+"""The summary of a load sweep in docs/results.md (./balanceroute sweep --out PREFIX): reads PREFIX.json.
 
   benchmarks/sweeps/load_summary.py docs/load-sweep.json [--loads 1.0,1.1]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README's "Several proxies" tables: N proxy replicas in front of one G=64 decode tier.
+"""The "Several proxies" tables of docs/results.md: N proxy replicas in front of one G=64 decode tier.
 
 br0 on the whole Mooncake conversation trace (12,031 requests, 188 per worker) with arrivals
 compressed 320x: the G=8 headline's 40x times 8 for 8 times the workers, so each worker gets

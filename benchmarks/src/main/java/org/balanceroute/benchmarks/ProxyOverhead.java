@@ -2,7 +2,6 @@ package org.balanceroute.benchmarks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
@@ -30,6 +29,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.balanceroute.wire.CompletionBodies;
+import org.balanceroute.wire.KvHandle;
+import org.balanceroute.wire.TokenIdPrompt;
 
 /**
  * Proxy overhead: what the BalanceRoute proxy adds to a request, measured against a simulated
@@ -41,7 +43,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <ul>
  *   <li><b>proxy</b>: one {@code POST /v1/completions} to the runtime, which does the prefill
  *       hop, waits for the router's placement and relays the decode stream;</li>
- *   <li><b>direct</b>: the client does what the proxy does upstream, per CONTRACT-vllm.md: the
+ *   <li><b>direct</b>: the client does what the proxy does upstream, per docs/vllm-contract.md: the
  *       prefill hop ({@code stream: false}, {@code max_tokens: 1}, {@code do_remote_decode}),
  *       then the decode call on a rank with the prefill's {@code kv_transfer_params} verbatim and
  *       the same {@code X-Request-Id}. The rank is fixed per stream ({@code stream % G}), so 512
@@ -104,7 +106,7 @@ public final class ProxyOverhead {
     /** The streamed completion per max_tokens, as sent by the client (never changed once built). */
     private final Map<Integer, ObjectNode> streamRequests = new ConcurrentHashMap<>();
     private final Map<Integer, byte[]> streamBodies = new ConcurrentHashMap<>();
-    private final ArrayNode prompt;
+    private final TokenIdPrompt prompt;
     /** The prefill hop, the same for every request (the request id goes in a header). */
     private final byte[] prefillBody;
     private final String runId = Long.toHexString(System.currentTimeMillis() & 0xFFFFFFFL);
@@ -121,17 +123,9 @@ public final class ProxyOverhead {
         });
         this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5)).executor(executor).build();
-        this.prompt = JSON.createArrayNode();
-        for (int i = 0; i < o.promptTokens; i++) {
-            prompt.add(i % 1000 + 1);
-        }
-        // the prefill hop exactly as the proxy builds it (CONTRACT-vllm.md, step 2)
-        ObjectNode prefill = JSON.createObjectNode().put("model", o.model);
-        prefill.set("prompt", prompt);
-        prefill.put("max_tokens", 1).put("min_tokens", 1).put("ignore_eos", true).put("stream", false);
-        prefill.putObject("kv_transfer_params").put("do_remote_decode", true).put("do_remote_prefill", false)
-                .putNull("remote_engine_id").putNull("remote_block_ids").putNull("remote_host").putNull("remote_port");
-        this.prefillBody = bytes(prefill);
+        this.prompt = TokenIdPrompt.cycling(o.promptTokens);
+        // the prefill hop as the proxy builds it (docs/vllm-contract.md, "Two-hop request flow", step 2)
+        this.prefillBody = bytes(CompletionBodies.prefillHop(streamRequest(1)));
     }
 
     private static byte[] bytes(JsonNode body) {
@@ -403,11 +397,14 @@ public final class ProxyOverhead {
         }
         if (path == Path.PROXY) {
             sampler.scheduleAtFixedRate(() -> {
+                // asked from the start, kept in the window only: the warm-up compiles the
+                // snapshot's path too, so its JIT is not billed to the measured window
+                int depth = poolDepth();
                 long now = System.nanoTime();
                 if (now >= windowStart && now < windowEnd) {
-                    pool.sample(poolDepth());
+                    pool.sample(depth);
                 }
-            }, 0, 250_000_000L, TimeUnit.NANOSECONDS); // from the start: the warm-up compiles the snapshot's path too
+            }, 0, 250_000_000L, TimeUnit.NANOSECONDS);
         }
         CompletableFuture<?>[] loops = new CompletableFuture<?>[streams];
         for (int s = 0; s < streams; s++) {
@@ -523,13 +520,7 @@ public final class ProxyOverhead {
 
     /** The streamed completion the client sends (shared: never change it). */
     private ObjectNode streamRequest(int maxTokens) {
-        return streamRequests.computeIfAbsent(maxTokens, m -> {
-            ObjectNode r = JSON.createObjectNode().put("model", o.model);
-            r.set("prompt", prompt);
-            r.put("max_tokens", m).put("ignore_eos", true).put("stream", true);
-            r.putObject("stream_options").put("include_usage", true).put("continuous_usage_stats", true);
-            return r;
-        });
+        return streamRequests.computeIfAbsent(maxTokens, m -> CompletionBodies.streamed(o.model, prompt, m, true));
     }
 
     private byte[] streamBody(int maxTokens) {
@@ -562,19 +553,17 @@ public final class ProxyOverhead {
                 return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: HTTP " + resp.statusCode() + " "
                         + new String(resp.body(), StandardCharsets.UTF_8)));
             }
-            JsonNode kv;
+            ObjectNode kv;
             try {
-                kv = JSON.readTree(resp.body()).get("kv_transfer_params");
+                kv = KvHandle.in(JSON.readTree(resp.body()));
             } catch (IOException e) {
                 return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: unreadable answer: " + e));
             }
-            if (kv == null || kv.isNull()) {
+            if (kv == null) {
                 return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: no kv_transfer_params"));
             }
             // the decode hop: the client's body plus the prefill's handle, verbatim (step 4)
-            ObjectNode decodeRequest = JSON.createObjectNode().setAll(streamRequest(maxTokens));
-            decodeRequest.set("kv_transfer_params", kv);
-            return stream(decode, id, bytes(decodeRequest), start, w);
+            return stream(decode, id, bytes(CompletionBodies.decodeHop(streamRequest(maxTokens), kv)), start, w);
         }).thenCompose(f -> f);
     }
 

@@ -252,6 +252,10 @@ public final class SideBySide {
                 System.err.printf(Locale.ROOT, "replay through %s: %d completed, %d failed, engine avg imbalance %.0f%n",
                         p.name, replay.path("completed").asInt(), replay.path("failed").asInt(),
                         engine.path("avgImbalance").asDouble());
+                if (replay.path("failed").asInt() > 0) {
+                    // what failed, kept in the run's output (the runtime's log is overwritten by the next run)
+                    System.err.println("replay through " + p.name + ": errors " + replay.path("errors"));
+                }
                 replays.add(new Replay(p, url.toString(), replay, engine));
             }
         } finally {

@@ -3,6 +3,7 @@ package org.balanceroute.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -177,7 +178,7 @@ public final class Demo extends CliCommand {
     static final String POOR = "poor";
     static final String TUNED = "tuned";
     /** The pair the issue starts the tuner from: the paper's second setting, which looks too far ahead here. */
-    static final String POOR_PARAMETERS = "{\"horizon\": 80, \"beta\": 43, \"gamma\": 0.86}";
+    static final ObjectNode POOR_PARAMETERS = JSON.createObjectNode().put("horizon", 80).put("beta", 43).put("gamma", 0.86);
 
     /** The phases of a run: the three policies on one runtime, or the replica comparison. */
     static List<Phase> phases(int replicas) {
@@ -379,9 +380,7 @@ public final class Demo extends CliCommand {
         }
         String last = phases(replicas, tune).get(phases(replicas, tune).size() - 1).policy();
         if (!initialPolicy.isEmpty() && (tune || !initialPolicy.equals(last)) && replicas == 1) { // replicas: fresh homes
-            HttpResponse<String> back = send(HttpRequest.newBuilder(URI.create(base + "/admin/policy"))
-                    .header("Authorization", AUTH).header("Content-Type", "application/json")
-                    .PUT(HttpRequest.BodyPublishers.ofString("{\"policy\": \"" + initialPolicy + "\"}")));
+            HttpResponse<String> back = putPolicy(base, initialPolicy, null);
             err.println("balanceroute demo: policy " + initialPolicy + " restored (HTTP " + back.statusCode() + ")");
         }
         if (json) {
@@ -492,7 +491,7 @@ public final class Demo extends CliCommand {
     /** Puts the BR parameters the demo changed back to what they were (or their defaults). */
     private void restoreBalanceParameters(String base, JsonNode initial) throws Exception {
         boolean wasBr = initial.path("active").asText().startsWith("br");
-        StringBuilder params = new StringBuilder("{");
+        ObjectNode params = JSON.createObjectNode();
         for (String key : List.of("horizon", "beta", "gamma")) {
             JsonNode v = wasBr ? initial.path("parameters").path(key) : null;
             if (v == null || v.isMissingNode()) {
@@ -503,13 +502,10 @@ public final class Demo extends CliCommand {
                 }
             }
             if (v != null && !v.isMissingNode()) {
-                params.append(params.length() > 1 ? ", " : "").append('"').append(key).append("\": ").append(v);
+                params.set(key, v);
             }
         }
-        HttpResponse<String> back = send(HttpRequest.newBuilder(URI.create(base + "/admin/policy"))
-                .header("Authorization", AUTH).header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString("{\"policy\": \"brh-survival\", \"parameters\": "
-                        + params.append('}') + "}")));
+        HttpResponse<String> back = putPolicy(base, "brh-survival", params);
         err.println("balanceroute demo: BR parameters restored (HTTP " + back.statusCode() + ")");
     }
 
@@ -526,12 +522,20 @@ public final class Demo extends CliCommand {
         switchPolicy(base, policy, null, logs);
     }
 
-    /** @param parameters a JSON object of parameters to set with the switch, or null */
-    private void switchPolicy(String base, String policy, String parameters, Path logs) throws Exception {
-        HttpResponse<String> put = send(HttpRequest.newBuilder(URI.create(base + "/admin/policy"))
+    /** {@code PUT /admin/policy {"policy": policy, "parameters": parameters}}; without parameters when null. */
+    private HttpResponse<String> putPolicy(String base, String policy, ObjectNode parameters) throws Exception {
+        ObjectNode body = JSON.createObjectNode().put("policy", policy);
+        if (parameters != null) {
+            body.set("parameters", parameters);
+        }
+        return send(HttpRequest.newBuilder(URI.create(base + "/admin/policy"))
                 .header("Authorization", AUTH).header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString("{\"policy\": \"" + policy + "\""
-                        + (parameters == null ? "" : ", \"parameters\": " + parameters) + "}")));
+                .PUT(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))));
+    }
+
+    /** @param parameters the parameters to set with the switch, or null */
+    private void switchPolicy(String base, String policy, ObjectNode parameters, Path logs) throws Exception {
+        HttpResponse<String> put = putPolicy(base, policy, parameters);
         if (put.statusCode() != 200 && put.statusCode() != 202) { // 202: written, not in force within the wait
             throw new DemoException(1, "PUT " + base + "/admin/policy " + policy + ": HTTP " + put.statusCode() + " "
                     + Replayer.errorMessage(put.body()));

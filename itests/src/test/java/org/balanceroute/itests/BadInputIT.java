@@ -27,8 +27,9 @@ import org.junit.Test;
  * Content-Type and any body shape can be sent), plus configuration files edited under the running
  * runtime and the command-line tools given bad traces and flags. Each case has its expected answer;
  * after every case a valid request still succeeds and the router's snapshot holds no load. Every
- * case runs even when one fails; the failures are listed together. The README's "Bad input" table
- * lists the same cases with the same expected status ({@link #theReadmeTableListsEveryCase}).
+ * case runs even when one fails; the failures are listed together. The "Bad input" table of
+ * docs/reliability-and-security.md lists the same cases with the same expected status
+ * ({@link #theBadInputTableListsEveryCase}).
  */
 public class BadInputIT {
 
@@ -51,7 +52,7 @@ public class BadInputIT {
     }
 
     /**
-     * One case: {@code expected} is the README's "expected" column ("400", "exit 2", ...),
+     * One case: {@code expected} is the "Bad input" table's "expected" column ("400", "exit 2", ...),
      * {@code code} the status or exit code, {@code fragment} text the answer must contain,
      * {@code param} the OpenAI error's {@code param} (checked when {@code openAi}).
      */
@@ -312,19 +313,19 @@ public class BadInputIT {
     }
 
     @Test
-    public void theReadmeTableListsEveryCase() throws Exception {
-        String readme = Files.readString(RuntimeProcess.root().resolve("README.md"));
+    public void theBadInputTableListsEveryCase() throws Exception {
+        String table = Files.readString(RuntimeProcess.root().resolve("docs/reliability-and-security.md"));
         List<String> missing = new ArrayList<>();
         StringBuilder rows = new StringBuilder();
         for (Case k : cases()) {
             String row = "| " + k.name + " | " + k.expected + " |";
             rows.append(row).append(' ').append(describe(k)).append(" | yes |\n");
-            if (!readme.contains(row)) {
+            if (!table.contains(row)) {
                 missing.add(row);
             }
         }
-        assertTrue("README rows missing or with another expected status:\n" + String.join("\n", missing)
-                + "\n\nthe rows as the test has them:\n" + rows, missing.isEmpty());
+        assertTrue("docs/reliability-and-security.md: rows missing or with another expected status:\n"
+                + String.join("\n", missing) + "\n\nthe rows as the test has them:\n" + rows, missing.isEmpty());
     }
 
     /**
@@ -359,7 +360,7 @@ public class BadInputIT {
         assertTrue("the configured password in the log", !text.contains("password = admin") && !text.contains("password=admin"));
     }
 
-    /** The README's "expected body" column. */
+    /** The "Bad input" table's "expected body" column. */
     static String describe(Case k) {
         if (k.openAi) {
             return "OpenAI error, " + (k.param == null ? "`param` null" : "`param` `" + k.param + "`") + ": \""

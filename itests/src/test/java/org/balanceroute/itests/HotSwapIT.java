@@ -55,7 +55,7 @@ public class HotSwapIT {
         engines = SimCluster.start(SimConfig.builder().prefill(2).decode(8).portBase(0).timeFactor(0.01).build());
         Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "balanceroute-hotswap");
         String connector = RuntimeProcess.connectorConfig(engines, 2, 8);
-        // changes follow each other quickly: FileInstall's write-back off (README: Configuration)
+        // changes follow each other quickly: FileInstall's write-back off (docs/runtime.md: Configuration)
         runtime = new RuntimeProcess("hotswap", work, connector)
                 .javaOpts("-Xmx768m -Dfelix.fileinstall.enableConfigSave=false").start(null).awaitUp();
     }

@@ -1,6 +1,6 @@
 /**
  * A simulated vLLM data-parallel cluster on localhost: P prefill servers and G decode DP ranks
- * that speak vLLM's OpenAI-compatible engine contract (../shared/CONTRACT-vllm.md) over real
+ * that speak vLLM's OpenAI-compatible engine contract (docs/vllm-contract.md) over real
  * HTTP, and step the whole decode tier at a barrier, a step lasting
  * {@code (a * max_g L_g + b + c * max_g |A_g|) * timeFactor} seconds.
  *

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The engine contract (../shared/CONTRACT-vllm.md) over real HTTP against an in-process cluster. */
+/** The engine contract (docs/vllm-contract.md) over real HTTP against an in-process cluster. */
 class EngineContractTest {
 
     static final AtomicLong CLOCK = new AtomicLong();

@@ -12,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.awaitility.Awaitility;
 
 /** Test support: real HTTP against an in-process cluster, SSE parsing, waiting on conditions. */
 final class SimHttp {
@@ -90,15 +91,8 @@ final class SimHttp {
     }
 
     /** Waits until the condition holds, failing after the deadline. */
-    static void await(String what, Duration deadline, Check check) throws Exception {
-        long end = System.nanoTime() + deadline.toNanos();
-        while (!check.ok()) {
-            if (System.nanoTime() > end) {
-                fail("timed out after " + deadline + " waiting for " + what);
-            }
-            Thread.onSpinWait();
-            Thread.sleep(5);
-        }
+    static void await(String what, Duration deadline, Check check) {
+        Awaitility.await(what).atMost(deadline).pollInterval(Duration.ofMillis(5)).until(check::ok);
     }
 
 }

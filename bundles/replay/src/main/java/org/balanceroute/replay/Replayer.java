@@ -1,5 +1,6 @@
 package org.balanceroute.replay;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
@@ -27,6 +28,9 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.balanceroute.trace.TraceRequest;
+import org.balanceroute.wire.CompletionBodies;
+import org.balanceroute.wire.OpenAiErrorBody;
+import org.balanceroute.wire.TokenIdPrompt;
 
 /**
  * Replays requests against an OpenAI-compatible endpoint: each request is sent at its arrival
@@ -40,26 +44,8 @@ import org.balanceroute.trace.TraceRequest;
  */
 public final class Replayer {
 
-    /** Prompt token ids cycle through 1..PROMPT_ID_CYCLE. */
-    public static final int PROMPT_ID_CYCLE = 1000;
-
-    /**
-     * One cycle of prompt ids as JSON, {@code "1,2,...,1000,"}, and where each id ends in it: a
-     * prompt is copied from it in blocks, not written id by id (a replay of thousands of
-     * 10k-token prompts otherwise spends most of its CPU formatting numbers).
-     */
-    private static final String ID_CYCLE;
-    private static final int[] ID_END = new int[PROMPT_ID_CYCLE + 1];
-
-    static {
-        StringBuilder sb = new StringBuilder(PROMPT_ID_CYCLE * 4);
-        for (int i = 1; i <= PROMPT_ID_CYCLE; i++) {
-            sb.append(i);
-            ID_END[i] = sb.length();
-            sb.append(',');
-        }
-        ID_CYCLE = sb.toString();
-    }
+    /** Prompt token ids cycle through 1..PROMPT_ID_CYCLE ({@link TokenIdPrompt#cycling}). */
+    public static final int PROMPT_ID_CYCLE = TokenIdPrompt.ID_CYCLE;
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -328,10 +314,9 @@ public final class Replayer {
     /** The OpenAI error body's message, else the body itself (shortened). */
     public static String errorMessage(String body) {
         try {
-            JsonNode node = JSON.readTree(body);
-            JsonNode message = node.path("error").path("message");
-            if (message.isTextual()) {
-                return message.asText();
+            String message = OpenAiErrorBody.message(JSON.readTree(body));
+            if (message != null) {
+                return message;
             }
         } catch (IOException | RuntimeException e) {
             // not JSON
@@ -341,25 +326,11 @@ public final class Replayer {
     }
 
     String body(TraceRequest request) {
-        int n = request.inputTokens();
-        StringBuilder sb = new StringBuilder(n * 4 + 200);
-        sb.append('{');
-        if (model != null) {
-            sb.append("\"model\":");
-            sb.append(JSON.valueToTree(model).toString());
-            sb.append(',');
+        try {
+            return JSON.writeValueAsString(CompletionBodies.streamed(model, TokenIdPrompt.cycling(request.inputTokens()),
+                    request.outputTokens(), continuousUsage));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e); // a tree of plain values always writes
         }
-        sb.append("\"prompt\":[");
-        for (int left = n; left > 0; left -= PROMPT_ID_CYCLE) {
-            int ids = Math.min(left, PROMPT_ID_CYCLE);
-            sb.append(ID_CYCLE, 0, ID_END[ids]);
-            if (left > PROMPT_ID_CYCLE) {
-                sb.append(',');
-            }
-        }
-        sb.append("],\"max_tokens\":").append(request.outputTokens())
-                .append(",\"ignore_eos\":true,\"stream\":true,\"stream_options\":{\"include_usage\":true")
-                .append(continuousUsage ? ",\"continuous_usage_stats\":true}}" : "}}");
-        return sb.toString();
     }
 }

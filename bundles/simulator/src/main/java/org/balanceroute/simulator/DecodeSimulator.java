@@ -7,6 +7,7 @@ import org.balanceroute.api.CompletionListener;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.core.ClusterState;
 import org.balanceroute.core.Router;
+import org.balanceroute.core.StepCost;
 import org.balanceroute.core.TrackedRequest;
 import org.balanceroute.trace.TraceRequest;
 
@@ -104,6 +105,7 @@ public final class DecodeSimulator {
 
         double time = 0;
         int next = 0;
+        StepCost stepCost = config.stepCost();
         int completed = 0;
         while (completed < n) {
             while (next < n && ready[order[next]] <= time) {
@@ -125,7 +127,7 @@ public final class DecodeSimulator {
                 time = Math.max(time, ready[order[next]]);
                 continue;
             }
-            double stepSeconds = config.stepSeconds(metrics.maxLoad(), metrics.maxBatch());
+            double stepSeconds = stepCost.seconds(metrics.maxLoad(), metrics.maxBatch());
             metrics.recordStep(!router.pool().isEmpty(), time, stepSeconds);
             observer.onStep(metrics.steps - 1, time, cluster);
             time += stepSeconds;

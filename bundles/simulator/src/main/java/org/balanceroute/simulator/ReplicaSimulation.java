@@ -6,6 +6,7 @@ import java.util.function.IntFunction;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.core.ClusterState;
 import org.balanceroute.core.Router;
+import org.balanceroute.core.StepCost;
 import org.balanceroute.core.TrackedRequest;
 import org.balanceroute.trace.TraceRequest;
 
@@ -47,7 +48,7 @@ import org.balanceroute.trace.TraceRequest;
  * pin it).
  *
  * <p>Not modelled: the dispatcher's own time per step (one dispatch step costs tens of
- * microseconds, see the README's "Speed", well under a decode step), any cost of the forwarding
+ * microseconds, see docs/results.md, "Speed", well under a decode step), any cost of the forwarding
  * beyond D (D is the whole one-way delay), lost or reordered events, replicas joining or leaving.
  * Each replica's policy has its own seed ({@link ProxyReplicas#seedOf}) and its own predictors,
  * which learn from every completion their router hears of.
@@ -98,6 +99,7 @@ final class ReplicaSimulation {
 
         double time = 0;
         int ready = 0;
+        StepCost stepCost = config.stepCost();
         int completed = 0;
         while (completed < n) {
             while (ready < n && prepared.ready[prepared.order[ready]] <= time) {
@@ -134,7 +136,7 @@ final class ReplicaSimulation {
                 time = Math.max(time, next);
                 continue;
             }
-            double stepSeconds = config.stepSeconds(metrics.maxLoad(), metrics.maxBatch());
+            double stepSeconds = stepCost.seconds(metrics.maxLoad(), metrics.maxBatch());
             metrics.recordStep(ready > engine.started(), time, stepSeconds);
             observer.onStep(metrics.steps - 1, time, engine);
             time += stepSeconds;

@@ -1,5 +1,7 @@
 package org.balanceroute.simulator;
 
+import org.balanceroute.core.StepCost;
+
 /**
  * The simulated cluster. Validated on construction; a bad value throws
  * {@link IllegalArgumentException} naming the command-line option.
@@ -41,9 +43,9 @@ public record SimulationConfig(int workers, int capacity, double stepA, double s
         return new SimulationConfig(g, capacity, stepA, stepB, stepC, prefillPerToken, prefillFixed, seed);
     }
 
-    /** Seconds one decode step takes when the heaviest worker holds maxLoad tokens. */
-    public double stepSeconds(long maxLoad, int maxBatch) {
-        return stepA * maxLoad + stepB + stepC * maxBatch;
+    /** The decode step law with this cluster's a, b and c: what a step lasts. */
+    public StepCost stepCost() {
+        return new StepCost(stepA, stepB, stepC);
     }
 
     /** Seconds the prefill tier takes for a prompt. */

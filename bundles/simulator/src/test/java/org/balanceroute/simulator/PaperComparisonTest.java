@@ -31,8 +31,8 @@ class PaperComparisonTest {
     }
 
     /**
-     * The README's headline setting: first 3000 requests, arrivals compressed 40x, G=8, B=64.
-     * Bounds sit a little inside the measured figures (README), so a regression in the
+     * The headline setting of docs/results.md: first 3000 requests, arrivals compressed 40x, G=8, B=64.
+     * Bounds sit a little inside the measured figures (docs/results.md), so a regression in the
      * dispatcher, the score or the simulator shows here.
      */
     @Test

@@ -20,7 +20,7 @@ class ReplicaSimulationTest {
     /**
      * The replica model's bounds were measured with the paper's Stage 1 rule; with the default
      * {@code stage1Worker = margin} the single proxy balances better and a dispatcher one step
-     * late keeps less of that larger gain (README, Several proxies).
+     * late keeps less of that larger gain (docs/results.md, Several proxies).
      */
     static final BalanceSettings PAPER = BalanceSettings.defaults().withOrdering(
             BalanceSettings.Stage1Worker.SLOTS, BalanceSettings.HorizonMargin.MIN);
@@ -222,7 +222,7 @@ class ReplicaSimulationTest {
         }
     }
 
-    /** The README's G=8 workload: gossip overfills the engine, the dispatcher keeps br0's gain over jsq. */
+    /** The G=8 workload of docs/results.md (Several proxies): gossip overfills the engine, the dispatcher keeps br0's gain over jsq. */
     @Test
     void onMooncakeGossipOverfillsAndTheDispatcherKeepsTheGain() throws Exception {
         java.nio.file.Path file = PaperComparisonTest.sharedTrace("mooncake-conversation.jsonl");

@@ -1,11 +1,13 @@
 package org.balanceroute.trace;
 
+import org.balanceroute.wire.PromptKey;
+
 /**
  * Mooncake JSON lines, one flat object per line:
  * {@code {"timestamp": 27482, "input_length": 6955, "output_length": 52, "hash_ids": [46, 47]}}.
  * Keys may come in any order with any JSON whitespace; all four are required, others and
  * duplicates are rejected. A hand-written scanner rather than a JSON library keeps the
- * bundle dependency-free, and reads the 3 MB trace in well under a second on a cold JVM.
+ * bundle free of one, and reads the 3 MB trace in well under a second on a cold JVM.
  */
 final class MooncakeJsonParser implements RowParser {
 
@@ -96,6 +98,14 @@ final class MooncakeJsonParser implements RowParser {
         throw new LineException(key, "unexpected key (expected timestamp, input_length, output_length, hash_ids)");
     }
 
+    /**
+     * A prompt's key is the key of its (leading) block ids as a list, by the one rule the proxy
+     * keys a token-id prompt by ({@link PromptKey}); no ids, no key.
+     */
+    private static long keyOf(PromptKey.Ids key, int hashed) {
+        return hashed == 0 ? TraceRequest.NO_PROMPT_KEY : key.key(hashed);
+    }
+
     /** Parses {@code [id, ...]} and returns the prompt key of its leading ids. */
     private long hashIds() throws LineException {
         if (peek() != '[') {
@@ -104,22 +114,22 @@ final class MooncakeJsonParser implements RowParser {
         }
         pos++;
         skipWhitespace();
-        long hash = PromptKeys.EMPTY;
+        PromptKey.Ids key = new PromptKey.Ids();
         int hashed = 0;
         if (peek() == ']') {
             pos++;
-            return PromptKeys.finish(hash, hashed);
+            return keyOf(key, hashed);
         }
         for (int index = 0; ; index++) {
             long id = hashId(index);
             if (promptPrefixBlocks == 0 || index < promptPrefixBlocks) {
-                hash = PromptKeys.add(hash, id);
+                key.add(id);
                 hashed++;
             }
             skipWhitespace();
             char c = next();
             if (c == ']') {
-                return PromptKeys.finish(hash, hashed);
+                return keyOf(key, hashed);
             }
             if (c != ',') {
                 throw unexpected("',' or ']' in hash_ids", pos - 1);

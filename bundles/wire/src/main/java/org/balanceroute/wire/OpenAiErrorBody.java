@@ -1,5 +1,6 @@
 package org.balanceroute.wire;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -24,5 +25,11 @@ public final class OpenAiErrorBody {
         error.put("param", param);
         error.put("code", code);
         return Map.of("error", error);
+    }
+
+    /** The {@code error.message} of such a body, or null when it has none that is text. */
+    public static String message(JsonNode body) {
+        JsonNode message = body == null ? null : body.path("error").path("message");
+        return message != null && message.isTextual() ? message.asText() : null;
     }
 }

@@ -1,11 +1,18 @@
 /**
- * The OpenAI / vLLM wire format, where the proxy, its admin API and the simulated engine read or
- * write it the same way: a prompt of token ids, scanned from the request's bytes without building
- * a JSON token per id, and the OpenAI error body.
+ * The OpenAI / vLLM wire contract in code, once (docs/vllm-contract.md), for everyone who reads or
+ * writes it: the proxy's connector, its admin API, the simulated engine, the replayer and the
+ * benchmarks. The prefill and decode hop bodies and the client's streamed completion
+ * ({@link org.balanceroute.wire.CompletionBodies}), the KV handle
+ * ({@link org.balanceroute.wire.KvHandle}), a prompt of token ids scanned from the request's bytes
+ * without a JSON token per id ({@link org.balanceroute.wire.TokenIdBody},
+ * {@link org.balanceroute.wire.TokenIdList}, {@link org.balanceroute.wire.TokenIdPrompt}), a
+ * prompt's identity ({@link org.balanceroute.wire.PromptKey}) and length
+ * ({@link org.balanceroute.wire.PromptTokens}), and the OpenAI error body
+ * ({@link org.balanceroute.wire.OpenAiErrorBody}).
  * Stateless; every method may be called from any thread.
  */
 @Export
-@Version("0.2.0")
+@Version("0.3.0")
 package org.balanceroute.wire;
 
 import org.osgi.annotation.bundle.Export;

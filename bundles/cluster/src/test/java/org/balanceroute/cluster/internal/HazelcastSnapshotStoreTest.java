@@ -172,7 +172,7 @@ class HazelcastSnapshotStoreTest {
         }
     }
 
-    /** One-way latency of a 64-byte frame A to B, unloaded (one in flight), printed for the README. */
+    /** One-way latency of a 64-byte frame A to B, unloaded (one in flight), printed for docs/cluster-of-proxies.md. */
     @Test
     void oneWayLatencyOnLoopback() throws Exception {
         RecordingReceiver atB = new RecordingReceiver();

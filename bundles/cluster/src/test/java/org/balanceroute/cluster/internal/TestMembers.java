@@ -1,7 +1,5 @@
 package org.balanceroute.cluster.internal;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 import com.hazelcast.core.HazelcastInstance;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,8 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
 import java.util.UUID;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import org.awaitility.Awaitility;
 
 /** Real Hazelcast members on loopback, built by the component's own config builder. */
 final class TestMembers implements AutoCloseable {
@@ -90,12 +88,6 @@ final class TestMembers implements AutoCloseable {
 
     /** Waits until the condition holds, polling every millisecond, failing after the timeout. */
     static void await(String what, Duration timeout, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("not within " + timeout.toMillis() + " ms: " + what);
-            }
-            LockSupport.parkNanos(1_000_000);
-        }
+        Awaitility.await(what).atMost(timeout).pollInterval(Duration.ofMillis(1)).until(condition::getAsBoolean);
     }
 }

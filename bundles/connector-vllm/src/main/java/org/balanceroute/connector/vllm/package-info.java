@@ -1,6 +1,6 @@
 /**
  * The engine connector for vLLM / vllm-ascend with Mooncake KV transfer: the two hops of
- * ../shared/CONTRACT-vllm.md (prefill with {@code kv_transfer_params.do_remote_decode}, then
+ * docs/vllm-contract.md (prefill with {@code kv_transfer_params.do_remote_decode}, then
  * decode on a chosen DP worker with the prefill's KV handle), as the proxy drives them; in
  * co-located mode (no prefill tier) the decode hop only. Health checks tell registered
  * {@link org.balanceroute.connector.vllm.DecodeAvailabilityListener}s which decode workers can
@@ -11,7 +11,7 @@
  * threads and must not block.
  */
 @Export
-@Version("0.6.0")
+@Version("1.0.0")
 package org.balanceroute.connector.vllm;
 
 import org.osgi.annotation.bundle.Export;

@@ -1,19 +1,17 @@
 package org.balanceroute.enginesim.internal;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.balanceroute.enginesim.SimConfig;
 
-/** A running cluster: the step loop, the shared state and one HTTP server per endpoint. */
+/** A running cluster: the step loop and shared state ({@link Engines}) and one HTTP server per endpoint. */
 public final class Cluster implements AutoCloseable {
 
     /** Connections waiting to be accepted per server: bursts of thousands of requests (a replay) must not time out. */
@@ -37,16 +35,8 @@ public final class Cluster implements AutoCloseable {
         }
     }
 
-    final SimConfig config;
-    final ObjectMapper json = new ObjectMapper();
-    final Faults faults;
-    final GroundTruthStats stats;
-    final DecodeEngine engine;
-    final KvHandleRegistry handles;
-    /** Distinguishes this cluster's engine ids from another cluster's. */
-    final String clusterId = UUID.randomUUID().toString().substring(0, 8);
-    final AtomicInteger[] prefillInFlight;
-    final TimeFactor timeFactor;
+    private final SimConfig config;
+    private final Engines engines;
     private final ExecutorService executor;
     private final List<HttpServer> servers = new ArrayList<>();
     private final int[] prefillPorts;
@@ -55,15 +45,7 @@ public final class Cluster implements AutoCloseable {
 
     private Cluster(SimConfig config) {
         this.config = config;
-        faults = new Faults(config.decode(), config.prefill());
-        timeFactor = new TimeFactor(config.timeFactor());
-        stats = new GroundTruthStats(config.decode(), timeFactor);
-        engine = new DecodeEngine(config, timeFactor, faults, stats);
-        handles = new KvHandleRegistry(config.handleClockNanos(), config.handleTtlSeconds());
-        prefillInFlight = new AtomicInteger[config.prefill()];
-        for (int i = 0; i < prefillInFlight.length; i++) {
-            prefillInFlight[i] = new AtomicInteger();
-        }
+        this.engines = new Engines(config);
         AtomicInteger threads = new AtomicInteger();
         executor = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "enginesim-http-" + threads.incrementAndGet());
@@ -83,7 +65,7 @@ public final class Cluster implements AutoCloseable {
         Cluster c = new Cluster(config);
         for (String fault : config.faults()) {
             try {
-                c.faults.apply(c.json.readTree(fault), -1);
+                c.engines.faults.apply(c.engines.json.readTree(fault), -1);
             } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
                 throw new IllegalArgumentException("--fault is not valid JSON: " + fault);
             } catch (IllegalArgumentException e) {
@@ -91,18 +73,18 @@ public final class Cluster implements AutoCloseable {
             }
         }
         try {
-            c.engine.start();
+            c.engines.engine.start();
             for (int i = 0; i < config.prefill(); i++) {
                 c.prefillPorts[i] = c.bind(config.portBase() == 0 ? 0 : config.portBase() + i,
-                        new EndpointHandler(c, EndpointHandler.Kind.PREFILL, i));
+                        new EndpointHandler(c.engines, EndpointHandler.Kind.PREFILL, i));
             }
             if (config.allRanksEndpoint()) {
                 c.allRanksPort = c.bind(config.portBase() == 0 ? 0 : config.portBase() + 99,
-                        new EndpointHandler(c, EndpointHandler.Kind.ALL_RANKS, -1));
+                        new EndpointHandler(c.engines, EndpointHandler.Kind.ALL_RANKS, -1));
             }
             for (int g = 0; g < config.decode(); g++) {
                 c.decodePorts[g] = c.bind(config.portBase() == 0 ? 0 : config.portBase() + 100 + g,
-                        new EndpointHandler(c, EndpointHandler.Kind.RANK, g));
+                        new EndpointHandler(c.engines, EndpointHandler.Kind.RANK, g));
             }
             return c;
         } catch (IOException | RuntimeException e) {
@@ -139,41 +121,40 @@ public final class Cluster implements AutoCloseable {
 
     /** Applies a fault change given as JSON (the {@code POST /sim/faults} body). */
     public void applyFaults(String jsonBody) throws IOException {
-        faults.apply(json.readTree(jsonBody), -1);
-        engine.wake();
+        engines.faults.apply(engines.json.readTree(jsonBody), -1);
+        engines.engine.wake();
     }
 
     public String statsJson() throws IOException {
-        return json.writeValueAsString(stats.toJson(json));
+        return engines.json.writeValueAsString(engines.stats.toJson(engines.json));
     }
 
     public String seriesJson() throws IOException {
-        return json.writeValueAsString(stats.seriesJson(json));
+        return engines.json.writeValueAsString(engines.stats.seriesJson(engines.json));
     }
 
     /** The time factor in force now: --time-factor, or the last {@link #setTimeFactor}. */
     public double timeFactor() {
-        return timeFactor.get();
+        return engines.timeFactor();
     }
 
     /** Changes the time factor from the next step and prefill on ({@code POST /sim/timing}). */
     public void setTimeFactor(double v) {
-        timeFactor.set(v);
-        engine.wake();
+        engines.setTimeFactor(v);
     }
 
     /** Tokens per streamed chunk now: --stream-interval, or the last {@link #setStreamInterval}. */
     public int streamInterval() {
-        return engine.streamInterval();
+        return engines.streamInterval();
     }
 
     /** Changes the tokens per streamed chunk from the next decode step on ({@code POST /sim/timing}). */
     public void setStreamInterval(int v) {
-        engine.setStreamInterval(v);
+        engines.setStreamInterval(v);
     }
 
     public void resetStats() {
-        stats.reset();
+        engines.stats.reset();
     }
 
     @Override
@@ -193,7 +174,7 @@ public final class Cluster implements AutoCloseable {
             }
         }
         servers.clear();
-        engine.stop();
+        engines.engine.stop();
         executor.shutdownNow();
         try {
             executor.awaitTermination(2, TimeUnit.SECONDS);

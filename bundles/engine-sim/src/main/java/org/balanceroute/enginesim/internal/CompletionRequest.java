@@ -2,14 +2,16 @@ package org.balanceroute.enginesim.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.SplittableRandom;
+import org.balanceroute.wire.KvHandle;
+import org.balanceroute.wire.PromptTokens;
 
 /**
  * The parts of an OpenAI {@code /v1/completions} or {@code /v1/chat/completions} body the
  * simulator acts on, validated as vLLM validates them.
  *
- * <p>Prompt length: a token-id array counts its ids; text counts {@code ceil(chars / 4)}
- * tokens, at least 1 (the usual 4-characters-per-token rule of thumb; no tokenizer). Chat
- * messages: the same over the concatenated text content of every message (no chat template).
+ * <p>Prompt length: a token-id array counts its ids; text and chat messages as
+ * {@link PromptTokens} estimates them ({@code ceil(chars / 4)}, at least 1; no tokenizer, no chat
+ * template), as the proxy does in co-located mode.
  */
 record CompletionRequest(boolean chat, String model, int promptTokens, int maxTokens, int minTokens,
                          boolean ignoreEos, boolean stream, boolean includeUsage, boolean continuousUsage,
@@ -56,7 +58,7 @@ record CompletionRequest(boolean chat, String model, int promptTokens, int maxTo
             continuous = so.path("continuous_usage_stats").asBoolean(false);
         }
         continuous |= stream && body.path("continuous_usage_stats").asBoolean(false);
-        JsonNode kv = body.get("kv_transfer_params");
+        JsonNode kv = body.get(KvHandle.FIELD);
         return new CompletionRequest(chat, model, prompt, max, min, ignoreEos, stream, includeUsage, continuous,
                 kv == null || kv.isNull() ? null : kv);
     }
@@ -72,15 +74,11 @@ record CompletionRequest(boolean chat, String model, int promptTokens, int maxTo
     }
 
     boolean remoteDecode() {
-        return kvTransferParams != null && kvTransferParams.path("do_remote_decode").asBoolean(false);
+        return KvHandle.asksRemoteDecode(kvTransferParams);
     }
 
     boolean remotePrefill() {
-        return kvTransferParams != null && kvTransferParams.path("do_remote_prefill").asBoolean(false);
-    }
-
-    static int textTokens(String text) {
-        return Math.max(1, (text.length() + 3) / 4);
+        return KvHandle.hasRemotePrefill(kvTransferParams);
     }
 
     private static int promptTokens(JsonNode body) throws ApiException {
@@ -89,7 +87,7 @@ record CompletionRequest(boolean chat, String model, int promptTokens, int maxTo
             throw ApiException.badRequest("prompt", "field 'prompt' is required");
         }
         if (p.isTextual()) {
-            return textTokens(p.asText());
+            return PromptTokens.ofText(p.asText().length());
         }
         if (p.isPojo() && ((com.fasterxml.jackson.databind.node.POJONode) p).getPojo()
                 instanceof RequestBodies.TokenIds ids) {
@@ -118,23 +116,7 @@ record CompletionRequest(boolean chat, String model, int promptTokens, int maxTo
         if (messages == null || !messages.isArray() || messages.isEmpty()) {
             throw ApiException.badRequest("messages", "field 'messages' must be a non-empty list");
         }
-        StringBuilder text = new StringBuilder();
-        for (JsonNode m : messages) {
-            JsonNode content = m.get("content");
-            if (content == null || content.isNull()) {
-                continue;
-            }
-            if (content.isTextual()) {
-                text.append(content.asText());
-            } else if (content.isArray()) {
-                for (JsonNode part : content) {
-                    if (part.path("text").isTextual()) {
-                        text.append(part.get("text").asText());
-                    }
-                }
-            }
-        }
-        return textTokens(text.toString());
+        return PromptTokens.ofMessages(messages);
     }
 
     private static int positiveInt(JsonNode body, String field, int min) throws ApiException {

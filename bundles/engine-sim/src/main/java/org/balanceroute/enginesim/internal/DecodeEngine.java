@@ -8,12 +8,14 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
+import org.balanceroute.core.StepCost;
 import org.balanceroute.enginesim.SimConfig;
 
 /**
  * The decode tier's step loop: one thread for all G ranks, which advance together and meet at a
  * barrier every step. A step lasts
  * <pre>  max( a * max_g L_g + b + c * max_g |A_g| ,  max_{g slow} f_g * (a * L_g + b + c * |A_g|) ) * timeFactor</pre>
+ * ({@link StepCost}, the law the trace simulator steps by)
  * seconds (f_g: a rank's slow factor, a fault), where {@code L_g} is the sum over the rank's
  * running requests of prompt tokens plus tokens generated so far. At the end of a step every
  * running request has one more token; a chunk goes to its writer every {@code streamInterval}
@@ -28,6 +30,7 @@ import org.balanceroute.enginesim.SimConfig;
 final class DecodeEngine implements Runnable {
 
     private final SimConfig config;
+    private final StepCost stepCost;
     private final TimeFactor timeFactor;
     private final int ranks;
     private final Faults faults;
@@ -60,6 +63,7 @@ final class DecodeEngine implements Runnable {
     @SuppressWarnings("unchecked")
     DecodeEngine(SimConfig config, TimeFactor timeFactor, Faults faults, GroundTruthStats stats) {
         this.config = config;
+        this.stepCost = new StepCost(config.stepA(), config.stepB(), config.stepC());
         this.timeFactor = timeFactor;
         this.ranks = config.decode();
         this.faults = faults;
@@ -265,15 +269,12 @@ final class DecodeEngine implements Runnable {
             maxLoad = Math.max(maxLoad, l);
             maxBatch = Math.max(maxBatch, batch[g]);
         }
-        double a = config.stepA();
-        double b = config.stepB();
-        double c = config.stepC();
-        double seconds = a * maxLoad + b + c * maxBatch;
+        double seconds = stepCost.seconds(maxLoad, maxBatch);
         if (faults.anySlow()) {
             for (int g = 0; g < ranks; g++) {
                 double f = faults.slowFactor(g);
                 if (f > 1) {
-                    seconds = Math.max(seconds, f * (a * loads[g] + b + c * batch[g]));
+                    seconds = Math.max(seconds, f * stepCost.seconds(loads[g], batch[g]));
                 }
             }
         }

@@ -1,7 +1,6 @@
 package org.balanceroute.enginesim.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
@@ -11,6 +10,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
+import org.balanceroute.wire.KvHandle;
 import org.balanceroute.wire.OpenAiErrorBody;
 
 /**
@@ -30,12 +30,12 @@ final class EndpointHandler implements HttpHandler {
         " dog", " and", " runs", " far"};
     private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8);
 
-    private final Cluster cluster;
+    private final Engines engines;
     private final Kind kind;
     private final int index;
 
-    EndpointHandler(Cluster cluster, Kind kind, int index) {
-        this.cluster = cluster;
+    EndpointHandler(Engines engines, Kind kind, int index) {
+        this.engines = engines;
         this.kind = kind;
         this.index = index;
     }
@@ -70,8 +70,8 @@ final class EndpointHandler implements HttpHandler {
                 case "/health" -> {
                     requireMethod(method, "GET");
                     boolean down = switch (kind) {
-                        case PREFILL -> cluster.faults.isPrefillDown(index);
-                        case RANK -> cluster.faults.isDown(index);
+                        case PREFILL -> engines.faults.isPrefillDown(index);
+                        case RANK -> engines.faults.isDown(index);
                         case ALL_RANKS -> anyRankDown();
                     };
                     if (down) {
@@ -81,9 +81,9 @@ final class EndpointHandler implements HttpHandler {
                 }
                 case "/v1/models" -> {
                     requireMethod(method, "GET");
-                    ObjectNode out = cluster.json.createObjectNode().put("object", "list");
-                    out.putArray("data").addObject().put("id", cluster.config.model()).put("object", "model")
-                            .put("created", nowSeconds()).put("owned_by", "vllm").put("root", cluster.config.model())
+                    ObjectNode out = engines.json.createObjectNode().put("object", "list");
+                    out.putArray("data").addObject().put("id", engines.config.model()).put("object", "model")
+                            .put("created", nowSeconds()).put("owned_by", "vllm").put("root", engines.config.model())
                             .putNull("parent");
                     sendJson(ex, 200, out);
                 }
@@ -94,20 +94,20 @@ final class EndpointHandler implements HttpHandler {
                 }
                 case "/load" -> {
                     requireMethod(method, "GET");
-                    sendJson(ex, 200, cluster.json.createObjectNode().put("server_load", serverLoad()));
+                    sendJson(ex, 200, engines.json.createObjectNode().put("server_load", serverLoad()));
                 }
                 case "/sim/stats" -> {
                     requireMethod(method, "GET");
-                    sendJson(ex, 200, cluster.stats.toJson(cluster.json));
+                    sendJson(ex, 200, engines.stats.toJson(engines.json));
                 }
                 case "/sim/series" -> {
                     requireMethod(method, "GET");
-                    sendJson(ex, 200, cluster.stats.seriesJson(cluster.json));
+                    sendJson(ex, 200, engines.stats.seriesJson(engines.json));
                 }
                 case "/sim/stats/reset" -> {
                     requireMethod(method, "POST");
-                    cluster.stats.reset();
-                    sendJson(ex, 200, cluster.stats.toJson(cluster.json));
+                    engines.stats.reset();
+                    sendJson(ex, 200, engines.stats.toJson(engines.json));
                 }
                 case "/sim/timing" -> {
                     if (method.equals("POST")) {
@@ -128,33 +128,33 @@ final class EndpointHandler implements HttpHandler {
                         }
                         try {
                             if (!f.isMissingNode()) {
-                                cluster.setTimeFactor(f.asDouble());
+                                engines.setTimeFactor(f.asDouble());
                             }
                         } catch (IllegalArgumentException e) {
                             throw ApiException.badRequest("timeFactor", e.getMessage());
                         }
                         if (!k.isMissingNode()) {
-                            cluster.setStreamInterval(k.asInt());
+                            engines.setStreamInterval(k.asInt());
                         }
                     } else {
                         requireMethod(method, "GET");
                     }
-                    sendJson(ex, 200, cluster.json.createObjectNode().put("timeFactor", cluster.timeFactor())
-                            .put("streamInterval", cluster.streamInterval()));
+                    sendJson(ex, 200, engines.json.createObjectNode().put("timeFactor", engines.timeFactor())
+                            .put("streamInterval", engines.streamInterval()));
                 }
                 case "/sim/faults" -> {
                     if (method.equals("POST")) {
                         JsonNode body = readJson(ex);
                         try {
-                            cluster.faults.apply(body, kind == Kind.RANK ? index : -1);
+                            engines.faults.apply(body, kind == Kind.RANK ? index : -1);
                         } catch (IllegalArgumentException e) {
                             throw ApiException.badRequest(null, e.getMessage());
                         }
-                        cluster.engine.wake();
+                        engines.engine.wake();
                     } else {
                         requireMethod(method, "GET");
                     }
-                    sendJson(ex, 200, cluster.faults.toJson(cluster.json));
+                    sendJson(ex, 200, engines.faults.toJson(engines.json));
                 }
                 default -> throw new ApiException(404, "NotFoundError", null, "no route " + method + " " + path);
             }
@@ -182,8 +182,8 @@ final class EndpointHandler implements HttpHandler {
     }
 
     private boolean anyRankDown() {
-        for (int g = 0; g < cluster.config.decode(); g++) {
-            if (cluster.faults.isDown(g)) {
+        for (int g = 0; g < engines.config.decode(); g++) {
+            if (engines.faults.isDown(g)) {
                 return true;
             }
         }
@@ -196,7 +196,7 @@ final class EndpointHandler implements HttpHandler {
             bytes = in.readAllBytes();
         }
         try {
-            JsonNode tree = RequestBodies.read(cluster.json, bytes);
+            JsonNode tree = RequestBodies.read(engines.json, bytes);
             if (tree == null || tree.isMissingNode()) {
                 throw ApiException.badRequest(null, "the request body is empty: a JSON object is expected");
             }
@@ -210,52 +210,43 @@ final class EndpointHandler implements HttpHandler {
 
     private void prefill(HttpExchange ex, JsonNode body, boolean chat, String requestId)
             throws IOException, ApiException {
-        long arrival = cluster.handles.now();
-        if (cluster.faults.isPrefillDown(index)) {
+        long arrival = engines.handles.now();
+        if (engines.faults.isPrefillDown(index)) {
             throw new ApiException(503, "ServiceUnavailableError", null,
                     "simulated fault: prefill server " + index + " is down");
         }
-        CompletionRequest req = CompletionRequest.parse(body, chat, cluster.config.model(),
-                cluster.config.defaultMaxTokens());
+        CompletionRequest req = CompletionRequest.parse(body, chat, engines.config.model(),
+                engines.config.defaultMaxTokens());
         if (!req.remoteDecode()) {
             throw ApiException.badRequest("kv_transfer_params", "this simulated prefill server serves the prefill hop"
                     + " only: send kv_transfer_params.do_remote_decode=true (and route decoding to a decode rank)");
         }
-        if (cluster.faults.takePrefillFailure(index)) {
+        if (engines.faults.takePrefillFailure(index)) {
             throw new ApiException(500, "InternalServerError", null,
                     "simulated fault: prefill server " + index + " failed the request");
         }
-        cluster.prefillInFlight[index].incrementAndGet();
+        engines.prefillInFlight[index].incrementAndGet();
         try {
-            double seconds = (cluster.config.prefillPerToken() * req.promptTokens() + cluster.config.prefillFixed())
-                    * cluster.timeFactor.get();
+            double seconds = (engines.config.prefillPerToken() * req.promptTokens() + engines.config.prefillFixed())
+                    * engines.timeFactor.get();
             long deadline = System.nanoTime() + (long) (seconds * 1e9);
             long left;
             while ((left = deadline - System.nanoTime()) > 0) {
                 LockSupport.parkNanos(left);
             }
         } finally {
-            cluster.prefillInFlight[index].decrementAndGet();
+            engines.prefillInFlight[index].decrementAndGet();
         }
-        String host = cluster.config.host();
+        String host = engines.config.host();
         int port = ex.getLocalAddress().getPort();
-        String engineId = "enginesim-" + cluster.clusterId + "-prefill_dp" + index;
+        String engineId = "enginesim-" + engines.clusterId + "-prefill_dp" + index;
         String remoteId = "prefill-" + requestId + "-" + UUID.randomUUID().toString().substring(0, 8);
         int blockSize = 128;
         int blocks = (req.promptTokens() + blockSize - 1) / blockSize;
-        cluster.handles.issue(new KvHandleRegistry.Issued(remoteId, engineId, host, port, req.promptTokens(),
-                cluster.handles.now(), arrival));
-        ObjectNode kv = cluster.json.createObjectNode();
-        kv.put("do_remote_prefill", true).put("do_remote_decode", false);
-        ArrayNode ids = kv.putArray("remote_block_ids");
-        for (int b = 0; b < blocks; b++) {
-            ids.add(b);
-        }
-        kv.put("remote_engine_id", engineId).put("remote_host", host).put("remote_port", port)
-                .put("remote_request_id", remoteId).put("tp_size", 1).put("num_prompt_blocks", blocks)
-                .put("remote_block_size", blockSize).put("last_token_id", 0);
+        engines.handles.issue(new KvHandleRegistry.Issued(remoteId, engineId, host, port, req.promptTokens(),
+                engines.handles.now(), arrival));
         ObjectNode out = response(req, requestId, text(0, 1), "length", 1);
-        out.set("kv_transfer_params", kv);
+        out.set(KvHandle.FIELD, KvHandle.issued(engineId, host, port, remoteId, blocks, blockSize));
         sendJson(ex, 200, out);
     }
 
@@ -265,37 +256,35 @@ final class EndpointHandler implements HttpHandler {
             throws IOException, ApiException {
         long arrival = System.nanoTime();
         int rank = kind == Kind.RANK ? index : allRanksRank(ex);
-        if (cluster.faults.isDown(rank)) {
+        if (engines.faults.isDown(rank)) {
             throw new ApiException(503, "ServiceUnavailableError", null,
                     "simulated fault: DP rank " + rank + " is down");
         }
-        CompletionRequest req = CompletionRequest.parse(body, chat, cluster.config.model(),
-                cluster.config.defaultMaxTokens());
+        CompletionRequest req = CompletionRequest.parse(body, chat, engines.config.model(),
+                engines.config.defaultMaxTokens());
         int promptTokens = req.promptTokens();
         if (req.remotePrefill()) {
             JsonNode kv = req.kvTransferParams();
-            KvHandleRegistry.Taken taken = cluster.handles.take(
-                    kv.path("remote_request_id").isTextual() ? kv.get("remote_request_id").asText() : null,
-                    kv.path("remote_engine_id").asText(null), kv.path("remote_host").asText(null),
-                    kv.path("remote_port").canConvertToInt() ? kv.get("remote_port").asInt() : null);
+            KvHandleRegistry.Taken taken = engines.handles.take(KvHandle.remoteRequestId(kv),
+                    KvHandle.remoteEngineId(kv), KvHandle.remoteHost(kv), KvHandle.remotePort(kv));
             if (taken.error() != null) {
                 throw ApiException.badRequest("kv_transfer_params", taken.error());
             }
             promptTokens = taken.handle().promptTokens();
             // the request reached the cluster at its prefill hop: TTFT counts from there
-            arrival -= cluster.handles.now() - taken.handle().prefillArrivalNanos();
+            arrival -= engines.handles.now() - taken.handle().prefillArrivalNanos();
         } else if (req.remoteDecode()) {
             throw ApiException.badRequest("kv_transfer_params", "a decode rank does not serve the prefill hop"
                     + " (do_remote_decode=true): send it to a prefill server");
         }
-        if (cluster.faults.takeFailure(rank)) {
+        if (engines.faults.takeFailure(rank)) {
             throw new ApiException(500, "InternalServerError", null,
                     "simulated fault: DP rank " + rank + " failed the request");
         }
         EngineRequest r = new EngineRequest(requestId, rank, promptTokens,
-                req.outputTokens(cluster.config.seed(), requestId), req.maxTokens(),
-                cluster.faults.cutAfterTokens(rank), arrival);
-        cluster.engine.submit(r);
+                req.outputTokens(engines.config.seed(), requestId), req.maxTokens(),
+                engines.faults.cutAfterTokens(rank), arrival);
+        engines.engine.submit(r);
         if (req.stream()) {
             stream(ex, req, r);
         } else {
@@ -305,9 +294,9 @@ final class EndpointHandler implements HttpHandler {
 
     private int allRanksRank(HttpExchange ex) throws ApiException {
         String h = ex.getRequestHeaders().getFirst(RANK_HEADER);
-        int ranks = cluster.config.decode();
+        int ranks = engines.config.decode();
         if (h == null) {
-            int g = cluster.engine.leastLoadedRank();
+            int g = engines.engine.leastLoadedRank();
             if (g < 0) {
                 throw new ApiException(503, "ServiceUnavailableError", null, "every DP rank is down (simulated fault)");
             }
@@ -331,7 +320,7 @@ final class EndpointHandler implements HttpHandler {
                 ev = r.events.take();
             } while (!ev.terminal());
         } catch (InterruptedException e) {
-            cluster.engine.abort(r);
+            engines.engine.abort(r);
             Thread.currentThread().interrupt();
             return;
         }
@@ -398,16 +387,16 @@ final class EndpointHandler implements HttpHandler {
                 out.flush();
             }
         } catch (IOException e) {
-            cluster.engine.abort(r);
+            engines.engine.abort(r);
             throw e;
         } catch (InterruptedException e) {
-            cluster.engine.abort(r);
+            engines.engine.abort(r);
             Thread.currentThread().interrupt();
         }
     }
 
     private ObjectNode chunk(CompletionRequest req, String id, long created) {
-        ObjectNode c = cluster.json.createObjectNode();
+        ObjectNode c = engines.json.createObjectNode();
         c.put("id", id).put("object", req.chat() ? "chat.completion.chunk" : "text_completion")
                 .put("created", created).put("model", req.model());
         return c;
@@ -415,14 +404,14 @@ final class EndpointHandler implements HttpHandler {
 
     private void writeEvent(OutputStream out, ObjectNode event) throws IOException {
         out.write("data: ".getBytes(StandardCharsets.UTF_8));
-        out.write(cluster.json.writeValueAsBytes(event));
+        out.write(engines.json.writeValueAsBytes(event));
         out.write("\n\n".getBytes(StandardCharsets.UTF_8));
     }
 
     /** A non-streaming completion or chat completion of {@code tokens} tokens. */
     private ObjectNode response(CompletionRequest req, String requestId, String text, String finishReason,
                                 int tokens) {
-        ObjectNode out = cluster.json.createObjectNode();
+        ObjectNode out = engines.json.createObjectNode();
         out.put("id", (req.chat() ? "chatcmpl-" : "cmpl-") + requestId)
                 .put("object", req.chat() ? "chat.completion" : "text_completion")
                 .put("created", nowSeconds()).put("model", req.model());
@@ -435,12 +424,12 @@ final class EndpointHandler implements HttpHandler {
         }
         choice.putNull("logprobs").put("finish_reason", finishReason).putNull("stop_reason");
         out.set("usage", usage(req.promptTokens(), tokens));
-        out.putNull("kv_transfer_params");
+        out.putNull(KvHandle.FIELD);
         return out;
     }
 
     private ObjectNode usage(int prompt, int completion) {
-        return cluster.json.createObjectNode().put("prompt_tokens", prompt).put("total_tokens", prompt + completion)
+        return engines.json.createObjectNode().put("prompt_tokens", prompt).put("total_tokens", prompt + completion)
                 .put("completion_tokens", completion);
     }
 
@@ -456,26 +445,26 @@ final class EndpointHandler implements HttpHandler {
     /** vLLM's {@code /load} ({@code --enable-server-load-tracking}): requests in flight. */
     private long serverLoad() {
         if (kind == Kind.PREFILL) {
-            return cluster.prefillInFlight[index].get();
+            return engines.prefillInFlight[index].get();
         }
         int from = kind == Kind.RANK ? index : 0;
-        int to = kind == Kind.RANK ? index + 1 : cluster.config.decode();
+        int to = kind == Kind.RANK ? index + 1 : engines.config.decode();
         long load = 0;
         for (int g = from; g < to; g++) {
-            load += cluster.engine.runningGauge.get(g) + cluster.engine.waitingGauge.get(g);
+            load += engines.engine.runningGauge.get(g) + engines.engine.waitingGauge.get(g);
         }
         return load;
     }
 
     private String metrics() {
         StringBuilder sb = new StringBuilder(512);
-        String model = cluster.config.model();
-        DecodeEngine e = cluster.engine;
+        String model = engines.config.model();
+        DecodeEngine e = engines.engine;
         int from = kind == Kind.RANK ? index : 0;
-        int to = kind == Kind.RANK ? index + 1 : kind == Kind.ALL_RANKS ? cluster.config.decode() : 0;
+        int to = kind == Kind.RANK ? index + 1 : kind == Kind.ALL_RANKS ? engines.config.decode() : 0;
         gauge(sb, "vllm:num_requests_running", "Number of requests in model execution batches.");
         if (kind == Kind.PREFILL) {
-            line(sb, "vllm:num_requests_running", model, index, cluster.prefillInFlight[index].get());
+            line(sb, "vllm:num_requests_running", model, index, engines.prefillInFlight[index].get());
         }
         for (int g = from; g < to; g++) {
             line(sb, "vllm:num_requests_running", model, g, e.runningGauge.get(g));
@@ -509,7 +498,7 @@ final class EndpointHandler implements HttpHandler {
     }
 
     private ObjectNode errorBody(String type, String param, String message, int code) {
-        return cluster.json.valueToTree(OpenAiErrorBody.of(message, type, param, code));
+        return engines.json.valueToTree(OpenAiErrorBody.of(message, type, param, code));
     }
 
     private void sendError(HttpExchange ex, int status, String type, String param, String message) throws IOException {
@@ -517,7 +506,7 @@ final class EndpointHandler implements HttpHandler {
     }
 
     private void sendJson(HttpExchange ex, int status, ObjectNode body) throws IOException {
-        send(ex, status, "application/json", cluster.json.writeValueAsBytes(body));
+        send(ex, status, "application/json", engines.json.writeValueAsBytes(body));
     }
 
     private static void send(HttpExchange ex, int status, String contentType, byte[] body) throws IOException {

@@ -83,7 +83,7 @@ public record BalanceSettings(int sGreedy, int rMax, int horizon, double alpha, 
     public static final double MIN_CONFIDENCE = 0.0;
     public static final double MAX_CONFIDENCE = 1.0;
     /**
-     * Chosen by the load sweep (benchmarks/sweeps/variants.py, README): over both traces, G = 4,
+     * Chosen by the load sweep (benchmarks/sweeps/variants.py, docs/results.md): over both traces, G = 4,
      * 8, 16 and loads 0.6 to 1.2, {@code margin} with {@code mean} lowers every BR policy's
      * steady-state imbalance (br0 by 1.35x, brh-survival by 1.40x on the geometric mean) at the
      * same throughput. The paper's rule is {@code slots} with {@code min}.

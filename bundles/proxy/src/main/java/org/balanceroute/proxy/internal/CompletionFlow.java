@@ -69,7 +69,7 @@ import org.slf4j.LoggerFactory;
  * prompt plus the text generated so far ({@link Resubmission}) goes through a new prefill and a
  * new placement, at most {@code maxRecomputes} times; the client's stream stays open across it
  * and reads as one (same chunk id, no second role chunk, usage summed over the hops).
- * Non-streaming answers are not continued (see the README).
+ * Non-streaming answers are not continued (see docs/proxy.md).
  *
  * <p><b>Threads.</b> No thread per request and none per event: the prefill's answer, the decode's
  * events and the writes to the client run on the HTTP client's threads (or the container's, when

@@ -60,7 +60,10 @@ public final class CompletionsServlet extends HttpServlet {
         AsyncContext context = request.startAsync();
         context.setTimeout(0); // the flow ends every exchange (placement timeout, upstream failures, pings)
         String requestId = request.getHeader(VllmConnector.REQUEST_ID_HEADER);
-        PlainAnswer answer = r -> answer(context, r);
+        // a plain answer is written with a blocking write, and it may come from the connector's
+        // few non-blocking callback threads (a decode answer that is not a stream, a failure):
+        // the container's pool writes it, so a client that does not read stalls no relay
+        PlainAnswer answer = r -> context.start(() -> answer(context, r));
         try {
             if (flow.acceptsMediaType(request.getContentType(), requestId, answer)) {
                 flow.handle(endpoint, body, requestId, answer, ServletEventStream.opener(request));

@@ -20,6 +20,7 @@ import org.balanceroute.connector.vllm.VllmConnector;
 import org.balanceroute.proxy.ProxyObserver.Outcome;
 import org.balanceroute.router.Placement;
 import org.balanceroute.router.RouterService;
+import org.balanceroute.wire.PromptKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -102,7 +103,7 @@ final class Hop implements DecodeListener {
             }
             return;
         }
-        router.submit(id, p.promptTokens(), PromptKeys.of(exchange.endpoint, hopBody), exchange.bodyBytes)
+        router.submit(id, p.promptTokens(), PromptKey.of(hopBody.path(exchange.endpoint.promptField)), exchange.bodyBytes)
                 .copy()
                 .orTimeout(exchange.settings.placementTimeoutMillis(), TimeUnit.MILLISECONDS)
                 .whenCompleteAsync((placement, f) -> placed(p, placement, f), flow.executor());

@@ -2,6 +2,9 @@ package org.balanceroute.proxy.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
+import org.balanceroute.wire.CompletionBodies;
+import org.balanceroute.wire.PromptKey;
+import org.balanceroute.wire.TokenIdPrompt;
 
 /**
  * Runs the relay's per-event path through its real classes on a synthetic stream, once, off the
@@ -34,12 +37,11 @@ final class RelayWarmUp {
 
     /** Runs {@code events} synthetic events; returns the bytes framed (so that nothing is optimised away). */
     static long run(int events) {
-        byte[] body = bytes("{\"model\":\"m\",\"prompt\":[1,2,3,4,5,6,7,8],\"max_tokens\":16,\"stream\":true,"
-                + "\"stream_options\":{\"include_usage\":true,\"continuous_usage_stats\":true}}");
+        byte[] body = bytes(CompletionBodies.streamed("m", TokenIdPrompt.cycling(8), 16, true).toString());
         long sum = 0;
         for (int i = 0; i < 200; i++) {
             ObjectNode b = RequestValidator.validate(Endpoint.COMPLETIONS, body, 1 << 20);
-            sum += PromptKeys.of(Endpoint.COMPLETIONS, b);
+            sum += PromptKey.of(b.path(Endpoint.COMPLETIONS.promptField));
         }
         DiscardOutput out = new DiscardOutput();
         ClientStream stream = new ClientStream(Integer.MAX_VALUE, () -> { });

@@ -7,8 +7,9 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.POJONode;
 import java.io.IOException;
-import org.balanceroute.connector.vllm.TokenIdPrompt;
+import org.balanceroute.wire.PromptKey;
 import org.balanceroute.wire.TokenIdBody;
+import org.balanceroute.wire.TokenIdPrompt;
 
 /**
  * Checks a client body before anything goes upstream: size (413), JSON object, {@code model},
@@ -174,7 +175,7 @@ final class RequestValidator {
         if (endpoint != Endpoint.COMPLETIONS) {
             return MAPPER.readTree(raw);
         }
-        PromptKeys.Ids key = new PromptKeys.Ids();
+        PromptKey.Ids key = new PromptKey.Ids();
         boolean[] outOfRange = new boolean[1];
         TokenIdBody ids = TokenIdBody.read(STRICT, raw, id -> {
             if (id < 0 || id > Integer.MAX_VALUE) {

@@ -5,6 +5,7 @@ import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.container.TimeoutHandler;
 import jakarta.ws.rs.core.Response;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Date;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import org.awaitility.Awaitility;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.connector.vllm.DecodeExchange;
 import org.balanceroute.connector.vllm.DecodeListener;
@@ -34,14 +36,9 @@ final class FlowFakes {
     }
 
     /** Polls a condition (the flow answers on its own threads); fails after 10 s. */
-    static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(5);
-        }
+    static void await(String what, BooleanSupplier condition) {
+        Awaitility.await(what).atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .until(condition::getAsBoolean);
     }
 
     /** A router whose pool depth the test sets and whose placements the test completes. */

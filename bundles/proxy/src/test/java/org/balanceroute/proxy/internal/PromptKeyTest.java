@@ -7,7 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.POJONode;
 import java.nio.charset.StandardCharsets;
-import org.balanceroute.connector.vllm.TokenIdPrompt;
+import org.balanceroute.wire.PromptKey;
+import org.balanceroute.wire.TokenIdPrompt;
 import org.junit.jupiter.api.Test;
 
 class PromptKeyTest {
@@ -15,7 +16,7 @@ class PromptKeyTest {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private static long key(Endpoint e, String json) throws Exception {
-        return PromptKeys.of(e, (ObjectNode) MAPPER.readTree(json));
+        return PromptKey.of(MAPPER.readTree(json).path(e.promptField));
     }
 
     @Test
@@ -43,7 +44,7 @@ class PromptKeyTest {
         ObjectNode read = (ObjectNode) RequestValidator.read(Endpoint.COMPLETIONS, body.getBytes(StandardCharsets.UTF_8));
         TokenIdPrompt ids = (TokenIdPrompt) ((POJONode) read.get("prompt")).getPojo();
         assertEquals(5, ids.count());
-        assertEquals(key(Endpoint.COMPLETIONS, body), PromptKeys.of(Endpoint.COMPLETIONS, read));
+        assertEquals(key(Endpoint.COMPLETIONS, body), PromptKey.of(read.path(Endpoint.COMPLETIONS.promptField)));
         assertEquals("{\"model\":\"m\",\"prompt\":[ 7, 8,9 , -1, 9007199254740993 ],\"max_tokens\":3}",
                 MAPPER.writeValueAsString(read));
         assertEquals(MAPPER.readTree(body), MAPPER.readTree(MAPPER.writeValueAsString(read)));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import org.awaitility.Awaitility;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.policy.balance.BalancePolicy;
@@ -118,14 +120,9 @@ class ReplicatedRoutingTest {
         stores.close();
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            Thread.sleep(2);
-        }
+    private static void await(String what, BooleanSupplier condition) {
+        Awaitility.await(what).atMost(Duration.ofMillis(TIMEOUT_MS)).pollInterval(Duration.ofMillis(2))
+                .until(condition::getAsBoolean);
     }
 
     private static long[] sum(long[]... parts) {

@@ -1,12 +1,12 @@
 package org.balanceroute.router.internal;
 
-import org.balanceroute.testkit.ComponentConfigs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.Awaitility;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.DispatchStep;
@@ -28,6 +29,7 @@ import org.balanceroute.policy.baseline.JoinShortestQueuePolicy;
 import org.balanceroute.router.Placement;
 import org.balanceroute.router.RouterService;
 import org.balanceroute.router.StepResult;
+import org.balanceroute.testkit.ComponentConfigs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -187,12 +189,9 @@ class RouterComponentTest {
     }
 
     /** Published after the command that changed it, so polled (it never blocks). */
-    private void awaitPoolDepth(int expected) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
-        while (router.poolDepth() != expected) {
-            assertTrue(System.nanoTime() < deadline, "pool depth " + router.poolDepth() + ", expected " + expected);
-            Thread.sleep(1);
-        }
+    private void awaitPoolDepth(int expected) {
+        Awaitility.await("pool depth " + expected).atMost(Duration.ofSeconds(TIMEOUT_S))
+                .pollInterval(Duration.ofMillis(1)).until(router::poolDepth, depth -> depth == expected);
     }
 
     @Test
@@ -411,8 +410,9 @@ class RouterComponentTest {
         router.requestStep();
         router.requestStep();                 // asked twice within one decode step: one step
         sync();
-        Thread.sleep(50);                     // the (frozen) clock says the next step is 10 ms away
-        assertFalse(third.isDone(), "placed before the next decode step boundary");
+        // the (frozen) clock says the next step is 10 ms away: not placed, however long it waits
+        Awaitility.await("placed before the next decode step boundary").during(Duration.ofMillis(50))
+                .atMost(Duration.ofSeconds(TIMEOUT_S)).until(() -> !third.isDone());
         now.addAndGet(10 * ms);
         assertEquals(1, get(third).worker());
         assertEquals(1, get(fourth).worker());

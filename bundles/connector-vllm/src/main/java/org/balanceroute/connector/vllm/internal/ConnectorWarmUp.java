@@ -4,11 +4,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import org.balanceroute.wire.CompletionBodies;
+import org.balanceroute.wire.KvHandle;
+import org.balanceroute.wire.TokenIdPrompt;
 
 /**
  * Runs the connector's per-request and per-event code through its real classes once, off the
  * start-up thread, so that a fresh runtime's first requests do not pay for loading and
- * interpreting it: the two hops' bodies as {@link Payloads} makes and Jackson writes them, a
+ * interpreting it: the two hops' bodies as {@link CompletionBodies} makes and Jackson writes them, a
  * prefill answer parsed, and {@link SseScanner} over a synthetic decode stream cut into reads of
  * several sizes. Nothing is sent.
  */
@@ -22,19 +25,21 @@ final class ConnectorWarmUp {
 
     static long run(int events) throws Exception {
         long sum = 0;
-        ObjectNode body = (ObjectNode) MAPPER.readTree("{\"model\":\"m\",\"prompt\":[1,2,3,4,5,6,7,8],\"max_tokens\":16,"
-                + "\"stream\":true,\"stream_options\":{\"include_usage\":true}}");
-        byte[] answer = ("{\"id\":\"cmpl-w\",\"choices\":[{\"text\":\"a\"}],\"usage\":{\"prompt_tokens\":8},"
-                + "\"kv_transfer_params\":{\"do_remote_prefill\":true,\"remote_engine_id\":\"e_dp0\"}}")
-                .getBytes(StandardCharsets.UTF_8);
+        ObjectNode body = CompletionBodies.streamed("m", TokenIdPrompt.cycling(8), 16, false);
+        ObjectNode prefilled = MAPPER.createObjectNode().put("id", "cmpl-w");
+        prefilled.putArray("choices").addObject().put("text", "a");
+        prefilled.putObject("usage").put("prompt_tokens", 8);
+        prefilled.set(KvHandle.FIELD, KvHandle.issued("e_dp0", "127.0.0.1", 7000, "w", 1, 128));
+        byte[] answer = MAPPER.writeValueAsBytes(prefilled);
         for (int i = 0; i < 200; i++) {
-            sum += MAPPER.writeValueAsBytes(Payloads.prefillBody(body)).length;
+            sum += MAPPER.writeValueAsBytes(CompletionBodies.prefillHop(body)).length;
             ObjectNode kv = PrefillClient.parse(answer, 0, 1).kvTransferParams();
-            sum += MAPPER.writeValueAsBytes(Payloads.decodeBody(body, kv)).length;
+            sum += MAPPER.writeValueAsBytes(CompletionBodies.decodeHop(body, kv)).length;
         }
-        byte[] event = ("data: {\"id\":\"cmpl-w\",\"object\":\"text_completion\",\"choices\":[{\"index\":0,\"text\":\" w\","
-                + "\"finish_reason\":null}],\"usage\":{\"prompt_tokens\":8,\"total_tokens\":9,\"completion_tokens\":1}}\n\n")
-                .getBytes(StandardCharsets.UTF_8);
+        ObjectNode chunk = MAPPER.createObjectNode().put("id", "cmpl-w").put("object", "text_completion");
+        chunk.putArray("choices").addObject().put("index", 0).put("text", " w").putNull("finish_reason");
+        chunk.putObject("usage").put("prompt_tokens", 8).put("total_tokens", 9).put("completion_tokens", 1);
+        byte[] event = ("data: " + MAPPER.writeValueAsString(chunk) + "\n\n").getBytes(StandardCharsets.UTF_8);
         byte[] stream = new byte[event.length * 16];
         for (int k = 0; k < 16; k++) {
             System.arraycopy(event, 0, stream, k * event.length, event.length);

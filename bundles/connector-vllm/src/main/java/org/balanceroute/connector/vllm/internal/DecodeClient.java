@@ -13,10 +13,11 @@ import org.balanceroute.connector.vllm.DecodeListener;
 import org.balanceroute.connector.vllm.UpstreamException;
 import org.balanceroute.connector.vllm.UpstreamResponse;
 import org.balanceroute.connector.vllm.VllmConnector;
+import org.balanceroute.wire.CompletionBodies;
 import org.eclipse.jetty.client.HttpClient;
 
 /**
- * The decode hop: the client body plus the prefill's handle ({@link Payloads#decodeBody}) to the
+ * The decode hop: the client body plus the prefill's handle ({@link CompletionBodies#decodeHop}) to the
  * chosen worker, its answer streamed to the listener as it is read ({@link DecodeStream}); a
  * connection refused marks the worker down at once. Also the decode tier's plain GETs
  * ({@code /v1/models}).
@@ -46,7 +47,7 @@ final class DecodeClient {
                 () -> health.markDecode(ep, worker, false, System.nanoTime(), "a decode request was refused at connect"));
         byte[] body;
         try {
-            body = MAPPER.writeValueAsBytes(Payloads.decodeBody(clientBody, kvTransferParams));
+            body = MAPPER.writeValueAsBytes(CompletionBodies.decodeHop(clientBody, kvTransferParams));
         } catch (JsonProcessingException e) {
             listener.onFailure(e);
             return () -> { };
@@ -66,7 +67,7 @@ final class DecodeClient {
                 .body(new OneShotBytesContent(JSON, bytes))
                 .onRequestCommit(stream::committed)
                 .onResponseHeaders(stream::headers)
-                .onResponseContent(stream::content));
+                .onResponseContentSource(stream::source));
         return stream;
     }
 

@@ -14,15 +14,18 @@ import org.balanceroute.connector.vllm.UpstreamException;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.io.Content;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One decode answer, from the HTTP client's callbacks (serialised per exchange) to the listener.
- * An event stream is scanned in the buffers the client reads ({@link SseScanner}): each event is
- * handed on in place as soon as its blank line is read, then {@link DecodeListener#onEventsRead()}
- * once per buffer, so a relay writes everything one read brought in one go. Any other answer is
- * collected whole (up to {@code maxBytes}).
+ * The answer's content is pulled from the client's content source: every chunk available without
+ * waiting (what the socket's reads brought, parsed; the engine sends one HTTP chunk per event),
+ * then {@link DecodeListener#onEventsRead()} once before waiting for more, so a relay writes all
+ * the events that arrived together in one write - never holding one back for another. An event
+ * stream is scanned in the client's buffers ({@link SseScanner}): each event is handed on in place
+ * as soon as its blank line is read. Any other answer is collected whole (up to {@code maxBytes}).
  */
 final class DecodeStream implements DecodeExchange {
 
@@ -44,6 +47,10 @@ final class DecodeStream implements DecodeExchange {
     private String contentType;
     private SseScanner scanner;
     private ByteArrayOutputStream buffer;
+    /** The current attempt's answer content, pulled by {@link #readAvailable()}. */
+    private Content.Source source;
+    /** One demand callback for the stream's life, not a lambda per read. */
+    private final Runnable readMore = this::readAvailable;
     private boolean overflow;
 
     DecodeStream(DecodeListener listener, int maxBytes, Runnable refused) {
@@ -99,15 +106,52 @@ final class DecodeStream implements DecodeExchange {
         }
     }
 
-    void content(Response response, ByteBuffer chunk) {
-        if (cancelled) {
-            return;
+    /** The answer's content: read while chunks are available, then told once, then demanded again. */
+    void source(Response response, Content.Source source) {
+        this.source = source;
+        readAvailable();
+    }
+
+    private void readAvailable() {
+        Content.Source source = this.source;
+        boolean fed = false;
+        while (true) {
+            Content.Chunk chunk = source.read();
+            if (chunk == null) {
+                eventsRead(fed);
+                source.demand(readMore);
+                return;
+            }
+            if (Content.Chunk.isFailure(chunk)) {
+                eventsRead(fed);
+                return; // the failure reaches complete(Result)
+            }
+            try {
+                fed |= content(chunk.getByteBuffer());
+            } finally {
+                chunk.release();
+            }
+            if (chunk.isLast()) {
+                eventsRead(fed);
+                return;
+            }
+        }
+    }
+
+    private void eventsRead(boolean fed) {
+        if (fed && !cancelled) {
+            listener.onEventsRead();
+        }
+    }
+
+    /** True when an event stream's bytes were scanned (the relay has something to write). */
+    private boolean content(ByteBuffer chunk) {
+        if (cancelled || !chunk.hasRemaining()) {
+            return false;
         }
         if (scanner != null) {
             scanner.feed(chunk);
-            if (!cancelled) {
-                listener.onEventsRead();
-            }
+            return true;
         } else if (buffer != null) {
             if (buffer.size() + chunk.remaining() > maxBytes) {
                 overflow = true;
@@ -118,6 +162,7 @@ final class DecodeStream implements DecodeExchange {
                 buffer.writeBytes(b);
             }
         }
+        return false;
     }
 
     void complete(Result result) {

@@ -12,6 +12,9 @@ import org.balanceroute.connector.vllm.PrefillQueueFullException;
 import org.balanceroute.connector.vllm.PrefillResult;
 import org.balanceroute.connector.vllm.UpstreamException;
 import org.balanceroute.connector.vllm.VllmConnector;
+import org.balanceroute.wire.CompletionBodies;
+import org.balanceroute.wire.KvHandle;
+import org.balanceroute.wire.PromptTokens;
 import org.eclipse.jetty.client.BufferingResponseListener;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
@@ -21,11 +24,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The prefill hop: the client body as {@link Payloads#prefillBody} makes it, to the
+ * The prefill hop: the client body as {@link CompletionBodies#prefillHop} makes it, to the
  * least-loaded (fewest in flight) healthy instance, another one on retry when there is one;
  * {@link RetryPolicy} decides retries; {@link PrefillSlots} bounds the prefills in flight per
  * instance and queues the rest (full queue: {@link PrefillQueueFullException}). No prefill
- * instance configured: co-located mode, s_i estimated ({@link Payloads#estimatedPromptTokens}).
+ * instance configured: co-located mode, s_i estimated ({@link PromptTokens#estimate}).
  */
 final class PrefillClient {
 
@@ -43,12 +46,12 @@ final class PrefillClient {
 
     CompletableFuture<PrefillResult> prefill(Endpoints ep, String requestId, String path, ObjectNode clientBody) {
         if (ep.prefillSlots == null) {
-            return CompletableFuture.completedFuture(PrefillResult.coLocated(Payloads.estimatedPromptTokens(clientBody)));
+            return CompletableFuture.completedFuture(PrefillResult.coLocated(PromptTokens.estimate(clientBody)));
         }
         CompletableFuture<PrefillResult> result = new CompletableFuture<>();
         byte[] body;
         try {
-            body = MAPPER.writeValueAsBytes(Payloads.prefillBody(clientBody));
+            body = MAPPER.writeValueAsBytes(CompletionBodies.prefillHop(clientBody));
         } catch (JsonProcessingException e) {
             result.completeExceptionally(e);
             return result;
@@ -141,7 +144,6 @@ final class PrefillClient {
         if (promptTokens == null || !promptTokens.canConvertToInt() || promptTokens.intValue() < 1) {
             throw new UpstreamException(502, null, "prefill answered without usage.prompt_tokens >= 1", null);
         }
-        JsonNode kv = root.get("kv_transfer_params");
-        return new PrefillResult(promptTokens.intValue(), kv instanceof ObjectNode o ? o : null, instance, attempts);
+        return new PrefillResult(promptTokens.intValue(), KvHandle.in(root), instance, attempts);
     }
 }

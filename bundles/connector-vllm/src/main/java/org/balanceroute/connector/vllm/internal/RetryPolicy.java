@@ -3,7 +3,7 @@ package org.balanceroute.connector.vllm.internal;
 /**
  * When the prefill hop is tried again, and after how long. Retried: no answer at all
  * (connection refused or cut, timeout: status 0), 408, 429 and 5xx. Never retried: 400 (the
- * request itself is wrong; a new attempt would fail the same way, CONTRACT-vllm.md) and every
+ * request itself is wrong; a new attempt would fail the same way, docs/vllm-contract.md "Retries") and every
  * other 4xx. Backoff: {@code baseMillis * 2^(attempt-1)}, capped at {@code maxMillis}.
  *
  * @param retries attempts after the first (0: no retry)

@@ -66,7 +66,11 @@ public final class VllmConnectorComponent implements VllmConnector {
 
     /** A connector without a framework (tests): starts its HTTP client and health checks. */
     public VllmConnectorComponent(ConnectorSettings settings) throws Exception {
-        QueuedThreadPool threads = new QueuedThreadPool();
+        // Few threads: nothing run from the client's callbacks blocks (in-place SSE scan,
+        // non-blocking servlet writes, queues to the router), so more threads than cores only
+        // add idle-poll contention and wake-ups (the default pool grew to ~200 at 64 streams).
+        int cores = Runtime.getRuntime().availableProcessors();
+        QueuedThreadPool threads = new QueuedThreadPool(Math.max(8, 4 * cores), Math.max(2, cores));
         threads.setName("balanceroute-connector");
         threads.setDaemon(true);
         client = new HttpClient();

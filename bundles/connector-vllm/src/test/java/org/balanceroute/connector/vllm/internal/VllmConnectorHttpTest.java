@@ -1,7 +1,6 @@
 package org.balanceroute.connector.vllm.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,6 +19,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.balanceroute.connector.vllm.DecodeListener;
 import org.balanceroute.connector.vllm.PrefillResult;
 import org.balanceroute.connector.vllm.UpstreamException;
@@ -163,14 +165,13 @@ class VllmConnectorHttpTest {
     }
 
     private static boolean eventually(java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.onSpinWait();
+        try {
+            Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
+                    .until(condition::getAsBoolean);
+            return true;
+        } catch (ConditionTimeoutException e) {
+            return false;
         }
-        return true;
     }
 
     /** Records what availability listeners are told. */
@@ -283,7 +284,9 @@ class VllmConnectorHttpTest {
                 Collected got = new Collected();
                 long t0 = System.nanoTime();
                 retrying.decode("r1", 0, "/v1/completions", body, null, got);
-                Thread.sleep(700); // a couple of attempts time out before anyone accepts
+                // a couple of 200 ms attempts time out before anyone accepts: the decode is still trying
+                Awaitility.await("the decode still trying").pollDelay(Duration.ofMillis(700))
+                        .atMost(Duration.ofSeconds(10)).until(() -> !got.done.isDone());
                 for (java.net.Socket f : fillers) {
                     f.close();
                 }
@@ -330,8 +333,9 @@ class VllmConnectorHttpTest {
                 f.cancel(false); // what the proxy does when its client leaves
                 // well before the prefill's own 10 s timeout would close it
                 assertTrue(closed.await(3, TimeUnit.SECONDS), "the prefill's connection was closed");
-                Thread.sleep(300); // a retry would come after 10 ms of backoff
-                assertEquals(1, posts.get(), "a cancelled prefill is not tried again");
+                // a retry would come after 10 ms of backoff: none comes
+                Awaitility.await("a cancelled prefill is not tried again").during(Duration.ofMillis(300))
+                        .atMost(Duration.ofSeconds(10)).until(posts::get, n -> n == 1);
             } finally {
                 c.close();
             }
@@ -343,18 +347,13 @@ class VllmConnectorHttpTest {
             CountDownLatch closed) {
         try (s) {
             java.io.InputStream in = s.getInputStream();
-            StringBuilder head = new StringBuilder();
-            int b;
-            while (!head.toString().endsWith("\r\n\r\n") && (b = in.read()) >= 0) {
-                head.append((char) b);
-            }
-            if (head.toString().startsWith("GET")) {
+            String head = readHead(in);
+            if (head.startsWith("GET")) {
                 s.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
                         .getBytes(StandardCharsets.US_ASCII));
                 return;
             }
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
-            in.readNBytes(m.find() ? Integer.parseInt(m.group(1)) : 0);
+            skipBody(in, head);
             posts.incrementAndGet();
             received.countDown();
             if (in.read() < 0) {
@@ -375,16 +374,11 @@ class VllmConnectorHttpTest {
         while (true) {
             try (java.net.Socket s = listener.accept()) {
                 java.io.InputStream in = s.getInputStream();
-                StringBuilder head = new StringBuilder();
-                int b;
-                while (!head.toString().endsWith("\r\n\r\n") && (b = in.read()) >= 0) {
-                    head.append((char) b);
-                }
-                if (!head.toString().endsWith("\r\n\r\n")) {
+                String head = readHead(in);
+                if (!head.endsWith("\r\n\r\n")) {
                     continue; // a filler: closed without a request
                 }
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
-                in.readNBytes(m.find() ? Integer.parseInt(m.group(1)) : 0);
+                skipBody(in, head);
                 s.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
                         + "data: {\"choices\": [{\"text\": \"hi\"}]}\n\ndata: [DONE]\n\n").getBytes(StandardCharsets.UTF_8));
                 s.getOutputStream().flush();
@@ -393,6 +387,101 @@ class VllmConnectorHttpTest {
                 return;
             }
         }
+    }
+
+    /**
+     * vLLM sends an HTTP chunk per event: events that arrive together (one read) reach the relay
+     * together, with one onEventsRead, so it writes them in one write; none waits for the next.
+     */
+    @Test
+    void eventsThatArriveTogetherAreHandedOnWithOneEventsRead() throws Exception {
+        try (java.net.ServerSocket listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            CountDownLatch firstBurstSeen = new CountDownLatch(1);
+            Thread server = new Thread(() -> serveTenThenTwo(listener, firstBurstSeen));
+            server.setDaemon(true);
+            server.start();
+            String url = "http://127.0.0.1:" + listener.getLocalPort();
+            VllmConnectorComponent c = new VllmConnectorComponent(connectTimeoutSettings(url, 0));
+            try {
+                List<Integer> eventsAtEachRead = java.util.Collections.synchronizedList(new ArrayList<>());
+                Collected got = new Collected() {
+                    @Override
+                    public void onEventsRead() {
+                        eventsAtEachRead.add(events.size());
+                        if (events.size() >= 10) {
+                            firstBurstSeen.countDown();
+                        }
+                    }
+                };
+                List<String> events = got.events;
+                CompletableFuture<Void> done = got.done;
+                c.decode("r0", 0, "/v1/completions", json("{\"model\": \"m\", \"prompt\": \"x\", \"stream\": true}"), null, got);
+                try {
+                    done.get(10, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    throw new AssertionError("no end; events " + events + ", at each read " + eventsAtEachRead, e);
+                }
+                assertEquals(12, events.size(), String.valueOf(events));
+                assertEquals("{\"choices\": [{\"text\": \"t0\"}]}", events.get(0));
+                assertEquals("[DONE]", events.get(11));
+                assertEquals(10, eventsAtEachRead.get(0), "the ten events of one read, told once: " + eventsAtEachRead);
+                assertTrue(eventsAtEachRead.size() <= 3, "one onEventsRead per read, not per event: " + eventsAtEachRead);
+            } finally {
+                c.close();
+            }
+        }
+    }
+
+    /** Answers health checks, then one POST: ten events in one write, and once they are seen, one more and [DONE]. */
+    private static void serveTenThenTwo(java.net.ServerSocket listener, CountDownLatch firstBurstSeen) {
+        while (true) {
+            try (java.net.Socket s = listener.accept()) {
+                java.io.InputStream in = s.getInputStream();
+                String head = readHead(in);
+                java.io.OutputStream out = s.getOutputStream();
+                if (!head.startsWith("POST")) { // a health check
+                    out.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                            .getBytes(StandardCharsets.US_ASCII));
+                    continue;
+                }
+                skipBody(in, head);
+                StringBuilder burst = new StringBuilder("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                        + "Transfer-Encoding: chunked\r\n\r\n");
+                for (int k = 0; k < 10; k++) {
+                    burst.append(chunk("data: {\"choices\": [{\"text\": \"t" + k + "\"}]}\n\n"));
+                }
+                out.write(burst.toString().getBytes(StandardCharsets.UTF_8)); // one write: one read
+                out.flush();
+                firstBurstSeen.await(10, TimeUnit.SECONDS);
+                out.write((chunk("data: {\"choices\": [{\"text\": \"t10\"}]}\n\n") + chunk("data: [DONE]\n\n") + "0\r\n\r\n")
+                        .getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                in.read(); // until the client closes
+                return;
+            } catch (java.io.IOException | InterruptedException e) {
+                return; // the test's assertions tell
+            }
+        }
+    }
+
+    /** A request's status line and headers, through the blank line (less if the peer closed first). */
+    private static String readHead(java.io.InputStream in) throws java.io.IOException {
+        StringBuilder head = new StringBuilder();
+        int b;
+        while (!head.toString().endsWith("\r\n\r\n") && (b = in.read()) >= 0) {
+            head.append((char) b);
+        }
+        return head.toString();
+    }
+
+    /** Reads past the body its {@code Content-Length} announces. */
+    private static void skipBody(java.io.InputStream in, String head) throws java.io.IOException {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+        in.readNBytes(m.find() ? Integer.parseInt(m.group(1)) : 0);
+    }
+
+    private static String chunk(String data) {
+        return Integer.toHexString(data.getBytes(StandardCharsets.UTF_8).length) + "\r\n" + data + "\r\n";
     }
 
     @Test
@@ -445,7 +534,7 @@ class VllmConnectorHttpTest {
     }
 
     /** Collects a decode answer. */
-    private static final class Collected implements DecodeListener {
+    private static class Collected implements DecodeListener {
         final List<String> events = new ArrayList<>();
         final CompletableFuture<Void> done = new CompletableFuture<>();
         volatile int status;

@@ -1,8 +1,8 @@
 package org.balanceroute.policy.balance.internal;
 
-import org.balanceroute.api.ClusterView;
-import org.balanceroute.api.RequestView;
+import java.util.Map;
 import org.balanceroute.api.RoutingPolicy;
+import org.balanceroute.api.SwappablePolicy;
 import org.balanceroute.policy.balance.Br0BypassPolicy;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -16,27 +16,9 @@ import org.osgi.service.component.annotations.ConfigurationPolicy;
 @Component(name = "org.balanceroute.policy.balance.br0bypass", service = RoutingPolicy.class,
         configurationPolicy = ConfigurationPolicy.IGNORE,
         property = RoutingPolicy.NAME_PROPERTY + "=" + Br0BypassPolicy.NAME)
-public final class Br0BypassPolicyComponent implements RoutingPolicy {
+public final class Br0BypassPolicyComponent extends SwappablePolicy<RoutingPolicy> {
 
-    private final Br0BypassPolicy delegate = new Br0BypassPolicy();
-
-    @Override
-    public String name() {
-        return delegate.name();
-    }
-
-    @Override
-    public boolean usesPromptPool() {
-        return delegate.usesPromptPool();
-    }
-
-    @Override
-    public int route(ClusterView cluster, RequestView request) {
-        return delegate.route(cluster, request);
-    }
-
-    @Override
-    public String toString() {
-        return delegate.name();
+    public Br0BypassPolicyComponent() {
+        super(Br0BypassPolicy.NAME, new Br0BypassPolicy(), policy -> policy, policy -> Map.of());
     }
 }

@@ -4,7 +4,6 @@ import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.policy.balance.BalancePolicy;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.metatype.annotations.Designate;
 
 /**
@@ -23,10 +22,5 @@ public final class Br0PolicyComponent extends BalancePolicyAdapter {
     @Activate
     public Br0PolicyComponent(BalanceConfig config) {
         super(BalancePolicy.BR0, config, BalancePolicy::br0);
-    }
-
-    @Modified
-    void modified(BalanceConfig config) {
-        reconfigure(config);
     }
 }

@@ -5,7 +5,6 @@ import org.balanceroute.api.TerminationPredictor;
 import org.balanceroute.policy.balance.BalancePolicy;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 
 /**
@@ -32,10 +31,5 @@ public final class BrhExactPolicyComponent extends BalancePolicyAdapter {
             @Reference(name = "exactPredictor", target = PREDICTOR_FILTER) TerminationPredictor predictor) {
         super(BalancePolicy.BRH_EXACT, config,
                 settings -> BalancePolicy.brh(LABEL, settings, predictor));
-    }
-
-    @Modified
-    void modified(BalanceConfig config) {
-        reconfigure(config);
     }
 }

@@ -1,18 +1,13 @@
 package org.balanceroute.policy.baseline.internal;
 
+import java.util.Map;
 import org.balanceroute.api.RoutingPolicy;
+import org.balanceroute.api.SwappablePolicy;
 
 /** A baseline adapter without parameters: one delegate for the component's whole life. */
-abstract class FixedPolicy extends DelegatingPolicy {
-
-    private final RoutingPolicy delegate;
+abstract class FixedPolicy extends SwappablePolicy<RoutingPolicy> {
 
     FixedPolicy(RoutingPolicy delegate) {
-        this.delegate = delegate;
-    }
-
-    @Override
-    final RoutingPolicy delegate() {
-        return delegate;
+        super(delegate.name(), delegate, policy -> policy, policy -> Map.of());
     }
 }

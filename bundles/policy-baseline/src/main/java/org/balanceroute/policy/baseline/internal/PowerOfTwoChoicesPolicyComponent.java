@@ -5,45 +5,25 @@ import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.policy.baseline.PowerOfTwoChoicesPolicy;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Modified;
-import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
-import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 /**
  * Registers {@link PowerOfTwoChoicesPolicy} ({@value PowerOfTwoChoicesPolicy#NAME}: two random workers, the one with fewer outstanding requests) as a {@link RoutingPolicy}
  * service with {@code balanceroute.policy=p2c}, seeded by configuration PID
- * {@value #PID} (named by its {@code balanceroute.policy.pid} property; the seed's metatype
- * below). Called only from the router's single dispatch thread; a new seed takes effect at the
+ * {@value #PID} (named by its {@code balanceroute.policy.pid} property; the seed's metatype is
+ * {@link SeededPolicy.Config}). Called only from the router's single dispatch thread; a new seed takes effect at the
  * next call and restarts the random sequence.
  */
 @Component(name = PowerOfTwoChoicesPolicyComponent.PID, service = RoutingPolicy.class,
         property = {RoutingPolicy.NAME_PROPERTY + "=" + PowerOfTwoChoicesPolicy.NAME,
             RoutingPolicy.CONFIG_PID_PROPERTY + "=" + PowerOfTwoChoicesPolicyComponent.PID})
-@Designate(ocd = PowerOfTwoChoicesPolicyComponent.Config.class)
+@Designate(ocd = SeededPolicy.Config.class)
 public final class PowerOfTwoChoicesPolicyComponent extends SeededPolicy {
 
     static final String PID = "org.balanceroute.policy.baseline.p2c";
 
-    @ObjectClassDefinition(name = "BalanceRoute policy: p2c",
-            description = "The p2c baseline: two random workers, the one with fewer outstanding requests.")
-    @interface Config {
-
-        long DEFAULT_SEED = 1L;
-
-        @AttributeDefinition(name = "Seed",
-                description = "Seed of the policy's random generator (any 64-bit integer; default 1). "
-                        + "The same seed gives the same sequence of choices.")
-        long seed() default DEFAULT_SEED;
-    }
-
     @Activate
     public PowerOfTwoChoicesPolicyComponent(Config config) {
-        super(seed -> new PowerOfTwoChoicesPolicy(new SplittableRandom(seed)), config.seed());
-    }
-
-    @Modified
-    void modified(Config config) {
-        reseed(config.seed());
+        super(PowerOfTwoChoicesPolicy.NAME, config, seed -> new PowerOfTwoChoicesPolicy(new SplittableRandom(seed)));
     }
 }

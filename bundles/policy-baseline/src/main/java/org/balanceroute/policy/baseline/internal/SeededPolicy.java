@@ -3,50 +3,47 @@ package org.balanceroute.policy.baseline.internal;
 import java.util.Map;
 import java.util.function.LongFunction;
 import org.balanceroute.api.RoutingPolicy;
+import org.balanceroute.api.SwappablePolicy;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 /**
  * A baseline adapter whose policy draws from a seeded generator ({@code SplittableRandom(seed)},
- * as the simulator builds it). A new seed builds a new policy, so the sequence restarts from
- * that seed; the same seed again changes nothing.
+ * as the simulator builds it), configured by {@link Config}: the random and p2c components. A
+ * new seed builds a new policy, so the sequence restarts from that seed; the same seed again
+ * changes nothing. Every long is a valid seed.
  */
-abstract class SeededPolicy extends DelegatingPolicy {
+abstract class SeededPolicy extends SwappablePolicy<Long> {
 
     /** Configuration property of the seed. */
     static final String SEED = "seed";
 
-    private final LongFunction<RoutingPolicy> factory;
-    private volatile Current current;
+    /** The seed, the one tunable of a seeded policy: one metatype, designated by the random and p2c PIDs. */
+    @ObjectClassDefinition(name = "BalanceRoute policy: random / p2c",
+            description = "The seeded baselines: random (a uniformly random worker at arrival) and p2c (two "
+                    + "random workers, the one with fewer outstanding requests); each has its own PID.")
+    @interface Config {
 
-    private record Current(long seed, RoutingPolicy policy, Map<String, Object> parameters) {
+        long DEFAULT_SEED = 1L;
+
+        @AttributeDefinition(name = "Seed",
+                description = "Seed of the policy's random generator (any 64-bit integer; default 1). "
+                        + "The same seed gives the same sequence of choices.")
+        long seed() default DEFAULT_SEED;
     }
 
-    SeededPolicy(LongFunction<RoutingPolicy> factory, long seed) {
-        this.factory = factory;
-        this.current = build(seed);
+    SeededPolicy(String name, Config config, LongFunction<RoutingPolicy> factory) {
+        super(name, config.seed(), factory::apply, seed -> Map.of(SEED, seed));
     }
 
-    private Current build(long seed) {
-        return new Current(seed, factory.apply(seed), Map.of(SEED, seed));
-    }
-
-    /** Applies a (possibly) new seed; every long is a valid seed. */
-    final void reseed(long seed) {
-        if (seed != current.seed()) {
-            current = build(seed);
-        }
+    /** Applies a (possibly) new seed. */
+    @Modified
+    final void modified(Config config) {
+        update(config.seed());
     }
 
     final long seed() {
-        return current.seed();
-    }
-
-    @Override
-    final RoutingPolicy delegate() {
-        return current.policy();
-    }
-
-    @Override
-    public final Map<String, Object> parameters() {
-        return current.parameters();
+        return settings();
     }
 }

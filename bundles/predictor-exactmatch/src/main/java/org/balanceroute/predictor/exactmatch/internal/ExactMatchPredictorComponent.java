@@ -1,6 +1,6 @@
 package org.balanceroute.predictor.exactmatch.internal;
 
-import org.balanceroute.api.RequestView;
+import org.balanceroute.api.SwappablePredictor;
 import org.balanceroute.api.TerminationPredictor;
 import org.balanceroute.predictor.exactmatch.ExactMatchPredictor;
 import org.balanceroute.predictor.exactmatch.ExactMatchSettings;
@@ -23,14 +23,13 @@ import org.slf4j.LoggerFactory;
  * force are kept. A valid change builds a new predictor, so what it has learned (per-prompt
  * histories and the survival fallback) restarts from nothing.
  *
- * <p>Threading: {@link #predictEnd} and {@link #onCompleted} are called only from the router's
- * single dispatch thread (the predictor is not thread-safe); a reconfiguration publishes the new
- * predictor through a volatile field.
+ * <p>Threading: as {@link SwappablePredictor}: called only from the router's single dispatch
+ * thread; a reconfiguration publishes the new predictor through a volatile field.
  */
 @Component(name = ExactMatchPredictorComponent.PID, service = TerminationPredictor.class,
         property = TerminationPredictor.NAME_PROPERTY + "=" + ExactMatchPredictor.NAME)
 @Designate(ocd = ExactMatchPredictorComponent.Config.class)
-public final class ExactMatchPredictorComponent implements TerminationPredictor {
+public final class ExactMatchPredictorComponent extends SwappablePredictor<ExactMatchPredictorComponent.Settings> {
 
     static final String PID = "org.balanceroute.predictor.exactmatch";
 
@@ -71,38 +70,30 @@ public final class ExactMatchPredictorComponent implements TerminationPredictor 
         long minSamples() default SurvivalSettings.DEFAULT_MIN_SAMPLES;
     }
 
-    private record Settings(ExactMatchSettings exact, SurvivalSettings survival) {
+    /** Both settings, as one value: a change to either builds a new predictor. */
+    record Settings(ExactMatchSettings exact, SurvivalSettings survival) {
     }
-
-    private record Current(Settings settings, ExactMatchPredictor predictor) {
-    }
-
-    private volatile Current current;
 
     @Activate
     public ExactMatchPredictorComponent(Config config) {
-        Settings settings = read(config);
-        if (settings == null) {
-            settings = new Settings(ExactMatchSettings.defaults(), SurvivalSettings.defaults());
-        }
-        current = build(settings);
+        super(ExactMatchPredictor.NAME, initial(config), s -> new ExactMatchPredictor(s.exact(), s.survival()));
     }
 
-    private static Current build(Settings s) {
-        return new Current(s, new ExactMatchPredictor(s.exact(), s.survival()));
+    private static Settings initial(Config config) {
+        Settings settings = read(config, "using the defaults");
+        return settings == null ? new Settings(ExactMatchSettings.defaults(), SurvivalSettings.defaults()) : settings;
     }
 
     @Modified
     void modified(Config config) {
-        Settings settings = read(config);
-        if (settings != null && !settings.equals(current.settings())) {
-            current = build(settings);
+        Settings settings = read(config, "keeping " + settings());
+        if (settings != null && update(settings)) {
             LOG.info("predictor {}: settings now {}; learning restarts", ExactMatchPredictor.NAME, settings);
         }
     }
 
-    /** The settings, or null after logging why the configuration is rejected. */
-    private Settings read(Config raw) {
+    /** The settings, or null after logging why the configuration is rejected and what stays ({@code kept}). */
+    private static Settings read(Config raw, String kept) {
         Config config = org.balanceroute.api.ConfigValues.named(Config.class, raw);
         try {
             return new Settings(
@@ -110,38 +101,18 @@ public final class ExactMatchPredictorComponent implements TerminationPredictor 
                     new SurvivalSettings(config.minSamples()));
         } catch (RuntimeException e) {
             LOG.error("predictor {}: configuration {} rejected: {}; {}", ExactMatchPredictor.NAME, PID,
-                    e.getMessage(), current == null ? "using the defaults" : "keeping " + current.settings());
+                    e.getMessage(), kept);
             return null;
         }
     }
 
     /** The exact-match settings in force. */
     ExactMatchSettings exactSettings() {
-        return current.settings().exact();
+        return settings().exact();
     }
 
     /** The fallback's settings in force. */
     SurvivalSettings survivalSettings() {
-        return current.settings().survival();
-    }
-
-    @Override
-    public String name() {
-        return ExactMatchPredictor.NAME;
-    }
-
-    @Override
-    public int predictEnd(RequestView request, int horizon, double confidence) {
-        return current.predictor().predictEnd(request, horizon, confidence);
-    }
-
-    @Override
-    public void onCompleted(RequestView request, int outputTokens) {
-        current.predictor().onCompleted(request, outputTokens);
-    }
-
-    @Override
-    public String toString() {
-        return ExactMatchPredictor.NAME;
+        return settings().survival();
     }
 }

@@ -1,6 +1,6 @@
 package org.balanceroute.predictor.survival.internal;
 
-import org.balanceroute.api.RequestView;
+import org.balanceroute.api.SwappablePredictor;
 import org.balanceroute.api.TerminationPredictor;
 import org.balanceroute.predictor.survival.SurvivalPredictor;
 import org.balanceroute.predictor.survival.SurvivalSettings;
@@ -22,14 +22,13 @@ import org.slf4j.LoggerFactory;
  * force are kept. A valid change of {@code minSamples} builds a new predictor, so what it has
  * learned restarts from nothing.
  *
- * <p>Threading: {@link #predictEnd} and {@link #onCompleted} are called only from the router's
- * single dispatch thread (the predictor is not thread-safe); a reconfiguration publishes the new
- * predictor through a volatile field.
+ * <p>Threading: as {@link SwappablePredictor}: called only from the router's single dispatch
+ * thread; a reconfiguration publishes the new predictor through a volatile field.
  */
 @Component(name = SurvivalPredictorComponent.PID, service = TerminationPredictor.class,
         property = TerminationPredictor.NAME_PROPERTY + "=" + SurvivalPredictor.NAME)
 @Designate(ocd = SurvivalPredictorComponent.Config.class)
-public final class SurvivalPredictorComponent implements TerminationPredictor {
+public final class SurvivalPredictorComponent extends SwappablePredictor<SurvivalSettings> {
 
     static final String PID = "org.balanceroute.predictor.survival";
 
@@ -47,63 +46,33 @@ public final class SurvivalPredictorComponent implements TerminationPredictor {
         long minSamples() default SurvivalSettings.DEFAULT_MIN_SAMPLES;
     }
 
-    private record Current(SurvivalSettings settings, SurvivalPredictor predictor) {
-    }
-
-    private volatile Current current;
-
     @Activate
     public SurvivalPredictorComponent(Config config) {
-        SurvivalSettings settings = read(config);
-        if (settings == null) {
-            settings = SurvivalSettings.defaults();
-        }
-        current = new Current(settings, new SurvivalPredictor(settings));
+        super(SurvivalPredictor.NAME, initial(config), SurvivalPredictor::new);
+    }
+
+    private static SurvivalSettings initial(Config config) {
+        SurvivalSettings settings = read(config, "using the defaults");
+        return settings == null ? SurvivalSettings.defaults() : settings;
     }
 
     @Modified
     void modified(Config config) {
-        SurvivalSettings settings = read(config);
-        if (settings != null && !settings.equals(current.settings())) {
-            current = new Current(settings, new SurvivalPredictor(settings));
+        SurvivalSettings settings = read(config, "keeping minSamples=" + settings().minSamples());
+        if (settings != null && update(settings)) {
             LOG.info("predictor {}: minSamples now {}; learning restarts", SurvivalPredictor.NAME, settings.minSamples());
         }
     }
 
-    /** The settings, or null after logging why the configuration is rejected. */
-    private SurvivalSettings read(Config raw) {
+    /** The settings, or null after logging why the configuration is rejected and what stays ({@code kept}). */
+    private static SurvivalSettings read(Config raw, String kept) {
         Config config = org.balanceroute.api.ConfigValues.named(Config.class, raw);
         try {
             return new SurvivalSettings(config.minSamples());
         } catch (RuntimeException e) {
             LOG.error("predictor {}: configuration {} rejected: {}; {}", SurvivalPredictor.NAME, PID, e.getMessage(),
-                    current == null ? "using the defaults" : "keeping minSamples=" + current.settings().minSamples());
+                    kept);
             return null;
         }
-    }
-
-    /** The settings in force. */
-    SurvivalSettings settings() {
-        return current.settings();
-    }
-
-    @Override
-    public String name() {
-        return SurvivalPredictor.NAME;
-    }
-
-    @Override
-    public int predictEnd(RequestView request, int horizon, double confidence) {
-        return current.predictor().predictEnd(request, horizon, confidence);
-    }
-
-    @Override
-    public void onCompleted(RequestView request, int outputTokens) {
-        current.predictor().onCompleted(request, outputTokens);
-    }
-
-    @Override
-    public String toString() {
-        return SurvivalPredictor.NAME;
     }
 }

@@ -1,4 +1,4 @@
-package org.balanceroute.connector.vllm.internal;
+package org.balanceroute.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,8 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
 
-/** The two bodies exactly as CONTRACT-vllm.md says. */
-class PayloadsTest {
+/** The two hop bodies exactly as docs/vllm-contract.md says, and the co-located estimate of s_i. */
+class CompletionBodiesTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -23,7 +23,7 @@ class PayloadsTest {
                 + " \"stream\": true, \"stream_options\": {\"include_usage\": true}, \"max_tokens\": 200,"
                 + " \"max_completion_tokens\": 200, \"temperature\": 0.7, \"ignore_eos\": true}");
         String before = client.toString();
-        ObjectNode prefill = Payloads.prefillBody(client);
+        ObjectNode prefill = CompletionBodies.prefillHop(client);
         assertEquals(json("{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}],"
                 + " \"stream\": false, \"max_tokens\": 1, \"max_completion_tokens\": 1, \"temperature\": 0.7,"
                 + " \"ignore_eos\": true, \"min_tokens\": 1,"
@@ -35,7 +35,7 @@ class PayloadsTest {
 
     @Test
     void prefillBodyAddsNoMaxCompletionTokensWhenTheClientHadNone() throws Exception {
-        ObjectNode prefill = Payloads.prefillBody(json("{\"model\": \"m\", \"prompt\": [1, 2, 3]}"));
+        ObjectNode prefill = CompletionBodies.prefillHop(json("{\"model\": \"m\", \"prompt\": [1, 2, 3]}"));
         assertFalse(prefill.has("max_completion_tokens"));
         assertFalse(prefill.has("stream_options"));
         assertEquals(1, prefill.get("max_tokens").intValue());
@@ -50,7 +50,7 @@ class PayloadsTest {
         ObjectNode handle = json("{\"do_remote_prefill\": true, \"do_remote_decode\": false,"
                 + " \"remote_block_ids\": [1, 2], \"remote_engine_id\": \"e_dp0\", \"remote_request_id\": \"r\","
                 + " \"remote_host\": \"127.0.0.1\", \"remote_port\": 7000, \"remote_pcp_size\": 1, \"extra\": {\"a\": [null]}}");
-        ObjectNode decode = Payloads.decodeBody(client, handle);
+        ObjectNode decode = CompletionBodies.decodeHop(client, handle);
         ObjectNode expected = client.deepCopy();
         expected.set("kv_transfer_params", handle);
         assertEquals(expected, decode);
@@ -59,7 +59,7 @@ class PayloadsTest {
 
     @Test
     void decodeBodyWithoutHandleDropsAnyClientKvParams() throws Exception {
-        ObjectNode decode = Payloads.decodeBody(json("{\"model\": \"m\", \"prompt\": \"x\","
+        ObjectNode decode = CompletionBodies.decodeHop(json("{\"model\": \"m\", \"prompt\": \"x\","
                 + " \"kv_transfer_params\": {\"forged\": true}}"), null);
         assertFalse(decode.has("kv_transfer_params"));
         assertSame(null, decode.get("kv_transfer_params"));
@@ -67,15 +67,15 @@ class PayloadsTest {
 
     @Test
     void coLocatedPromptLengthIsEstimatedFromTheBody() throws Exception {
-        assertEquals(5, Payloads.estimatedPromptTokens(json("{\"prompt\": [1, 2, 3, 4, 5]}")));
-        assertEquals(3, Payloads.estimatedPromptTokens(json("{\"prompt\": \"123456789\"}")), "ceil(9 / 4)");
-        assertEquals(2, Payloads.estimatedPromptTokens(json("{\"prompt\": \"12345678\"}")));
-        assertEquals(1, Payloads.estimatedPromptTokens(json("{\"prompt\": \"\"}")), "at least 1");
+        assertEquals(5, PromptTokens.estimate(json("{\"prompt\": [1, 2, 3, 4, 5]}")));
+        assertEquals(3, PromptTokens.estimate(json("{\"prompt\": \"123456789\"}")), "ceil(9 / 4)");
+        assertEquals(2, PromptTokens.estimate(json("{\"prompt\": \"12345678\"}")));
+        assertEquals(1, PromptTokens.estimate(json("{\"prompt\": \"\"}")), "at least 1");
         // chat: ceil over the concatenation (4 + 5 + 3 = 12 characters), not a sum of per-message ceilings
-        assertEquals(3, Payloads.estimatedPromptTokens(json("{\"messages\": [{\"role\": \"system\", \"content\": \"abcd\"},"
+        assertEquals(3, PromptTokens.estimate(json("{\"messages\": [{\"role\": \"system\", \"content\": \"abcd\"},"
                 + " {\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"efghi\"}]},"
                 + " {\"role\": \"assistant\", \"content\": null}, {\"role\": \"user\", \"content\": \"jkl\"}]}")));
-        assertEquals(7, Payloads.estimatedPromptTokens(json("{\"prompt\": [[1, 2, 3], \"abcdefgh\", [4, 5]]}")),
+        assertEquals(7, PromptTokens.estimate(json("{\"prompt\": [[1, 2, 3], \"abcdefgh\", [4, 5]]}")),
                 "a list of prompts adds up");
     }
 }

@@ -1,0 +1,60 @@
+package org.balanceroute.enginesim.internal;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.balanceroute.enginesim.SimConfig;
+
+/**
+ * What every endpoint of a cluster serves from: the decode step loop, the prefill servers'
+ * requests in flight, the fault plan, the ground-truth stats, the KV handles issued and the time
+ * factor. {@link Cluster} builds it and binds one {@link EndpointHandler} per endpoint to it; the
+ * handlers know this state, not the cluster that serves them.
+ */
+final class Engines {
+
+    final SimConfig config;
+    final ObjectMapper json = new ObjectMapper();
+    final Faults faults;
+    final GroundTruthStats stats;
+    final DecodeEngine engine;
+    final KvHandleRegistry handles;
+    /** Distinguishes this cluster's engine ids from another cluster's. */
+    final String clusterId = UUID.randomUUID().toString().substring(0, 8);
+    final AtomicInteger[] prefillInFlight;
+    final TimeFactor timeFactor;
+
+    Engines(SimConfig config) {
+        this.config = config;
+        faults = new Faults(config.decode(), config.prefill());
+        timeFactor = new TimeFactor(config.timeFactor());
+        stats = new GroundTruthStats(config.decode(), timeFactor);
+        engine = new DecodeEngine(config, timeFactor, faults, stats);
+        handles = new KvHandleRegistry(config.handleClockNanos(), config.handleTtlSeconds());
+        prefillInFlight = new AtomicInteger[config.prefill()];
+        for (int i = 0; i < prefillInFlight.length; i++) {
+            prefillInFlight[i] = new AtomicInteger();
+        }
+    }
+
+    /** The time factor in force now: --time-factor, or the last {@link #setTimeFactor}. */
+    double timeFactor() {
+        return timeFactor.get();
+    }
+
+    /** Changes the time factor from the next step and prefill on. */
+    void setTimeFactor(double v) {
+        timeFactor.set(v);
+        engine.wake();
+    }
+
+    /** Tokens per streamed chunk now: --stream-interval, or the last {@link #setStreamInterval}. */
+    int streamInterval() {
+        return engine.streamInterval();
+    }
+
+    /** Changes the tokens per streamed chunk from the next decode step on. */
+    void setStreamInterval(int v) {
+        engine.setStreamInterval(v);
+    }
+}
