@@ -272,7 +272,9 @@ public final class SideBySide {
                 "--generate", Integer.toString(o.replayRequests), "--rate", Double.toString(o.replayRate),
                 "--concurrency", "4096", "--continuous-usage", "--json");
         try {
-            Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            ProcessBuilder pb = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+            pb.environment().put("BALANCEROUTE_NO_BUILD", "1"); // side-by-side.sh built it before measuring
+            Process process = pb.start();
             String stdout;
             try (InputStream in = process.getInputStream()) {
                 stdout = new String(in.readAllBytes(), StandardCharsets.UTF_8);

@@ -1,13 +1,9 @@
 package org.balanceroute.enginesim;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import org.balanceroute.enginesim.internal.Cluster;
-import org.balanceroute.enginesim.internal.SimClusterCommand;
 
 /**
  * A simulated vLLM DP cluster on localhost: P prefill servers, G decode ranks (one endpoint per
@@ -22,8 +18,8 @@ import org.balanceroute.enginesim.internal.SimClusterCommand;
  * }
  * }</pre>
  *
- * <p>Standalone: {@code java -cp ... org.balanceroute.enginesim.SimCluster [options]} (what
- * {@code ./balanceroute sim-cluster} runs) prints the endpoints and serves until stopped.
+ * <p>{@code ./balanceroute sim-cluster} starts one from the command line (the CLI module's
+ * SimClusterCommand), prints the endpoints and serves until stopped.
  */
 public final class SimCluster implements AutoCloseable {
 
@@ -162,52 +158,5 @@ public final class SimCluster implements AutoCloseable {
             lines.add("decode rank " + g + "  " + decodeUrl(g));
         }
         return lines;
-    }
-
-    /** Entry point of {@code ./balanceroute sim-cluster}. Exit status 2 on a usage error, 1 on a bind failure. */
-    public static void main(String[] args) throws InterruptedException {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        SimConfig config;
-        try {
-            config = SimClusterCommand.parse(Arrays.asList(args));
-        } catch (SimClusterCommand.HelpRequested e) {
-            out.println(SimClusterCommand.USAGE);
-            System.exit(0);
-            return;
-        } catch (IllegalArgumentException e) {
-            err.println("balanceroute sim-cluster: " + e.getMessage());
-            err.println("Try 'balanceroute sim-cluster --help'.");
-            System.exit(2);
-            return;
-        }
-        SimCluster cluster;
-        try {
-            cluster = start(config);
-        } catch (IllegalArgumentException e) {
-            err.println("balanceroute sim-cluster: " + e.getMessage());
-            System.exit(2);
-            return;
-        } catch (IOException e) {
-            err.println("balanceroute sim-cluster: " + e.getMessage());
-            System.exit(1);
-            return;
-        }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            cluster.close();
-            stopped.countDown();
-        }, "enginesim-shutdown"));
-        out.println("Simulated vLLM cluster: " + config.prefill() + " prefill, " + config.decode()
-                + " decode ranks, model '" + config.model() + "'; a=" + config.stepA() + " b=" + config.stepB()
-                + " c=" + config.stepC() + " time factor " + config.timeFactor() + ", B=" + config.capacity()
-                + ", stream interval " + config.streamInterval());
-        for (String line : cluster.describe()) {
-            out.println("  " + line);
-        }
-        out.println("Stats: GET /sim/stats and /sim/series (POST /sim/stats/reset), faults: POST /sim/faults, on every endpoint."
-                + " time factor: POST /sim/timing. Ctrl-C stops.");
-        out.flush();
-        stopped.await();
     }
 }

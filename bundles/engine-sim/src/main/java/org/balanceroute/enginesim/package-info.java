@@ -5,7 +5,7 @@
  * {@code (a * max_g L_g + b + c * max_g |A_g|) * timeFactor} seconds.
  *
  * <p>{@link org.balanceroute.enginesim.SimCluster} starts and stops a cluster (in-process, for
- * tests) and is the standalone entry point behind {@code ./balanceroute sim-cluster};
+ * tests, and behind {@code ./balanceroute sim-cluster}, whose command line is in the CLI module);
  * {@link org.balanceroute.enginesim.SimConfig} holds its settings.
  */
 @Export

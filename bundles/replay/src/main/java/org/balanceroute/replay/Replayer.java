@@ -127,7 +127,7 @@ public final class Replayer {
     }
 
     /** {@code baseUrl + /v1/completions}, checked. */
-    static URI completionsUri(String baseUrl) {
+    public static URI completionsUri(String baseUrl) {
         Objects.requireNonNull(baseUrl, "url");
         URI uri;
         try {
@@ -343,7 +343,7 @@ public final class Replayer {
     }
 
     /** The OpenAI error body's message, else the body itself (shortened). */
-    static String errorMessage(String body) {
+    public static String errorMessage(String body) {
         try {
             String message = OpenAiErrorBody.message(JSON.readTree(body));
             if (message != null) {

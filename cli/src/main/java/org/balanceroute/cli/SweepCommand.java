@@ -1,18 +1,15 @@
-package org.balanceroute.simulator.cli;
+package org.balanceroute.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -30,47 +27,65 @@ import org.balanceroute.trace.TraceFormatException;
 import org.balanceroute.trace.TraceLoader;
 import org.balanceroute.trace.TraceOptions;
 import org.balanceroute.trace.TraceRequest;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * {@code balanceroute sweep}: {@code simulate --load X} over a grid of traces, G and offered
  * loads, every policy in each cell, reported by the steady-state figures as ratios to jsq: a
  * markdown table, and with {@code --out} the raw results (JSON) and a chart (PNG).
  */
-final class SweepCommand {
-
-    static final String USAGE = """
-            Usage: balanceroute sweep [options]
-
-            Runs simulate --load X for every trace, G and load given, every policy in each, and
-            reports the steady-state figures (warm-up and drain left out) relative to jsq:
-            average imbalance as jsq/this (higher is better), throughput and TPOT p95 as this/jsq.
-
-              --traces LIST      comma-separated trace files
-                                 default: ../shared/traces/mooncake-conversation.jsonl,
-                                          ../shared/traces/azure2023-conv.csv
-              --workers LIST     G values                                       default: 4,8,16
-              --loads LIST       offered loads, fractions of decode capacity    default: 0.6,0.7,...,1.2
-              --limit N          first N requests of each trace                 default: all
-              --policies LIST    as simulate; must include jsq                  default: all
-              --warmup S         as simulate                                    default: 10% of the span
-              --prompt-prefix-blocks N, --capacity B, --step-a/-b/-c S, --prefill-per-token S,
-              --prefill-fixed S, --seed N, --s-greedy N, --r-max N, --horizon H, --alpha A,
-              --beta B, --gamma G, --confidence P, --stage1-worker W, --horizon-margin M
-                                 as simulate, for every cell
-              --out PREFIX       also write PREFIX.json (every result), PREFIX.md (the tables)
-                                 and PREFIX.png (the chart)
-            """;
+@Command(name = "sweep", sortOptions = false, customSynopsis = "balanceroute sweep [options]",
+        description = {"", "Runs simulate --load X for every trace, G and load given, every policy in each, and"
+                + " reports the steady-state figures (warm-up and drain left out) relative to jsq: average"
+                + " imbalance as jsq/this (higher is better), throughput and TPOT p95 as this/jsq.", ""})
+final class SweepCommand extends CliCommand {
 
     static final List<String> DEFAULT_TRACES = List.of("../shared/traces/mooncake-conversation.jsonl",
             "../shared/traces/azure2023-conv.csv");
     static final String REFERENCE = "jsq";
 
-    private final PrintStream out;
-    private final PrintStream err;
+    @Option(names = "--traces", paramLabel = "LIST", order = 1, description = "comma-separated trace files;"
+            + " default: ../shared/traces/mooncake-conversation.jsonl,../shared/traces/azure2023-conv.csv")
+    String traces = String.join(",", DEFAULT_TRACES);
 
-    SweepCommand(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
+    @Option(names = "--workers", paramLabel = "LIST", order = 1, description = "G values; default: ${DEFAULT-VALUE}")
+    String workers = "4,8,16";
+
+    @Option(names = "--loads", paramLabel = "LIST", order = 1,
+            description = "offered loads, fractions of decode capacity; default: ${DEFAULT-VALUE}")
+    String loads = "0.6,0.7,0.8,0.9,1.0,1.1,1.2";
+
+    @Option(names = "--limit", paramLabel = "N", converter = Values.Int.class, order = 1,
+            description = "first N requests of each trace; default: all")
+    int limit;
+
+    @Option(names = "--policies", paramLabel = "LIST", order = 1,
+            description = "as simulate; must include jsq; default: all")
+    String policies = String.join(",", SimulateCommand.ALL_POLICIES);
+
+    @Option(names = "--warmup", paramLabel = "S", converter = Values.Real.class, order = 1,
+            description = "as simulate; default: 10%% of the span")
+    Double warmup;
+
+    @Option(names = "--prompt-prefix-blocks", paramLabel = "N", converter = Values.Int.class, order = 1,
+            description = "as simulate; default: ${DEFAULT-VALUE}")
+    int promptPrefixBlocks = SimulateCommand.DEFAULT_PROMPT_PREFIX_BLOCKS;
+
+    @Option(names = "--out", paramLabel = "PREFIX", order = 1, description = "also write PREFIX.json (every"
+            + " result), PREFIX.md (the tables) and PREFIX.png (the chart)")
+    String outPrefix;
+
+    @Mixin
+    ClusterOptions cluster = new ClusterOptions();
+
+    @Mixin
+    BalanceOptions balanceOptions = new BalanceOptions();
+
+    @Override
+    boolean onceOnly() {
+        return true;
     }
 
     /** One cell of the grid: a trace at one G and one load, every policy run on it. */
@@ -82,42 +97,36 @@ final class SweepCommand {
         }
     }
 
-    int run(List<String> args) throws UsageException {
-        Set<String> valueOptions = new HashSet<>(Set.of("--traces", "--workers", "--loads", "--limit", "--policies",
-                "--warmup", "--prompt-prefix-blocks", "--out"));
-        valueOptions.addAll(SimulateCommand.CLUSTER_OPTIONS);
-        valueOptions.addAll(SimulateCommand.BALANCE_OPTIONS);
-        CommandLine cl = new CommandLine(args, valueOptions, Set.of());
-        List<String> traces = list(cl.string("--traces", String.join(",", DEFAULT_TRACES)));
+    @Override
+    int run() throws UsageException {
+        List<String> traces = list(this.traces);
         List<Integer> workers = new ArrayList<>();
-        for (String g : list(cl.string("--workers", "4,8,16"))) {
+        for (String g : list(this.workers)) {
             workers.add((int) parse("--workers", g));
         }
         List<Double> loads = new ArrayList<>();
-        for (String l : list(cl.string("--loads", "0.6,0.7,0.8,0.9,1.0,1.1,1.2"))) {
+        for (String l : list(this.loads)) {
             double x = parse("--loads", l);
             if (!(x > 0)) {
                 throw new UsageException("--loads: every load must be > 0, got " + l);
             }
             loads.add(x);
         }
-        List<String> policies = SimulateCommand.policies(cl.string("--policies", String.join(",",
-                SimulateCommand.ALL_POLICIES)));
+        List<String> policies = SimulateCommand.policies(this.policies);
         if (!policies.contains(REFERENCE)) {
             throw new UsageException("--policies must include " + REFERENCE + ", the reference of every ratio");
         }
-        double warmup = cl.number("--warmup", SteadyState.DEFAULT.warmupSeconds());
-        if (cl.string("--warmup", null) != null && !(warmup >= 0)) {
+        double warmup = this.warmup == null ? SteadyState.DEFAULT.warmupSeconds() : this.warmup;
+        if (this.warmup != null && !(warmup >= 0)) {
             throw new UsageException("--warmup must be >= 0 seconds, got " + warmup);
         }
         SteadyState steady = new SteadyState(warmup);
-        BalanceSettings balance = SimulateCommand.balanceSettings(cl);
-        int limit = cl.integer("--limit", 0);
-        int prefixBlocks = cl.integer("--prompt-prefix-blocks", SimulateCommand.DEFAULT_PROMPT_PREFIX_BLOCKS);
-        String outPrefix = cl.string("--out", null);
+        BalanceSettings balance = balanceOptions.settings();
+        int limit = this.limit;
+        int prefixBlocks = promptPrefixBlocks;
         List<SimulationConfig> configs = new ArrayList<>();
         for (int g : workers) {
-            configs.add(SimulateCommand.clusterConfig(cl, g));
+            configs.add(cluster.config(g));
         }
 
         Map<String, Trace> loaded = new LinkedHashMap<>();

@@ -1,4 +1,4 @@
-package org.balanceroute.replay;
+package org.balanceroute.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

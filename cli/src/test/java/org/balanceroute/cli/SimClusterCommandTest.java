@@ -1,19 +1,38 @@
-package org.balanceroute.enginesim;
+package org.balanceroute.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.List;
-import org.balanceroute.enginesim.internal.SimClusterCommand;
+import org.balanceroute.enginesim.SimCluster;
+import org.balanceroute.enginesim.SimConfig;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
 
 class SimClusterCommandTest {
 
+    /** The cluster the options give, as {@code ./balanceroute sim-cluster} would start it. */
+    private static SimConfig parse(List<String> args) throws UsageException {
+        // parsed from the top, as Main does: picocli cannot parse a subcommand whose parent never parsed
+        CommandLine top = Main.commandLine(System.out, System.err);
+        SimClusterCommand command = top.getSubcommands().get("sim-cluster").getCommand();
+        List<String> line = new ArrayList<>(List.of("sim-cluster"));
+        line.addAll(args);
+        try {
+            top.parseArgs(line.toArray(String[]::new));
+        } catch (ParameterException e) {
+            throw new UsageException(Main.message(e, command));
+        }
+        return command.config();
+    }
+
     @Test
-    void defaults() {
-        SimConfig c = SimClusterCommand.parse(List.of());
+    void defaults() throws Exception {
+        SimConfig c = parse(List.of());
         assertEquals(2, c.prefill());
         assertEquals(8, c.decode());
         assertEquals(18100, c.portBase());
@@ -28,8 +47,8 @@ class SimClusterCommandTest {
     }
 
     @Test
-    void options() {
-        SimConfig c = SimClusterCommand.parse(List.of("--prefill", "3", "--decode=4", "--port-base", "20000",
+    void options() throws Exception {
+        SimConfig c = parse(List.of("--prefill", "3", "--decode=4", "--port-base", "20000",
                 "--step-a", "1e-6", "--step-b", "0.01", "--step-c", "0.001", "--time-factor", "0.1", "--capacity",
                 "16", "--stream-interval", "3", "--seed", "7", "--no-all-ranks", "--model", "m",
                 "--fault", "{\"rank\": 1, \"down\": true}"));
@@ -55,14 +74,14 @@ class SimClusterCommandTest {
         assertMessage("unknown option '--bogus'", "--bogus", "1");
         assertMessage("--port-base", "--port-base", "65500", "--decode", "8");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SimCluster.start(
-                SimClusterCommand.parse(List.of("--port-base", "0", "--fault", "{\"rank\": 9, \"down\": true}"))));
+                parse(List.of("--port-base", "0", "--fault", "{\"rank\": 9, \"down\": true}"))));
         assertTrue(e.getMessage().contains("--fault") && e.getMessage().contains("'rank'"), e.getMessage());
-        assertThrows(SimClusterCommand.HelpRequested.class, () -> SimClusterCommand.parse(List.of("--help")));
+        assertTrue(Main.commandLine(System.out, System.err).parseArgs("sim-cluster", "--help").subcommand()
+                .isUsageHelpRequested());
     }
 
     private static void assertMessage(String expected, String... args) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> SimClusterCommand.parse(List.of(args)));
+        UsageException e = assertThrows(UsageException.class, () -> parse(List.of(args)));
         assertTrue(e.getMessage().contains(expected), e.getMessage());
     }
 }

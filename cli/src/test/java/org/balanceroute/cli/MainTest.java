@@ -1,4 +1,4 @@
-package org.balanceroute.simulator.cli;
+package org.balanceroute.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

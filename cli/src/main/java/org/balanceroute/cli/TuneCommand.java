@@ -1,12 +1,9 @@
-package org.balanceroute.simulator.cli;
+package org.balanceroute.cli;
 
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.simulator.OfferedLoad;
@@ -18,6 +15,9 @@ import org.balanceroute.trace.TraceFormatException;
 import org.balanceroute.trace.TraceLoader;
 import org.balanceroute.trace.TraceOptions;
 import org.balanceroute.trace.TraceRequest;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * {@code balanceroute tune}: what the self-tuner does in the runtime, offline. It tunes on the
@@ -26,67 +26,90 @@ import org.balanceroute.trace.TraceRequest;
  * the rest of the trace, and reports the share of the best fixed setting's gain the tuner
  * recovered: (start - tuned) / (start - best fixed), by steady-state average imbalance.
  */
-final class TuneCommand {
+@Command(name = "tune", sortOptions = false, customSynopsis = "balanceroute tune --trace FILE [options]",
+        description = {"", "Tunes BR-H (beta, gamma, H, and br0) on the first minutes of a trace replayed at an"
+                + " offered load, the way the runtime's self-tuner does on live traffic, then measures the choice"
+                + " on the rest of the trace against the settings it started from and the best fixed setting of"
+                + " the grid.", ""})
+final class TuneCommand extends CliCommand {
 
-    static final String USAGE = """
-            Usage: balanceroute tune --trace FILE [options]
+    @Option(names = "--trace", paramLabel = "FILE", order = 1, description = "as simulate")
+    String trace;
 
-            Tunes BR-H (beta, gamma, H, and br0) on the first minutes of a trace replayed at an
-            offered load, the way the runtime's self-tuner does on live traffic, then measures
-            the choice on the rest of the trace against the settings it started from and the
-            best fixed setting of the grid.
+    @Option(names = "--load", paramLabel = "X", converter = Values.Real.class, order = 1,
+            description = "offered load (as simulate); default: ${DEFAULT-VALUE}")
+    double load = 1.0;
 
-              --trace FILE            as simulate
-              --load X                offered load (as simulate)                   default: 1.0
-              --window-minutes M      simulated minutes of traffic tuned on         default: 5
-              --policy P              the BR-H policy tuned: brh-survival or brh-exact
-                                                                                   default: brh-survival
-              --beta B, --gamma G, --horizon H
-                                      the settings it starts from                  default: 43, 0.86, 80
-              --betas LIST, --gammas LIST, --horizons LIST
-                                      the grid          default: 8,14.67,43 / 0.5,0.64,0.86,0.95 / 20,80,200
-              --workers G, --capacity B, --limit N, --prompt-prefix-blocks N, --step-a S, --step-b S
-                                      as simulate
-            """;
+    @Option(names = "--window-minutes", paramLabel = "M", converter = Values.Real.class, order = 1,
+            description = "simulated minutes of traffic tuned on; default: ${DEFAULT-VALUE}")
+    double windowMinutes = 5;
 
-    private final PrintStream out;
-    private final PrintStream err;
+    @Option(names = "--policy", paramLabel = "P", order = 1,
+            description = "the BR-H policy tuned: brh-survival or brh-exact; default: ${DEFAULT-VALUE}")
+    String policy = BalancePolicy.BRH_SURVIVAL;
 
-    TuneCommand(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
+    @Option(names = "--beta", paramLabel = "B", converter = Values.Real.class, order = 2,
+            description = "the beta it starts from; default: ${DEFAULT-VALUE}")
+    double beta = 43;
+
+    @Option(names = "--gamma", paramLabel = "G", converter = Values.Real.class, order = 2,
+            description = "the gamma it starts from; default: ${DEFAULT-VALUE}")
+    double gamma = 0.86;
+
+    @Option(names = "--horizon", paramLabel = "H", converter = Values.Int.class, order = 2,
+            description = "the horizon it starts from; default: ${DEFAULT-VALUE}")
+    int horizon = 80;
+
+    @Option(names = "--betas", paramLabel = "LIST", order = 3, description = "the grid's betas; default: ${DEFAULT-VALUE}")
+    String betas = "8,14.67,43";
+
+    @Option(names = "--gammas", paramLabel = "LIST", order = 3,
+            description = "the grid's gammas; default: ${DEFAULT-VALUE}")
+    String gammas = "0.5,0.64,0.86,0.95";
+
+    @Option(names = "--horizons", paramLabel = "LIST", order = 3,
+            description = "the grid's horizons; default: ${DEFAULT-VALUE}")
+    String horizons = "20,80,200";
+
+    @Option(names = "--workers", paramLabel = "G", converter = Values.Int.class, order = 4,
+            description = "as simulate; default: ${DEFAULT-VALUE}")
+    int workers = SimulationConfig.DEFAULT_WORKERS;
+
+    @Option(names = "--limit", paramLabel = "N", converter = Values.Int.class, order = 4,
+            description = "as simulate; default: all")
+    int limit;
+
+    @Option(names = "--prompt-prefix-blocks", paramLabel = "N", converter = Values.Int.class, order = 4,
+            description = "as simulate; default: ${DEFAULT-VALUE}")
+    int promptPrefixBlocks = SimulateCommand.DEFAULT_PROMPT_PREFIX_BLOCKS;
+
+    @Mixin
+    ClusterOptions cluster = new ClusterOptions();
+
+    @Override
+    boolean onceOnly() {
+        return true;
     }
 
-    int run(List<String> args) throws UsageException {
-        Set<String> options = new HashSet<>(Set.of("--trace", "--load", "--window-minutes", "--policy", "--beta",
-                "--gamma", "--horizon", "--betas", "--gammas", "--horizons", "--workers", "--limit",
-                "--prompt-prefix-blocks"));
-        options.addAll(SimulateCommand.CLUSTER_OPTIONS);
-        CommandLine cl = new CommandLine(args, options, Set.of());
-        String file = cl.string("--trace", null);
+    @Override
+    int run() throws UsageException {
+        String file = trace;
         if (file == null) {
             throw new UsageException("--trace FILE is required");
         }
-        SimulationConfig config = SimulateCommand.clusterConfig(cl, cl.integer("--workers",
-                SimulationConfig.DEFAULT_WORKERS));
-        double load = cl.number("--load", 1.0);
-        double windowMinutes = cl.number("--window-minutes", 5);
+        SimulationConfig config = cluster.config(workers);
         if (!(load > 0) || !(windowMinutes > 0)) {
             throw new UsageException("--load and --window-minutes must be > 0");
         }
-        String policy = cl.string("--policy", BalancePolicy.BRH_SURVIVAL);
         if (!policy.equals(BalancePolicy.BRH_SURVIVAL) && !policy.equals(BalancePolicy.BRH_EXACT)) {
             throw new UsageException("--policy must be brh-survival or brh-exact, got " + policy);
         }
-        BalanceSettings start = BalanceSettings.defaults().withHorizon(cl.integer("--horizon", 80), 1,
-                cl.number("--beta", 43), cl.number("--gamma", 0.86));
-        ParameterTuner.Grid grid = new ParameterTuner.Grid(numbers(cl.string("--betas", "8,14.67,43")),
-                numbers(cl.string("--gammas", "0.5,0.64,0.86,0.95")),
-                numbers(cl.string("--horizons", "20,80,200")).stream().map(Double::intValue).toList(), true);
+        BalanceSettings start = BalanceSettings.defaults().withHorizon(horizon, 1, beta, gamma);
+        ParameterTuner.Grid grid = new ParameterTuner.Grid(numbers(betas), numbers(gammas),
+                numbers(horizons).stream().map(Double::intValue).toList(), true);
         Trace trace;
         try {
-            trace = TraceLoader.load(Path.of(file), new TraceOptions(cl.integer("--limit", 0), -1, 1,
-                    cl.integer("--prompt-prefix-blocks", SimulateCommand.DEFAULT_PROMPT_PREFIX_BLOCKS)));
+            trace = TraceLoader.load(Path.of(file), new TraceOptions(limit, -1, 1, promptPrefixBlocks));
         } catch (TraceFormatException e) {
             err.println("balanceroute tune: " + e.getMessage());
             return 1;

@@ -1,4 +1,4 @@
-package org.balanceroute.simulator.cli;
+package org.balanceroute.cli;
 
 import java.io.PrintStream;
 import java.util.List;

@@ -1,11 +1,11 @@
-package org.balanceroute.simulator.cli;
+package org.balanceroute.cli;
 
 /** A command-line mistake: printed as is, with exit status 2. */
-final class UsageException extends Exception {
+public final class UsageException extends Exception {
 
     private static final long serialVersionUID = 1L;
 
-    UsageException(String message) {
+    public UsageException(String message) {
         super(message);
     }
 }

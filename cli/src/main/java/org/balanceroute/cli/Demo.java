@@ -1,4 +1,4 @@
-package org.balanceroute.replay;
+package org.balanceroute.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.File;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
@@ -25,12 +24,16 @@ import java.util.Locale;
 import java.util.Map;
 import org.balanceroute.chart.LoadChart;
 import org.balanceroute.chart.LoadSeries;
+import org.balanceroute.replay.ReplayResult;
+import org.balanceroute.replay.Replayer;
 import org.balanceroute.trace.Trace;
 import org.balanceroute.trace.TraceFormatException;
 import org.balanceroute.trace.TraceLoader;
 import org.balanceroute.trace.TraceOptions;
 import org.balanceroute.trace.TraceRequest;
 import org.balanceroute.trace.WorkloadGenerator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code ./balanceroute demo}: starts the simulated cluster (8 decode ranks, 2 prefill servers,
@@ -47,7 +50,19 @@ import org.balanceroute.trace.WorkloadGenerator;
  * the snapshot (the cluster feature dropped into each one's deploy/ while it runs); one chart per
  * phase ({@link #chartName}).
  */
-public final class Demo {
+@Command(name = "demo", sortOptions = false,
+        customSynopsis = "./balanceroute demo [--trace FILE] [--requests N] [--replicas N] [--exit] [--json] [options]",
+        description = {"", "Starts the simulated vLLM cluster (8 decode ranks, 2 prefill servers, ports 18100..)"
+                + " and the runtime (port 8000), replays the same workload through the proxy once per policy (jsq,"
+                + " br0, brh-survival; switched live through the admin API), and prints a comparison measured by"
+                + " the engine's ground truth (GET /sim/stats). For each policy it also writes the engine-measured"
+                + " per-rank KV load over the run (GET /sim/series) as a chart,"
+                + " bundles/replay/target/demo/POLICY.png. Then it keeps both serving until Ctrl-C.", "",
+            "With --replicas N (2..8) it starts N runtimes (ports 8000.., cluster ports 5701..) and compares jsq"
+                + " and br0 on one replica, br0 on N replicas with a local view each (N plain proxies) and br0 on"
+                + " the N replicas sharing the snapshot (the cluster feature joined live), one chart per phase.",
+            ""})
+public final class Demo extends CliCommand {
 
     static final List<String> POLICIES = List.of("jsq", "br0", "brh-survival");
     /** The Hazelcast member port of replica i is CLUSTER_PORT_BASE + i. */
@@ -66,41 +81,6 @@ public final class Demo {
     static final double DEFAULT_TIME_FACTOR = 0.08;
     static final int DEFAULT_STREAM_INTERVAL = 32;
 
-    static final String USAGE = """
-            Usage: ./balanceroute demo [--trace FILE] [--requests N] [--replicas N] [--exit] [--json] [options]
-
-            Starts the simulated vLLM cluster (8 decode ranks, 2 prefill servers, ports 18100..)
-            and the runtime (port 8000), replays the same workload through the proxy once per
-            policy (jsq, br0, brh-survival; switched live through the admin API), and prints a
-            comparison measured by the engine's ground truth (GET /sim/stats). For each policy it
-            also writes the engine-measured per-rank KV load over the run (GET /sim/series) as a
-            chart, bundles/replay/target/demo/POLICY.png. Then it keeps both serving until Ctrl-C.
-
-            With --replicas N (2..8) it starts N runtimes (ports 8000.., cluster ports 5701..) and
-            compares jsq and br0 on one replica, br0 on N replicas with a local view each (N plain
-            proxies) and br0 on the N replicas sharing the snapshot (the cluster feature joined live),
-            one chart per phase.
-
-            Options:
-              --trace FILE        replay a trace's first N requests, arrivals compressed to the
-                                  workload's rate (default: the built-in seeded generator)
-              --requests N        requests per policy (default 3000)
-              --rate R            arrivals per wall-clock second (default 300)
-              --time-factor F     the cluster's wall seconds per modelled second (default 0.08)
-              --stream-interval K tokens per streamed chunk (default 32)
-              --seed S            the generator's seed (default 1)
-              --port N            the runtime's port (default 8000; replica i: N + i)
-              --replicas N        compare N proxy replicas, local and sharing the snapshot (2..8)
-              --tune              jsq, then brh-survival from the poor pair (beta, gamma) = (43, 0.86),
-                                  then the self-tuner's search over that phase's traffic
-                                  (POST /admin/tune), its winner applied, and the same replay
-                                  again (one replica)
-              --exit              stop the processes after the comparison
-              --json              print {"results": [{"policy", "replicas", "shared", "avgImbalance",
-                                  "throughputTokPerS", "tpotP95Ms", "ttftP95S", "completed",
-                                  "failed", "retried"}]} instead of the table
-            """;
-
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String AUTH = "Basic " + Base64.getEncoder()
             .encodeToString("admin:admin".getBytes(StandardCharsets.UTF_8));
@@ -108,20 +88,70 @@ public final class Demo {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
     private final List<Process> children = new ArrayList<>();
-    private final PrintStream err = System.err;
 
-    public static void main(String[] args) throws Exception {
-        Replayer.configureJdkClient();
-        int status;
-        Demo demo = new Demo();
+    @Option(names = "--root", hidden = true, description = "the project (./balanceroute gives it)")
+    Path root = Path.of(".");
+
+    @Option(names = "--trace", paramLabel = "FILE", description = "replay a trace's first N requests, arrivals"
+            + " compressed to the workload's rate; default: the built-in seeded generator")
+    String trace;
+
+    @Option(names = "--requests", paramLabel = "N", converter = Values.Int.class,
+            description = "requests per policy; default: ${DEFAULT-VALUE}")
+    int requests = DEFAULT_REQUESTS;
+
+    @Option(names = "--rate", paramLabel = "R", converter = Values.Real.class,
+            description = "arrivals per wall-clock second; default: ${DEFAULT-VALUE}")
+    double rate = DEFAULT_RATE;
+
+    @Option(names = "--time-factor", paramLabel = "F", converter = Values.Real.class,
+            description = "the cluster's wall seconds per modelled second; default: ${DEFAULT-VALUE}")
+    double timeFactor = DEFAULT_TIME_FACTOR;
+
+    @Option(names = "--stream-interval", paramLabel = "K", converter = Values.Int.class,
+            description = "tokens per streamed chunk; default: ${DEFAULT-VALUE}")
+    int streamInterval = DEFAULT_STREAM_INTERVAL;
+
+    @Option(names = "--seed", paramLabel = "S", converter = Values.Long.class,
+            description = "the generator's seed; default: ${DEFAULT-VALUE}")
+    long seed = 1;
+
+    @Option(names = "--port", paramLabel = "N", converter = Values.Int.class,
+            description = "the runtime's port (replica i: N + i); default: ${DEFAULT-VALUE}")
+    int port = 8000;
+
+    @Option(names = "--replicas", paramLabel = "N", converter = Values.Int.class,
+            description = "compare N proxy replicas, local and sharing the snapshot (2..8)")
+    int replicas = 1;
+
+    @Option(names = "--tune", description = "jsq, then brh-survival from the poor pair (beta, gamma) = (43, 0.86),"
+            + " then the self-tuner's search over that phase's traffic (POST /admin/tune), its winner applied, and"
+            + " the same replay again (one replica)")
+    boolean tune;
+
+    @Option(names = "--exit", description = "stop the processes after the comparison")
+    boolean exit;
+
+    @Option(names = "--json", description = "print {\"results\": [{\"policy\", \"replicas\", \"shared\","
+            + " \"avgImbalance\", \"throughputTokPerS\", \"tpotP95Ms\", \"ttftP95S\", \"completed\","
+            + " \"failed\", \"retried\"}]} instead of the table")
+    boolean json;
+
+    @Override
+    Hint usageHint() {
+        return Hint.USAGE;
+    }
+
+    @Override
+    int run() throws Exception {
         try {
-            status = demo.run(args);
+            return demo();
         } catch (DemoException e) {
-            System.err.println("balanceroute demo: " + e.getMessage());
-            status = e.status;
+            err.println("balanceroute demo: " + e.getMessage());
+            return e.status;
+        } finally {
+            stopChildren();
         }
-        demo.stopChildren();
-        System.exit(status);
     }
 
     static final class DemoException extends Exception {
@@ -168,60 +198,17 @@ public final class Demo {
                 new Phase("br0", replicas, true));
     }
 
-    int run(String[] args) throws Exception {
-        Path root = Path.of(".");
-        String trace = null;
-        int requests = DEFAULT_REQUESTS;
-        double rate = DEFAULT_RATE;
-        double timeFactor = DEFAULT_TIME_FACTOR;
-        int streamInterval = DEFAULT_STREAM_INTERVAL;
-        long seed = 1;
-        int port = 8000;
-        int replicas = 1;
-        boolean exit = false;
-        boolean json = false;
-        boolean tune = false;
-        try {
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                switch (a) {
-                    case "--root" -> root = Path.of(value(args, ++i, a));
-                    case "--trace" -> trace = value(args, ++i, a);
-                    case "--requests" -> requests = Integer.parseInt(value(args, ++i, a));
-                    case "--rate" -> rate = Double.parseDouble(value(args, ++i, a));
-                    case "--time-factor" -> timeFactor = Double.parseDouble(value(args, ++i, a));
-                    case "--stream-interval" -> streamInterval = Integer.parseInt(value(args, ++i, a));
-                    case "--seed" -> seed = Long.parseLong(value(args, ++i, a));
-                    case "--port" -> port = Integer.parseInt(value(args, ++i, a));
-                    case "--replicas" -> {
-                        replicas = Integer.parseInt(value(args, ++i, a));
-                        if (replicas < 2 || replicas > MAX_REPLICAS) {
-                            throw new IllegalArgumentException("--replicas must be 2.." + MAX_REPLICAS + ", got " + replicas);
-                        }
-                    }
-                    case "--exit" -> exit = true;
-                    case "--tune" -> tune = true;
-                    case "--json" -> json = true;
-                    case "-h", "--help" -> {
-                        System.out.print(USAGE);
-                        return 0;
-                    }
-                    default -> throw new IllegalArgumentException("unknown option '" + a + "'");
-                }
-            }
-            if (tune && replicas > 1) {
-                throw new IllegalArgumentException("--tune runs on one replica, not with --replicas");
-            }
-            if (requests < 1 || !(rate > 0) || !(timeFactor > 0) || streamInterval < 1 || port < 1
-                    || port + replicas - 1 > 65535) {
-                throw new IllegalArgumentException("--requests >= 1, --rate > 0, --time-factor > 0, "
-                        + "--stream-interval >= 1, --port 1..65535 (and the replicas' ports after it)");
-            }
-        } catch (IllegalArgumentException e) {
-            err.println("balanceroute demo: " + (e instanceof NumberFormatException ? "not a number: " : "")
-                    + e.getMessage());
-            err.print(USAGE);
-            return 2;
+    private int demo() throws Exception {
+        if (given("--replicas") != null && (replicas < 2 || replicas > MAX_REPLICAS)) {
+            throw new UsageException("--replicas must be 2.." + MAX_REPLICAS + ", got " + replicas);
+        }
+        if (tune && replicas > 1) {
+            throw new UsageException("--tune runs on one replica, not with --replicas");
+        }
+        if (requests < 1 || !(rate > 0) || !(timeFactor > 0) || streamInterval < 1 || port < 1
+                || port + replicas - 1 > 65535) {
+            throw new UsageException("--requests >= 1, --rate > 0, --time-factor > 0, "
+                    + "--stream-interval >= 1, --port 1..65535 (and the replicas' ports after it)");
         }
 
         // the workload: the same requests for every phase
@@ -268,11 +255,10 @@ public final class Demo {
         Path logs = root.resolve("bundles/replay/target/demo");
         Files.createDirectories(logs);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String simCp = root.resolve("bundles/engine-sim/target/org.balanceroute.enginesim-0.1.0-SNAPSHOT.jar")
-                + File.pathSeparator + root.resolve("bundles/engine-sim/target/lib") + File.separator + "*";
         Runtime.getRuntime().addShutdownHook(new Thread(this::stopChildren, "demo-stop"));
-        start("sim-cluster", logs, List.of(java, "-cp", simCp, "org.balanceroute.enginesim.SimCluster",
-                "--prefill", "2", "--decode", "8", "--time-factor", Double.toString(timeFactor),
+        // the cluster from this command line's own classpath
+        start("sim-cluster", logs, List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "sim-cluster", "--prefill", "2", "--decode", "8", "--time-factor", Double.toString(timeFactor),
                 "--stream-interval", Integer.toString(streamInterval)));
         List<String> bases = new ArrayList<>();
         List<Path> homes = new ArrayList<>();
@@ -699,6 +685,7 @@ public final class Demo {
         File log = logs.resolve(name + ".log").toFile();
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(log));
+        pb.environment().put("BALANCEROUTE_NO_BUILD", "1"); // ./balanceroute demo built what they run
         Process p = pb.start();
         synchronized (children) {
             children.add(p);
@@ -746,12 +733,5 @@ public final class Demo {
         } catch (IOException e) {
             return false;
         }
-    }
-
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value");
-        }
-        return args[i];
     }
 }

@@ -1,9 +1,8 @@
-package org.balanceroute.simulator.cli;
+package org.balanceroute.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -36,78 +34,97 @@ import org.balanceroute.trace.TraceFormatException;
 import org.balanceroute.trace.TraceLoader;
 import org.balanceroute.trace.TraceOptions;
 import org.balanceroute.trace.TraceRequest;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /** {@code balanceroute simulate}: every chosen policy over one trace, side by side. */
-final class SimulateCommand {
+@Command(name = "simulate", sortOptions = false, customSynopsis = "balanceroute simulate --trace FILE [options]",
+        description = {"", "Replays a request trace through a simulated DP decode tier (G workers meeting at a"
+                + " barrier every step; step time = a * max_g L_g + b + c * max batch) once per policy, and"
+                + " reports the paper's metrics side by side, with ratios to jsq.", ""})
+final class SimulateCommand extends CliCommand {
 
-    static final String USAGE = """
-            Usage: balanceroute simulate --trace FILE [options]
+    /** The workload's options of simulate and sweep, but for the trace files. */
+    static class Workload {
+        @Option(names = "--trace", paramLabel = "FILE", description = "Azure CSV (TIMESTAMP,ContextTokens,"
+                + "GeneratedTokens), Mooncake JSON lines, or CSV arrival_s,input_tokens,output_tokens[,prompt_key]")
+        String trace;
 
-            Replays a request trace through a simulated DP decode tier (G workers meeting at a
-            barrier every step; step time = a * max_g L_g + b + c * max batch) once per policy,
-            and reports the paper's metrics side by side, with ratios to jsq.
+        @Option(names = "--limit", paramLabel = "N", converter = Values.Int.class,
+                description = "first N requests (after --min-output); default: all")
+        int limit;
 
-            Workload
-              --trace FILE              Azure CSV (TIMESTAMP,ContextTokens,GeneratedTokens), Mooncake
-                                        JSON lines, or CSV arrival_s,input_tokens,output_tokens[,prompt_key]
-              --limit N                 first N requests (after --min-output)          default: all
-              --min-output N            keep requests with more than N output tokens  default: keep all
-              --rate-scale X            divide every arrival time by X (X > 1: heavier) default: 1
-              --load X                  offered load as a fraction of the cluster's decode
-                                        capacity (estimated from the trace and the step
-                                        model); sets the rate scale; not with --rate-scale
-              --warmup S                simulated seconds after the first arrival that the
-                                        steady-state figures leave out (they also leave out
-                                        the drain after the last arrival)  default: 10% of the span
-              --prompt-prefix-blocks N  Mooncake prompt identity for brh-exact: the first
-                                        N 512-token hash blocks; 0 = the whole prompt  default: 4
-            Cluster
-              --workers G               DP decode workers                              default: 8
-              --capacity B              running requests per worker (max_num_seqs)     default: 64
-              --step-a SECONDS          seconds per KV token of the heaviest worker    default: 2e-7
-              --step-b SECONDS          fixed seconds per step                         default: 0.020
-              --step-c SECONDS          seconds per request of the largest batch       default: 0
-              --prefill-per-token S     prefill seconds per prompt token               default: 0
-              --prefill-fixed S         fixed prefill seconds                          default: 0
-            Proxy replicas
-              --replicas N              proxy replicas in front of the tier (1..64); arrival i
-                                        goes to replica i mod N                        default: 1
-              --sync-delay-ms D         simulated ms an event takes between replicas   default: 0
-              --cluster-mode MODE       dispatcher: replica 0 routes every request;
-                                        gossip: each routes its own, sees the others D late;
-                                        independent: each sees only its own            default: dispatcher
-            Policies
-              --policies LIST           comma-separated; default: all of
-                                        random,round-robin,p2c,jsq,least-tokens,vllm-ascend,
-                                        br0,br0-bypass,brh-survival,brh-exact,brh-oracle,
-                                        reference (offline headroom: the best of a portfolio
-                                        of oracle BR-H runs and br0, see README)
-              --s-greedy N              Stage 1 while free slots > N; 0 means G        default: 0 (G)
-              --r-max N                 Stage 2 candidates per worker (1..16)          default: 8
-              --horizon H               BR-H look-ahead in steps                       default: 80
-              --alpha A                 BR-H fill weight                               default: 1
-              --beta B                  BR-H overflow weight                           default: 14.67
-              --gamma G                 BR-H discount per step                         default: 0.64
-              --confidence P            predictor gate                                 default: 0.5
-              --stage1-worker W         Stage 1 fills: margin (the lightest with a free
-                                        slot) or slots (most free slots, the paper's)  default: margin
-              --horizon-margin M        BR-H worker order: mean, min (the paper's) or
-                                        now, of the margins over the horizon           default: mean
-              --warm-start FILE         a trace whose output lengths (and prompt identities)
-                                        the survival and exact-match predictors learn first
-                                                                                       default: cold start
-            Run and output
-              --seed N                  seed of every random choice                    default: 1
-              --json                    one JSON object on stdout instead of a table
-              --series DIR              per-step per-worker loads (CSV) and a PNG chart per policy
-            """;
+        @Option(names = "--min-output", paramLabel = "N", converter = Values.Int.class,
+                description = "keep requests with more than N output tokens; default: keep all")
+        int minOutput = -1;
 
-    private static final Set<String> VALUE_OPTIONS = Set.of("--trace", "--workers", "--capacity", "--policies",
-            "--limit", "--min-output", "--rate-scale", "--prompt-prefix-blocks", "--step-a", "--step-b", "--step-c",
-            "--prefill-per-token", "--prefill-fixed", "--seed", "--s-greedy", "--r-max", "--horizon", "--alpha",
-            "--beta", "--gamma", "--confidence", "--series", "--warm-start", "--replicas", "--sync-delay-ms",
-            "--cluster-mode", "--load", "--warmup", "--stage1-worker", "--horizon-margin");
-    private static final Set<String> FLAGS = Set.of("--json");
+        @Option(names = "--rate-scale", paramLabel = "X", converter = Values.Real.class,
+                description = "divide every arrival time by X (X > 1: heavier); default: 1")
+        Double rateScale;
+
+        @Option(names = "--load", paramLabel = "X", converter = Values.Real.class, description = "offered load as"
+                + " a fraction of the cluster's decode capacity (estimated from the trace and the step model);"
+                + " sets the rate scale; not with --rate-scale")
+        Double load;
+
+        @Option(names = "--warmup", paramLabel = "S", converter = Values.Real.class, description = "simulated"
+                + " seconds after the first arrival that the steady-state figures leave out (they also leave out"
+                + " the drain after the last arrival); default: 10%% of the span")
+        Double warmup;
+
+        @Option(names = "--prompt-prefix-blocks", paramLabel = "N", converter = Values.Int.class,
+                description = "Mooncake prompt identity for brh-exact: the first N 512-token hash blocks;"
+                        + " 0 = the whole prompt; default: ${DEFAULT-VALUE}")
+        int promptPrefixBlocks = DEFAULT_PROMPT_PREFIX_BLOCKS;
+    }
+
+    /** The cluster of one simulation: G workers and the rest. */
+    static class Cluster extends ClusterOptions {
+        @Option(names = "--workers", paramLabel = "G", converter = Values.Int.class,
+                description = "DP decode workers; default: ${DEFAULT-VALUE}")
+        int workers = SimulationConfig.DEFAULT_WORKERS;
+    }
+
+    @Mixin
+    Workload workload = new Workload();
+
+    @Mixin
+    Cluster cluster = new Cluster();
+
+    @Option(names = "--replicas", paramLabel = "N", converter = Values.Int.class, order = 3, description = "proxy"
+            + " replicas in front of the tier (1..64); arrival i goes to replica i mod N; default: ${DEFAULT-VALUE}")
+    int replicas = 1;
+
+    @Option(names = "--sync-delay-ms", paramLabel = "D", converter = Values.Real.class, order = 3,
+            description = "simulated ms an event takes between replicas; default: ${DEFAULT-VALUE}")
+    double syncDelayMs = 0;
+
+    @Option(names = "--cluster-mode", paramLabel = "MODE", order = 3, description = "dispatcher: replica 0 routes"
+            + " every request; gossip: each routes its own, sees the others D late; independent: each sees only"
+            + " its own; default: ${DEFAULT-VALUE}")
+    String clusterMode = ClusterMode.DISPATCHER.optionValue();
+
+    @Option(names = "--policies", paramLabel = "LIST", order = 4, description = "comma-separated; default: all of"
+            + " random,round-robin,p2c,jsq,least-tokens,vllm-ascend,br0,br0-bypass,brh-survival,brh-exact,"
+            + "brh-oracle,reference (offline headroom: the best of a portfolio of oracle BR-H runs and br0, see"
+            + " README)")
+    String policies;
+
+    @Mixin
+    BalanceOptions balance = new BalanceOptions();
+
+    @Option(names = "--warm-start", paramLabel = "FILE", order = 6, description = "a trace whose output lengths"
+            + " (and prompt identities) the survival and exact-match predictors learn first; default: cold start")
+    String warmStart;
+
+    @Option(names = "--json", order = 7, description = "one JSON object on stdout instead of a table")
+    boolean json;
+
+    @Option(names = "--series", paramLabel = "DIR", order = 7,
+            description = "per-step per-worker loads (CSV) and a PNG chart per policy")
+    String series;
+
     private static final long PROGRESS_INTERVAL_MS = 2000;
     /**
      * Whole Mooncake prompts almost never recur (206 of 12,031); their first 4 blocks (2,048
@@ -119,27 +136,23 @@ final class SimulateCommand {
     static final List<String> ALL_POLICIES = java.util.stream.Stream.concat(PolicyCatalog.NAMES.stream(),
             java.util.stream.Stream.of(HeadroomReference.NAME)).toList();
 
-    private final PrintStream out;
-    private final PrintStream err;
-
-    SimulateCommand(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
+    @Override
+    boolean onceOnly() {
+        return true;
     }
 
-    int run(List<String> args) throws UsageException {
-        CommandLine cl = new CommandLine(args, VALUE_OPTIONS, FLAGS);
-        String traceFile = cl.string("--trace", null);
+    @Override
+    int run() throws UsageException {
+        String traceFile = workload.trace;
         if (traceFile == null) {
             throw new UsageException("--trace FILE is required");
         }
-        SimulationConfig config = clusterConfig(cl, cl.integer("--workers", SimulationConfig.DEFAULT_WORKERS));
-        ProxyReplicas replicas = new ProxyReplicas(cl.integer("--replicas", 1), cl.number("--sync-delay-ms", 0),
-                ClusterMode.parse(cl.string("--cluster-mode", ClusterMode.DISPATCHER.optionValue())));
-        BalanceSettings balance = balanceSettings(cl);
-        double load = cl.number("--load", Double.NaN);
+        SimulationConfig config = cluster.config(cluster.workers);
+        ProxyReplicas replicas = new ProxyReplicas(this.replicas, syncDelayMs, ClusterMode.parse(clusterMode));
+        BalanceSettings balance = this.balance.settings();
+        double load = workload.load == null ? Double.NaN : workload.load;
         if (!Double.isNaN(load)) {
-            if (cl.string("--rate-scale", null) != null) {
+            if (workload.rateScale != null) {
                 throw new UsageException("--load and --rate-scale both set the arrival rate: give one of them");
             }
             if (!(load > 0) || Double.isInfinite(load)) {
@@ -148,20 +161,19 @@ final class SimulateCommand {
         }
         SteadyState steady;
         try {
-            steady = new SteadyState(cl.number("--warmup", SteadyState.DEFAULT.warmupSeconds()));
+            steady = new SteadyState(workload.warmup == null ? SteadyState.DEFAULT.warmupSeconds() : workload.warmup);
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-        if (cl.string("--warmup", null) != null && steady.warmupSeconds() < 0) {
+        if (workload.warmup != null && steady.warmupSeconds() < 0) {
             throw new UsageException("--warmup must be >= 0 seconds, got " + steady.warmupSeconds());
         }
-        TraceOptions traceOptions = new TraceOptions(cl.integer("--limit", 0), cl.integer("--min-output", -1),
-                Double.isNaN(load) ? cl.number("--rate-scale", 1) : 1,
-                cl.integer("--prompt-prefix-blocks", DEFAULT_PROMPT_PREFIX_BLOCKS));
-        List<String> policies = policies(cl.string("--policies", String.join(",", ALL_POLICIES)));
-        String seriesDir = cl.string("--series", null);
-        String warmStartFile = cl.string("--warm-start", null);
-        boolean json = cl.flag("--json");
+        TraceOptions traceOptions = new TraceOptions(workload.limit, workload.minOutput,
+                Double.isNaN(load) ? (workload.rateScale == null ? 1 : workload.rateScale) : 1,
+                workload.promptPrefixBlocks);
+        List<String> policies = policies(this.policies == null ? String.join(",", ALL_POLICIES) : this.policies);
+        String seriesDir = series;
+        String warmStartFile = warmStart;
 
         Trace trace;
         List<TraceRequest> warmStart = List.of();
@@ -352,64 +364,6 @@ final class SimulateCommand {
             throw new UsageException("--policies: no policy given");
         }
         return names;
-    }
-
-    /** The cluster options of simulate and sweep, but for --workers. */
-    static final Set<String> CLUSTER_OPTIONS = Set.of("--capacity", "--step-a", "--step-b", "--step-c",
-            "--prefill-per-token", "--prefill-fixed", "--seed");
-
-    /** The simulated cluster the options give, with G workers. */
-    static SimulationConfig clusterConfig(CommandLine cl, int workers) throws UsageException {
-        return new SimulationConfig(workers,
-                cl.integer("--capacity", SimulationConfig.DEFAULT_CAPACITY),
-                cl.number("--step-a", SimulationConfig.DEFAULT_STEP_A),
-                cl.number("--step-b", SimulationConfig.DEFAULT_STEP_B),
-                cl.number("--step-c", 0),
-                cl.number("--prefill-per-token", 0),
-                cl.number("--prefill-fixed", 0),
-                cl.longValue("--seed", 1));
-    }
-
-    /** The BR options of simulate and sweep. */
-    static final Set<String> BALANCE_OPTIONS = Set.of("--s-greedy", "--r-max", "--horizon", "--alpha", "--beta",
-            "--gamma", "--confidence", "--stage1-worker", "--horizon-margin");
-
-    /** The BR settings the options give. */
-    static BalanceSettings balanceSettings(CommandLine cl) throws UsageException {
-        return namedFields(() -> new BalanceSettings(
-                cl.integer("--s-greedy", BalanceSettings.DEFAULT_S_GREEDY),
-                cl.integer("--r-max", BalanceSettings.DEFAULT_R_MAX),
-                cl.integer("--horizon", BalanceSettings.DEFAULT_HORIZON),
-                cl.number("--alpha", BalanceSettings.DEFAULT_ALPHA),
-                cl.number("--beta", BalanceSettings.DEFAULT_BETA),
-                cl.number("--gamma", BalanceSettings.DEFAULT_GAMMA),
-                cl.number("--confidence", BalanceSettings.DEFAULT_CONFIDENCE),
-                BalanceSettings.Stage1Worker.parse(cl.string("--stage1-worker", BalanceSettings.DEFAULT_STAGE1_WORKER)),
-                BalanceSettings.HorizonMargin.parse(cl.string("--horizon-margin",
-                        BalanceSettings.DEFAULT_HORIZON_MARGIN))));
-    }
-
-    /** BalanceSettings names its fields as Java does; the CLI user knows them as options. */
-    private static BalanceSettings namedFields(SettingsSupplier supplier) throws UsageException {
-        try {
-            return supplier.get();
-        } catch (IllegalArgumentException e) {
-            String msg = e.getMessage();
-            for (String[] pair : new String[][] {{"sGreedy", "--s-greedy"}, {"rMax", "--r-max"},
-                    {"horizon", "--horizon"}, {"alpha", "--alpha"}, {"beta", "--beta"}, {"gamma", "--gamma"},
-                    {"confidence", "--confidence"}, {"stage1Worker", "--stage1-worker"},
-                    {"horizonMargin", "--horizon-margin"}}) {
-                if (msg.startsWith(pair[0] + " ")) {
-                    msg = pair[1] + msg.substring(pair[0].length());
-                }
-            }
-            throw new UsageException(msg);
-        }
-    }
-
-    @FunctionalInterface
-    private interface SettingsSupplier {
-        BalanceSettings get() throws UsageException;
     }
 
     private void printJson(String traceFile, Trace trace, TraceOptions traceOptions, double rateScale,

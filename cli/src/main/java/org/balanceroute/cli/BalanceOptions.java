@@ -1,0 +1,65 @@
+package org.balanceroute.cli;
+
+import org.balanceroute.policy.balance.BalanceSettings;
+import picocli.CommandLine.Option;
+
+/** The BR options of simulate and sweep. */
+class BalanceOptions {
+
+    @Option(names = "--s-greedy", paramLabel = "N", converter = Values.Int.class,
+            description = "Stage 1 while free slots > N; 0 means G; default: ${DEFAULT-VALUE}")
+    int sGreedy = BalanceSettings.DEFAULT_S_GREEDY;
+
+    @Option(names = "--r-max", paramLabel = "N", converter = Values.Int.class,
+            description = "Stage 2 candidates per worker (1..16); default: ${DEFAULT-VALUE}")
+    int rMax = BalanceSettings.DEFAULT_R_MAX;
+
+    @Option(names = "--horizon", paramLabel = "H", converter = Values.Int.class,
+            description = "BR-H look-ahead in steps; default: ${DEFAULT-VALUE}")
+    int horizon = BalanceSettings.DEFAULT_HORIZON;
+
+    @Option(names = "--alpha", paramLabel = "A", converter = Values.Real.class,
+            description = "BR-H fill weight; default: ${DEFAULT-VALUE}")
+    double alpha = BalanceSettings.DEFAULT_ALPHA;
+
+    @Option(names = "--beta", paramLabel = "B", converter = Values.Real.class,
+            description = "BR-H overflow weight; default: ${DEFAULT-VALUE}")
+    double beta = BalanceSettings.DEFAULT_BETA;
+
+    @Option(names = "--gamma", paramLabel = "G", converter = Values.Real.class,
+            description = "BR-H discount per step; default: ${DEFAULT-VALUE}")
+    double gamma = BalanceSettings.DEFAULT_GAMMA;
+
+    @Option(names = "--confidence", paramLabel = "P", converter = Values.Real.class,
+            description = "predictor gate; default: ${DEFAULT-VALUE}")
+    double confidence = BalanceSettings.DEFAULT_CONFIDENCE;
+
+    @Option(names = "--stage1-worker", paramLabel = "W", description = "Stage 1 fills: margin (the lightest with a"
+            + " free slot) or slots (most free slots, the paper's); default: ${DEFAULT-VALUE}")
+    String stage1Worker = BalanceSettings.DEFAULT_STAGE1_WORKER;
+
+    @Option(names = "--horizon-margin", paramLabel = "M", description = "BR-H worker order: mean, min (the"
+            + " paper's) or now, of the margins over the horizon; default: ${DEFAULT-VALUE}")
+    String horizonMargin = BalanceSettings.DEFAULT_HORIZON_MARGIN;
+
+    /** The BR settings these options give; a bad one named by its option. */
+    BalanceSettings settings() throws UsageException {
+        try {
+            return new BalanceSettings(sGreedy, rMax, horizon, alpha, beta, gamma, confidence,
+                    BalanceSettings.Stage1Worker.parse(stage1Worker),
+                    BalanceSettings.HorizonMargin.parse(horizonMargin));
+        } catch (IllegalArgumentException e) {
+            // BalanceSettings names its fields as Java does; the CLI user knows them as options
+            String msg = e.getMessage();
+            for (String[] pair : new String[][] {{"sGreedy", "--s-greedy"}, {"rMax", "--r-max"},
+                    {"horizon", "--horizon"}, {"alpha", "--alpha"}, {"beta", "--beta"}, {"gamma", "--gamma"},
+                    {"confidence", "--confidence"}, {"stage1Worker", "--stage1-worker"},
+                    {"horizonMargin", "--horizon-margin"}}) {
+                if (msg.startsWith(pair[0] + " ")) {
+                    msg = pair[1] + msg.substring(pair[0].length());
+                }
+            }
+            throw new UsageException(msg);
+        }
+    }
+}

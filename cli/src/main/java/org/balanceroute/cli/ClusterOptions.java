@@ -1,0 +1,41 @@
+package org.balanceroute.cli;
+
+import org.balanceroute.simulator.SimulationConfig;
+import picocli.CommandLine.Option;
+
+/** The simulated cluster's options of simulate, sweep and tune, but for --workers. */
+class ClusterOptions {
+
+    @Option(names = "--capacity", paramLabel = "B", converter = Values.Int.class,
+            description = "running requests per worker (max_num_seqs); default: ${DEFAULT-VALUE}")
+    int capacity = SimulationConfig.DEFAULT_CAPACITY;
+
+    @Option(names = "--step-a", paramLabel = "SECONDS", converter = Values.Real.class,
+            description = "seconds per KV token of the heaviest worker; default: ${DEFAULT-VALUE}")
+    double stepA = SimulationConfig.DEFAULT_STEP_A;
+
+    @Option(names = "--step-b", paramLabel = "SECONDS", converter = Values.Real.class,
+            description = "fixed seconds per step; default: ${DEFAULT-VALUE}")
+    double stepB = SimulationConfig.DEFAULT_STEP_B;
+
+    @Option(names = "--step-c", paramLabel = "SECONDS", converter = Values.Real.class,
+            description = "seconds per request of the largest batch; default: ${DEFAULT-VALUE}")
+    double stepC = 0;
+
+    @Option(names = "--prefill-per-token", paramLabel = "S", converter = Values.Real.class,
+            description = "prefill seconds per prompt token; default: ${DEFAULT-VALUE}")
+    double prefillPerToken = 0;
+
+    @Option(names = "--prefill-fixed", paramLabel = "S", converter = Values.Real.class,
+            description = "fixed prefill seconds; default: ${DEFAULT-VALUE}")
+    double prefillFixed = 0;
+
+    @Option(names = "--seed", paramLabel = "N", converter = Values.Long.class,
+            description = "seed of every random choice; default: ${DEFAULT-VALUE}")
+    long seed = 1;
+
+    /** The simulated cluster these options give, with G workers. */
+    SimulationConfig config(int workers) {
+        return new SimulationConfig(workers, capacity, stepA, stepB, stepC, prefillPerToken, prefillFixed, seed);
+    }
+}

@@ -1,0 +1,91 @@
+package org.balanceroute.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+
+/** Every command's --help: generated from its options, each listed, exit status 0. */
+class HelpTest {
+
+    private static final List<String> COMMANDS = List.of("simulate", "sweep", "tune", "replay", "sim-cluster", "demo");
+
+    @Test
+    void everyCommandIsThere() {
+        assertEquals(COMMANDS, List.copyOf(Main.commandLine(System.out, System.err).getSubcommands().keySet()));
+    }
+
+    @Test
+    void eachCommandsHelpListsItsOptions() {
+        Map<String, CommandLine> commands = Main.commandLine(System.out, System.err).getSubcommands();
+        for (String name : COMMANDS) {
+            for (String help : List.of("--help", "-h")) {
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                ByteArrayOutputStream err = new ByteArrayOutputStream();
+                int status = Main.run(List.of(name, help), new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
+                String text = out.toString(StandardCharsets.UTF_8);
+                assertEquals(0, status, name + " " + help + ": " + err);
+                assertTrue(text.startsWith("Usage: "), text);
+                assertTrue(text.contains(name), text);
+                List<OptionSpec> options = commands.get(name).getCommandSpec().options();
+                assertTrue(options.size() > 5, name + ": " + options.size() + " options");
+                for (OptionSpec o : options) {
+                    if (!o.hidden()) {
+                        for (String n : o.names()) {
+                            assertTrue(text.contains(n), name + " --help lacks " + n + ":\n" + text);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void helpWinsOverABadOptionNextToIt() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertEquals(0, Main.run(List.of("simulate", "--frobnicate", "--help"),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream())));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("--trace"));
+    }
+
+    @Test
+    void aBadValueNamesTheOptionWithExitStatus2() {
+        String[][] cases = {
+            {"simulate", "--workers", "many", "balanceroute simulate: --workers must be an integer, got 'many'\n"
+                + "Try 'balanceroute simulate --help'.\n"},
+            {"simulate", "--seed", "", "balanceroute simulate: --seed must be an integer, got ''\n"},
+            {"simulate", "--trace", "balanceroute simulate: --trace needs a value\n"},
+            {"simulate", "--trace", "a", "--trace", "b", "balanceroute simulate: --trace given twice\n"},
+            {"sweep", "--limit", "x", "balanceroute sweep: --limit must be an integer, got 'x'\n"},
+            {"tune", "--load", "1", "--bogus", "balanceroute tune: unknown option '--bogus'\n"},
+            {"sim-cluster", "--capacity", "balanceroute sim-cluster: option --capacity needs a value\n"
+                + "Try 'balanceroute sim-cluster --help'.\n"},
+            {"sim-cluster", "--step-a", "fast", "balanceroute sim-cluster: --step-a must be a number, got 'fast'\n"},
+            {"replay", "--concurrency", "0", "--url", "http://x", "--generate", "1",
+                "balanceroute replay: --concurrency must be >= 1, got 0\nUsage: ./balanceroute replay"},
+            {"replay", "--seed", "x", "balanceroute replay: --seed must be an integer, got 'x'\n"},
+            {"demo", "--requests", "many", "balanceroute demo: --requests must be an integer, got 'many'\n"
+                + "Usage: ./balanceroute demo"},
+            {"demo", "--replicas", "1", "balanceroute demo: --replicas must be 2..8, got 1\n"},
+            {"demo", "--tune", "--replicas", "2", "balanceroute demo: --tune runs on one replica, not with --replicas\n"},
+        };
+        for (String[] c : cases) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            List<String> args = List.of(c).subList(0, c.length - 1);
+            assertEquals(2, Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8)), args.toString());
+            String text = err.toString(StandardCharsets.UTF_8);
+            assertTrue(text.startsWith(c[c.length - 1]), args + ":\n" + text);
+            assertEquals("", out.toString(StandardCharsets.UTF_8), args.toString());
+        }
+    }
+}
