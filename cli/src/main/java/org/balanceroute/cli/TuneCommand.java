@@ -140,7 +140,6 @@ final class TuneCommand extends CliCommand {
         ParameterTuner.Candidate choice = tuned.best().candidate();
         double choiceImb = after.ranked().stream().filter(s -> s.candidate().equals(choice)).findFirst()
                 .map(s -> ParameterTuner.objective(s.result())).orElseThrow();
-        double recovered = startImb == bestImb ? 1 : (startImb - choiceImb) / (startImb - bestImb);
         out.printf(Locale.ROOT, "tuned on the first %.1f min (%d requests, %d runs, %.1f s): %s (predicted gain %.1f%%)%n",
                 windowMinutes, head.size(), tuned.ranked().size(), tuned.elapsedMillis() / 1000.0, choice.label(),
                 100 * tuned.predictedGain());
@@ -148,8 +147,21 @@ final class TuneCommand extends CliCommand {
         out.printf(Locale.ROOT, "  start      %-40s %12.0f%n", after.current().candidate().label(), startImb);
         out.printf(Locale.ROOT, "  tuned      %-40s %12.0f%n", choice.label(), choiceImb);
         out.printf(Locale.ROOT, "  best fixed %-40s %12.0f%n", after.best().candidate().label(), bestImb);
-        out.printf(Locale.ROOT, "recovered %.0f%% of the best fixed setting's gain%n", 100 * recovered);
+        out.println(verdict(startImb, choiceImb, bestImb));
         return 0;
+    }
+
+    /**
+     * The share of the best fixed setting's gain the choice recovered; when the start already is
+     * the best there is no gain to share (a share of nothing would read 100% whatever the choice did).
+     */
+    static String verdict(double startImb, double choiceImb, double bestImb) {
+        if (startImb <= bestImb) {
+            return String.format(Locale.ROOT, "the start is already the best fixed setting on the rest: nothing to"
+                    + " recover; the tuned choice's imbalance %+.1f%% against it", 100 * (choiceImb - startImb) / startImb);
+        }
+        return String.format(Locale.ROOT, "recovered %.0f%% of the best fixed setting's gain",
+                100 * (startImb - choiceImb) / (startImb - bestImb));
     }
 
     private static List<Double> numbers(String csv) throws UsageException {
