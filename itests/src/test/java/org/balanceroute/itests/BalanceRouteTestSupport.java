@@ -8,7 +8,9 @@ import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -156,16 +158,50 @@ public abstract class BalanceRouteTestSupport {
     }
 
     /**
-     * G decode workers through their one owner, the connector's {@code decodeWorkers} (endpoints no
-     * engine listens on: marked down by their health checks, and with every worker down the marks
-     * are ignored, so the router places on them).
+     * G decode workers through their one owner, the connector's {@code decodeWorkers}: DP ranks
+     * of an endpoint that only answers {@code /health} (200), so that their health checks keep
+     * them in routing (with every worker marked down requests would wait in the pool). Nothing
+     * here sends them a completion.
      */
     protected void configureDecodeWorkers(int g) throws IOException {
+        int port = healthyEndpoint();
         StringBuilder urls = new StringBuilder();
         for (int i = 0; i < g; i++) {
-            urls.append(i == 0 ? "" : ", ").append("http://127.0.0.1:").append(9 + i);
+            urls.append(i == 0 ? "" : ", ").append("http://127.0.0.1:").append(port).append(";rank=").append(i);
         }
         configure("org.balanceroute.connector.vllm", "decodeWorkers", urls.toString());
+    }
+
+    private static ServerSocket healthy;
+
+    /** A local port answering every request with an empty 200 (one per test class's framework). */
+    private static synchronized int healthyEndpoint() throws IOException {
+        if (healthy == null) {
+            ServerSocket server = new ServerSocket(0, 64, java.net.InetAddress.getLoopbackAddress());
+            Thread t = new Thread(() -> {
+                while (!server.isClosed()) {
+                    try (Socket s = server.accept()) {
+                        readHead(s.getInputStream());
+                        s.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                                .getBytes(StandardCharsets.US_ASCII));
+                    } catch (IOException e) {
+                        // one connection failed (or the port closed): go on with the next
+                    }
+                }
+            }, "itest-healthy-endpoint");
+            t.setDaemon(true);
+            t.start();
+            healthy = server;
+        }
+        return healthy.getLocalPort();
+    }
+
+    /** Reads up to the blank line that ends a request's head (a GET has no body). */
+    private static void readHead(InputStream in) throws IOException {
+        int matched = 0;
+        for (int b; matched < 4 && (b = in.read()) >= 0; ) {
+            matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : b == '\r' ? 1 : 0;
+        }
     }
 
     protected int port() {

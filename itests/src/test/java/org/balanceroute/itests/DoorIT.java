@@ -40,17 +40,26 @@ import org.junit.Test;
  * retransmission timeout, p99 connect 1.1 s; with SYN cookies and real clients such a burst also
  * loses requests (a replay of 3,000 lost 45 to "header parser received no bytes"). With 4096: no
  * overflow, every connect within 150 ms.
+ *
+ * <p>Beyond the accept queue ({@code -Ddoor.burst=8192}, a measured run, not CI: too heavy for 2
+ * cores in CI's budget): connections that do not fit wait for TCP's SYN retransmission (the kernel
+ * drops their SYN; {@code tcp_abort_on_overflow} 0 means no reset), so the 1 s check is skipped;
+ * every request must be answered, or refused with a clear HTTP status (429 from {@code maxPoolDepth},
+ * 503, with an OpenAI error body), and none reset or left unanswered. The test JVM and the runtime
+ * it starts each hold one descriptor per connection: their {@code ulimit -n} must exceed the burst.
  */
 public class DoorIT {
 
     /** Streaming requests, one connection each, every connection opened before any is answered. */
-    static final int BURST = 1024;
+    static final int BURST = Integer.getInteger("door.burst", 1024);
     static final int MAX_TOKENS = 8;
     /** Prompt token ids: a body of tens of kilobytes, many TCP segments, as real prompts are. */
     static final int PROMPT_TOKENS = 4096;
     /** The accept queue the distribution asks for (conf/config.properties). */
     static final int ACCEPT_QUEUE = 4096;
-    static final long DEADLINE_SECONDS = 25;
+    /** Whether the burst fits the accept queue (CI's) or goes beyond it (the measured run). */
+    static final boolean BEYOND_QUEUE = BURST > ACCEPT_QUEUE;
+    static final long DEADLINE_SECONDS = Math.max(25, BURST / 40);
 
     private static SimCluster engines;
     private static RuntimeProcess runtime;
@@ -158,12 +167,16 @@ public class DoorIT {
         selector.close();
 
         Map<String, Integer> failures = new TreeMap<>();
+        Map<String, Integer> refusals = new TreeMap<>();
         int answered = 0;
         for (Conn c : conns) {
             String problem = c.error != null ? c.error : !c.closed ? "no complete answer within " + DEADLINE_SECONDS + " s"
                     : c.problem();
+            String refusal = c.closed && c.error == null ? c.refusal() : null;
             if (problem == null) {
                 answered++;
+            } else if (BEYOND_QUEUE && refusal != null) {
+                refusals.merge(refusal, 1, Integer::sum);
             } else {
                 failures.merge(problem.length() > 160 ? problem.substring(0, 160) : problem, 1, Integer::sum);
             }
@@ -175,14 +188,18 @@ public class DoorIT {
                 + " p50 %.0f / p99 %.0f / max %.0f ms%n", pct(connect, 50), pct(connect, 99), pct(connect, 100),
                 pct(first, 50), pct(first, 99), pct(first, 100));
         System.out.printf("DoorIT: %d connections opened in %.0f ms, %d/%d answered with %d tokens and [DONE] in %.1f s;"
-                + " listen overflows on this machine meanwhile: %s%n", BURST, (opened - t0) / 1e6, answered, BURST,
-                MAX_TOKENS, (end - t0) / 1e9, overflows < 0 ? "unknown" : Long.toString(overflows));
-        assertTrue("every request of the burst answered; failures: " + failures + "\n" + runtime.logTail(),
-                failures.isEmpty());
-        // a SYN the kernel dropped on a full accept queue is sent again after TCP's initial
-        // retransmission timeout, 1 s: no connection of the burst may have waited that long
-        assertEquals("connections whose handshake took a SYN retransmission (>= 1 s): the accept queue overflowed",
-                0, java.util.Arrays.stream(connect).filter(t -> t >= TimeUnit.SECONDS.toNanos(1)).count());
+                + " refused with a clear status %s; connects of 1 s or more (a SYN retransmission) %d; listen overflows"
+                + " on this machine meanwhile: %s%n", BURST, (opened - t0) / 1e6, answered, BURST,
+                MAX_TOKENS, (end - t0) / 1e9, refusals, java.util.Arrays.stream(connect)
+                        .filter(t -> t >= TimeUnit.SECONDS.toNanos(1)).count(), overflows < 0 ? "unknown" : Long.toString(overflows));
+        assertTrue("every request of the burst answered" + (BEYOND_QUEUE ? " or refused with a clear status" : "")
+                + "; failures: " + failures + "\n" + runtime.logTail(), failures.isEmpty());
+        if (!BEYOND_QUEUE) {
+            // a SYN the kernel dropped on a full accept queue is sent again after TCP's initial
+            // retransmission timeout, 1 s: no connection of a burst that fits may have waited that long
+            assertEquals("connections whose handshake took a SYN retransmission (>= 1 s): the accept queue overflowed",
+                    0, java.util.Arrays.stream(connect).filter(t -> t >= TimeUnit.SECONDS.toNanos(1)).count());
+        }
         RuntimeProcess.await("the router's snapshot back to zero load", java.time.Duration.ofSeconds(10), () -> {
             var s = runtime.snapshot();
             return s != null && s.path("totals").path("running").asLong() == 0 && s.path("poolDepth").asLong() == 0;
@@ -213,6 +230,14 @@ public class DoorIT {
             if (error == null) {
                 error = e;
             }
+        }
+
+        /** "429" or "503" when the answer is that status with an OpenAI error body (a clear refusal), else null. */
+        String refusal() {
+            String raw = in.toString(StandardCharsets.ISO_8859_1);
+            boolean status = raw.startsWith("HTTP/1.1 429") || raw.startsWith("HTTP/1.1 503");
+            int headerEnd = raw.indexOf("\r\n\r\n");
+            return status && headerEnd > 0 && raw.indexOf("\"error\"", headerEnd) > 0 ? raw.substring(9, 12) : null;
         }
 
         /** Null when the answer is a 200 event stream ending in the usage of MAX_TOKENS tokens and [DONE]. */

@@ -86,18 +86,17 @@ public final class ClusterState implements ClusterView {
     }
 
     /**
-     * Not marked down, or every worker is: with all marked down the marks are ignored, so requests
-     * go on reaching the engines and fail fast there (a clear error) instead of stalling in the
-     * pool on marks that may be stale. The prefill tier does the same.
+     * Not marked down. With every worker marked down none is available: requests wait in the pool
+     * (bounded by the proxy's placement timeout) until a health check brings one back.
      */
     @Override
     public boolean available(int worker) {
-        return !unavailable[worker] || markedDown == workers;
+        return !unavailable[worker];
     }
 
     @Override
     public int availableWorkers() {
-        return markedDown == workers ? workers : workers - markedDown;
+        return workers - markedDown;
     }
 
     @Override
@@ -223,7 +222,7 @@ public final class ClusterState implements ClusterView {
         boolean[] up = new boolean[workers];
         for (int g = 0; g < workers; g++) {
             q[g] = queue[g].size();
-            up[g] = !unavailable[g]; // as the health checks say, even when all are down and routing ignores them
+            up[g] = !unavailable[g];
         }
         return new ClusterSnapshot(source, step, nowNanos, capacity, load, running, q, poolDepth, up);
     }

@@ -44,22 +44,20 @@ public final class Router {
      * Switches the policy; it takes effect at the next arrival or dispatch step. Running and
      * queued requests stay where they are (assignment is sticky). If the new policy routes at
      * arrival, whatever waits in the pool is routed by it now, oldest first, so nothing is
-     * stranded.
+     * stranded (unless every worker is marked down: then they wait for one to come back).
      */
     public void setPolicy(RoutingPolicy next) {
         policy = Objects.requireNonNull(next, "policy");
         if (!next.usesPromptPool()) {
-            while (!pool.isEmpty()) {
-                routeNow(pool.removeAt(0));
-            }
+            routeHeld();
         }
     }
 
     /**
      * Takes worker g out of routing (its engine failed its health check) or puts it back; in
      * force for the next arrival or dispatch step. Requests already on it stay there and end as
-     * the engine ends them. While every worker is marked down the marks are ignored
-     * ({@link ClusterState#available}): requests fail fast at the engines rather than stall.
+     * the engine ends them. While every worker is marked down, requests wait in the pool whatever
+     * the policy (the caller bounds the wait); the dispatch step after one comes back places them.
      *
      * @return whether this changed anything
      */
@@ -72,10 +70,17 @@ public final class Router {
         if (r.phase != TrackedRequest.Phase.NEW) {
             throw new IllegalStateException("submitted twice: " + r);
         }
-        if (policy.usesPromptPool()) {
+        if (policy.usesPromptPool() || cluster.availableWorkers() == 0) {
             pool.add(r);
         } else {
             routeNow(r);
+        }
+    }
+
+    /** Routes what an arrival policy's requests left waiting while every worker was down, oldest first. */
+    private void routeHeld() {
+        while (!pool.isEmpty() && cluster.availableWorkers() > 0) {
+            routeNow(pool.removeAt(0));
         }
     }
 
@@ -110,8 +115,12 @@ public final class Router {
      */
     public int dispatch() {
         int before = pool.size();
-        if (before > 0 && policy.usesPromptPool()) {
-            policy.dispatch(step);
+        if (before > 0) {
+            if (policy.usesPromptPool()) {
+                policy.dispatch(step);
+            } else {
+                routeHeld();
+            }
         }
         return before - pool.size();
     }

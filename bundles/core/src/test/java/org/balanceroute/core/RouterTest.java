@@ -239,22 +239,42 @@ class RouterTest {
     }
 
     @Test
-    void withEveryWorkerMarkedDownTheMarksAreIgnoredSoRequestsFailFastAtTheEngines() {
+    void withEveryWorkerMarkedDownAnArrivalPolicysRequestsWaitInThePoolUntilOneIsBack() {
         ClusterState cluster = new ClusterState(2, 4);
         Router router = new Router(cluster, new RoundRobin(), List.of());
         router.setWorkerAvailable(0, false);
-        assertEquals(0, cluster.freeSlots(0));
         router.setWorkerAvailable(1, false);
-        assertEquals(2, cluster.availableWorkers());
-        assertEquals(4, cluster.freeSlots(0));
+        assertEquals(0, cluster.availableWorkers());
+        assertEquals(0, cluster.freeSlots(0));
         TrackedRequest a = request(1, 10), b = request(2, 20);
         router.submit(a);
         router.submit(b);
-        assertEquals(0, a.worker());
-        assertEquals(1, b.worker());
+        assertEquals(TrackedRequest.Phase.POOLED, a.phase(), "not sent to a worker marked down");
+        assertEquals(2, router.pool().size());
+        assertEquals(0, router.dispatch(), "still every worker down");
         router.setWorkerAvailable(1, true);
-        assertEquals(1, cluster.availableWorkers(), "worker 0's mark counts again");
-        assertEquals(0, cluster.freeSlots(0));
+        assertEquals(2, router.dispatch(), "the step after one is back places them");
+        assertEquals(1, a.worker());
+        assertEquals(1, b.worker(), "worker 0 still down");
+        router.setPolicy(new RoundRobin());
+        router.setWorkerAvailable(1, false);
+        TrackedRequest c = request(3, 30);
+        router.submit(c);
+        router.setPolicy(new RoundRobin());
+        assertEquals(TrackedRequest.Phase.POOLED, c.phase(), "a policy switch does not send it to a worker marked down");
+        router.abort(c);
+        assertEquals(0, router.pool().size(), "a timed-out request leaves the pool");
+    }
+
+    @Test
+    void withEveryWorkerMarkedDownAPoolPolicyPlacesNothing() {
+        ClusterState cluster = new ClusterState(1, 4);
+        Router router = new Router(cluster, new OldestToZero(), List.of());
+        router.setWorkerAvailable(0, false);
+        router.submit(request(1, 10));
+        assertEquals(0, router.dispatch());
+        router.setWorkerAvailable(0, true);
+        assertEquals(1, router.dispatch());
     }
 
     @Test

@@ -171,8 +171,9 @@ public interface RouterService {
      * health check) or puts it back ({@code true}). Fire and forget, applied in call order by the
      * dispatch thread: from then on no policy places a request there (it offers no free slots to
      * pool policies, arrival policies skip it); requests already on it stay until they end. While
-     * every worker is marked down the marks are ignored: requests go on reaching the engines and
-     * fail fast there rather than stall in the pool. A worker outside
+     * every worker is marked down, requests wait in the pool whatever the policy (the proxy's
+     * {@code placementTimeoutMillis} bounds the wait: 503); a dispatch step runs as soon as one is
+     * back and places them. A worker outside
      * [0, G) is ignored (the connector may list more or fewer workers than the router has).
      * Workers are available until told otherwise; a change of {@code workers} keeps the flags of
      * the workers that remain.

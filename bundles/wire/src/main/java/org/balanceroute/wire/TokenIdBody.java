@@ -63,21 +63,33 @@ public final class TokenIdBody {
                     if (scanned == TokenIdList.NOT_IDS) {
                         return null;
                     }
-                    JsonNode rest = strict.readValue(TokenIdList.withoutList(body, open, scanned));
-                    if (!(rest instanceof ObjectNode o)) {
-                        return null;
-                    }
-                    JsonNode left = o.get("prompt");
-                    if (!(left != null && left.isArray() && left.isEmpty())) {
+                    byte[] without = TokenIdList.withoutList(body, open, scanned);
+                    if (!onePrompt(strict, without)) {
                         // a second "prompt" later in the body: JSON readers (Jackson, the engine's) take the
-                        // last one, so this list is not the prompt; let the tree reader have the body
+                        // last one, so this list is not the prompt; let the tree reader have the body. Counted
+                        // by key, not by what the tree holds: a last "prompt": [ ] looks like the placeholder
                         return null;
                     }
-                    return new TokenIdBody(o, body, open, scanned);
+                    JsonNode rest = strict.readValue(without);
+                    return rest instanceof ObjectNode o ? new TokenIdBody(o, body, open, scanned) : null;
                 }
                 p.skipChildren();
             }
             return null;
+        }
+    }
+
+    /** Whether the object (the body with the list cut out: cheap to stream) has one top-level "prompt". */
+    private static boolean onePrompt(ObjectReader strict, byte[] object) throws IOException {
+        try (JsonParser p = strict.getFactory().createParser(object)) {
+            p.nextToken(); // the START_OBJECT the caller has seen
+            int prompts = 0;
+            for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+                prompts += p.currentName().equals("prompt") ? 1 : 0;
+                p.nextToken();
+                p.skipChildren();
+            }
+            return prompts == 1;
         }
     }
 }

@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.Map;
+import java.util.function.BiPredicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -18,7 +19,9 @@ import java.util.function.UnaryOperator;
  * the digest over {@code SALT + password} (UTF-8; the salt is the hex text itself), Base64-encoded.
  * The older unsalted form {@code {sha-256}BASE64} (one round over the password alone) is the
  * console's built-in default for "admin". Both are accepted, with any digest the JVM provides.
- * Comparisons take a time independent of where the values differ.
+ * Comparisons take a time independent of where the values differ and of the given values' lengths:
+ * the user name and a plain password are compared as SHA-256 digests, so every comparison is of two
+ * arrays of one fixed length, and both comparisons are always made.
  *
  * <p>Missing values take the console's own defaults: the framework properties
  * {@code felix.webconsole.username} / {@code felix.webconsole.password}, else admin / admin.
@@ -42,21 +45,32 @@ public final class ConsoleCredentials {
     public static final String DEFAULT_USERNAME = "admin";
     public static final String DEFAULT_PASSWORD = "admin";
 
+    private static final String PLAIN_DIGEST = "SHA-256";
+
     private final String user;
+    private final byte[] expectedUser; // its SHA-256
     private final String algorithm; // null: plain text
     private final String salt; // null: unsalted
     private final int iterations;
-    private final byte[] expected; // the digest, or the plain password's UTF-8 bytes
+    private final byte[] expected; // the hash's digest, or the plain password's SHA-256
     private final String problem;
+    private final BiPredicate<byte[], byte[]> equal;
 
     private ConsoleCredentials(String user, String algorithm, String salt, int iterations, byte[] expected,
-            String problem) {
+            String problem, BiPredicate<byte[], byte[]> equal) {
         this.user = user;
+        this.expectedUser = sha256(user);
         this.algorithm = algorithm;
         this.salt = salt;
         this.iterations = iterations;
         this.expected = expected;
         this.problem = problem;
+        this.equal = equal;
+    }
+
+    /** These credentials comparing with {@code equal} instead of MessageDigest.isEqual (a test counts the calls). */
+    ConsoleCredentials comparingWith(BiPredicate<byte[], byte[]> equal) {
+        return new ConsoleCredentials(user, algorithm, salt, iterations, expected, problem, equal);
     }
 
     /**
@@ -77,7 +91,7 @@ public final class ConsoleCredentials {
         }
         int end = password.startsWith("{") ? password.indexOf('}') : -1;
         if (end <= 0) {
-            return new ConsoleCredentials(user, null, null, 1, password.getBytes(StandardCharsets.UTF_8), null);
+            return new ConsoleCredentials(user, null, null, 1, sha256(password), null, MessageDigest::isEqual);
         }
         String algorithm = password.substring(1, end);
         try {
@@ -106,11 +120,11 @@ public final class ConsoleCredentials {
                 || (salt != null && salt.isEmpty())) {
             return refused(user, "the password's hash is not of the form {ALGORITHM}[SALT-[ITERATIONS-]]BASE64");
         }
-        return new ConsoleCredentials(user, algorithm, salt, iterations, hash, null);
+        return new ConsoleCredentials(user, algorithm, salt, iterations, hash, null, MessageDigest::isEqual);
     }
 
     private static ConsoleCredentials refused(String user, String problem) {
-        return new ConsoleCredentials(user, null, null, 1, null, problem);
+        return new ConsoleCredentials(user, null, null, 1, null, problem, MessageDigest::isEqual);
     }
 
     private static String text(Object value, String fallback, String defaultValue) {
@@ -132,17 +146,17 @@ public final class ConsoleCredentials {
 
     /**
      * Whether {@code user} / {@code password} are these credentials; always false while there is a
-     * {@link #problem()}. The password is compared in constant time (for a given hash setting);
-     * the user name too.
+     * {@link #problem()}. Both the user name and the password are always compared, each as two
+     * whole digests of one length (for a given hash setting), so the time does not tell which of
+     * them, or where, differs.
      */
     public boolean matches(String user, String password) {
         if (problem != null || user == null || password == null) {
             return false;
         }
-        boolean userOk = MessageDigest.isEqual(user.getBytes(StandardCharsets.UTF_8),
-                this.user.getBytes(StandardCharsets.UTF_8));
-        byte[] given = algorithm == null ? password.getBytes(StandardCharsets.UTF_8) : digest(password);
-        boolean passwordOk = MessageDigest.isEqual(given, expected);
+        boolean userOk = equal.test(sha256(user), expectedUser);
+        byte[] given = algorithm == null ? sha256(password) : digest(password);
+        boolean passwordOk = equal.test(given, expected);
         return userOk & passwordOk;
     }
 
@@ -165,6 +179,14 @@ public final class ConsoleCredentials {
             return bytes;
         } catch (NoSuchAlgorithmException e) {
             return new byte[0]; // checked in of(); never equal to a decoded hash, which is non-empty
+        }
+    }
+
+    private static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance(PLAIN_DIGEST).digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has " + PLAIN_DIGEST, e);
         }
     }
 

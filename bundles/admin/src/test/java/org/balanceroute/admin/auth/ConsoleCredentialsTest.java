@@ -1,13 +1,17 @@
 package org.balanceroute.admin.auth;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
@@ -122,5 +126,38 @@ class ConsoleCredentialsTest {
     @Test
     void charArrayPasswordsAsConfigAdminMayHoldThem() {
         assertTrue(of(Map.of("password", "pw".toCharArray())).matches("admin", "pw"));
+    }
+
+    /**
+     * The constant-time property, checked structurally: whatever is wrong (the first byte, the
+     * last, the length, the user name, both, nothing), matches makes the same two comparisons, of
+     * whole arrays of the same lengths. A naive {@code String.equals}, an early return after the
+     * user name, or a comparison of the raw given bytes (whose length follows the input) fails it.
+     */
+    @Test
+    void everyAttemptMakesTheSameTwoWholeComparisons() {
+        for (String stored : List.of("s3cr:et", CONSOLE_DEFAULT_HASH, CONSOLE_SALTED_HASH)) {
+            String password = stored.equals(CONSOLE_DEFAULT_HASH) ? "admin" : "s3cr:et";
+            ConsoleCredentials c = of(Map.of("username", "ops", "password", stored));
+            List<String> expected = null;
+            for (String[] attempt : new String[][] {
+                    {"ops", password}, {"ops", "X" + password.substring(1)},
+                    {"ops", password.substring(0, password.length() - 1) + "X"}, {"ops", password + "X"},
+                    {"ops", ""}, {"ops", password.repeat(200)}, {"Xps", password}, {"opX", password},
+                    {"", password}, {"ops".repeat(500), "X"}}) {
+                List<String> calls = new ArrayList<>();
+                boolean ok = c.comparingWith((a, b) -> {
+                    calls.add(a.length + "/" + b.length);
+                    return MessageDigest.isEqual(a, b);
+                }).matches(attempt[0], attempt[1]);
+                assertEquals(attempt[0].equals("ops") && attempt[1].equals(password), ok, stored + " " + List.of(attempt));
+                assertEquals(2, calls.size(), stored + " " + List.of(attempt) + ": " + calls);
+                if (expected == null) {
+                    expected = calls;
+                    assertEquals("32/32", calls.get(0), "the user names as SHA-256 digests");
+                }
+                assertEquals(expected, calls, stored + " " + List.of(attempt) + ": the same comparisons as the right one");
+            }
+        }
     }
 }

@@ -999,6 +999,11 @@ final class DispatchLoop {
         if (router.setWorkerAvailable(g, up)) {
             LOG.info("router: worker {} {}", g, up ? "is back in routing" : "is out of routing");
             dispatching.changed();
+            if (up && router.pool().size() > 0) {
+                // requests that waited while every worker was down (or for a free slot): a step
+                // places them now, not only after the next arrival or release
+                stepWanted = true;
+            }
         }
     }
 

@@ -514,12 +514,19 @@ class RouterComponentTest {
     }
 
     @Test
-    void withEveryWorkerOutTheMarksAreIgnored() throws Exception {
-        start(Map.of("policy", "br0", "workers", 2, "capacity", 4), br0());
-        router.setWorkerAvailable(0, false);
-        router.setWorkerAvailable(1, false);
-        CompletableFuture<Placement> placed = router.submit(1, 100, 0, 10);
-        assertEquals(1, get(router.dispatchStep()).placements().size(), "not stalled in the pool");
-        assertTrue(get(placed).worker() >= 0);
+    void withEveryWorkerOutRequestsWaitAndTheReadmissionPlacesThemWithoutAnotherStepOrArrival() throws Exception {
+        for (RoutingPolicy policy : List.of(br0(), new JoinShortestQueuePolicy())) {
+            start(Map.of("policy", policy.name(), "workers", 2, "capacity", 4), policy);
+            router.setWorkerAvailable(0, false);
+            router.setWorkerAvailable(1, false);
+            CompletableFuture<Placement> placed = router.submit(1, 100, 0, 10);
+            assertEquals(0, get(router.dispatchStep()).placements().size(), policy.name() + ": waits in the pool");
+            assertEquals(1, router.snapshot().poolDepth());
+            assertFalse(placed.isDone());
+            router.setWorkerAvailable(1, true);
+            assertEquals(1, get(placed).worker(), policy.name() + ": placed once worker 1 is back");
+            router.stop();
+            router = null;
+        }
     }
 }
