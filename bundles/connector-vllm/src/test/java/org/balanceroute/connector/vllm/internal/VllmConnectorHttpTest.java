@@ -41,7 +41,7 @@ class VllmConnectorHttpTest {
             long healthIntervalMillis, int prefillMaxInFlight, int prefillQueueMax) {
         return new ConnectorSettings(prefill, decode.stream().map(u -> new ConnectorSettings.DecodeWorker(u, -1)).toList(),
                 "", 2000, 10_000, 10_000, new RetryPolicy(retries, 10, 100), healthIntervalMillis, 64, 1024, 1 << 20,
-                prefillMaxInFlight, prefillQueueMax, 0);
+                prefillMaxInFlight, prefillQueueMax, 0, 0);
     }
 
     private static ObjectNode json(String s) throws Exception {
@@ -366,7 +366,7 @@ class VllmConnectorHttpTest {
 
     private static ConnectorSettings connectTimeoutSettings(String url, int connectRetries) {
         return new ConnectorSettings(List.of(), List.of(new ConnectorSettings.DecodeWorker(url, -1)), "", 200, 10_000,
-                10_000, new RetryPolicy(0, 10, 100), 3_600_000, 64, 1024, 1 << 20, 64, 16, connectRetries);
+                10_000, new RetryPolicy(0, 10, 100), 3_600_000, 64, 1024, 1 << 20, 64, 16, connectRetries, 0);
     }
 
     /** Accepts until a connection sends a request, answers it with one SSE event and [DONE]. */
