@@ -41,6 +41,13 @@ final class Answers {
                 .header("Retry-After", Integer.toString(retryAfterSeconds)).build();
     }
 
+    /** 503 with Retry-After and an OpenAI error body: the router or the connector was not back in time. */
+    static Response unavailable(String message, int retryAfterSeconds, String requestId) {
+        return Response.fromResponse(error(new OpenAiError(503, OpenAiError.UNAVAILABLE, message + "; retry after "
+                + retryAfterSeconds + " s", null), requestId)).header("Retry-After", Integer.toString(retryAfterSeconds))
+                .build();
+    }
+
     /** An upstream failure before streaming: its status and OpenAI error body, or 502 when nothing answered. */
     static Response upstreamError(Throwable e, String requestId, String what) {
         if (e instanceof UpstreamException u && u.status() >= 400) {

@@ -71,6 +71,14 @@ import org.slf4j.LoggerFactory;
  * and reads as one (same chunk id, no second role chunk, usage summed over the hops).
  * Non-streaming answers are not continued (see docs/proxy.md).
  *
+ * <p><b>Holding.</b> The router and the connector are dynamic references, so this component, and
+ * the servlet in front of it, stay up while either is updated: a request that finds one of them
+ * away is parked ({@link Holding}: no thread, its servlet request stays asynchronous) and goes
+ * on when both are back; after {@code holdTimeoutMillis}, or beyond {@code maxHeldRequests}, it
+ * gets 503 with {@code Retry-After}. The same holds a placed request whose decode finds no
+ * connector, and a request the old router still had in its pool (its prefill done) is submitted
+ * again to the new one ({@link Hop}). With both bound, the cost is two volatile reads.
+ *
  * <p><b>Threads.</b> No thread per request and none per event: the prefill's answer, the decode's
  * events and the writes to the client run on the HTTP client's threads (or the container's, when
  * a client's output becomes writable again); the executor (two threads) takes the placements off
@@ -89,8 +97,11 @@ public final class CompletionFlow {
     /** Threads of the executor: its tasks never block (a placement starts a non-blocking decode request). */
     private static final int THREADS = 2;
 
-    private final RouterService router;
-    private final VllmConnector connector;
+    /** Null while the router is away (its bundle updated); see Holding above. */
+    private volatile RouterService router;
+    /** Null while the connector is away. */
+    private volatile VllmConnector connector;
+    private final Holding holding = new Holding();
     private final ExecutorService threads;
     /** The placements' executor; after deactivation, work runs on the calling thread so streams in flight still end. */
     private final Executor executor;
@@ -106,10 +117,60 @@ public final class CompletionFlow {
     private volatile ProxyObserver observer;
 
     @Activate
-    public CompletionFlow(@Reference(name = "router") RouterService router,
-            @Reference(name = "connector") VllmConnector connector, ProxyConfig config) {
-        this(router, connector, settingsOrDefaults(config));
+    public CompletionFlow(ProxyConfig config) {
+        this(null, null, settingsOrDefaults(config));
         warmUp();
+    }
+
+    @Reference(name = "router", cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindRouter")
+    synchronized void bindRouter(RouterService r) {
+        router = r;
+        releaseHeld();
+    }
+
+    synchronized void unbindRouter(RouterService r) {
+        if (router == r) { // a greedy replacement is bound before the old one is unbound
+            router = null;
+        }
+    }
+
+    @Reference(name = "connector", cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindConnector")
+    synchronized void bindConnector(VllmConnector c) {
+        connector = c;
+        releaseHeld();
+    }
+
+    synchronized void unbindConnector(VllmConnector c) {
+        if (connector == c) {
+            connector = null;
+        }
+    }
+
+    private void releaseHeld() {
+        if (router != null && connector != null) {
+            holding.release(executor);
+        }
+    }
+
+    /**
+     * Runs {@code task} once the router and the connector are both in service: now, or from the
+     * hold; {@code refusal} if it is held too long, beyond the bound, or the proxy stops.
+     */
+    void whenBound(Runnable task, Holding.Refusal refusal) {
+        if (router != null && connector != null) {
+            task.run();
+            return;
+        }
+        ProxySettings s = settings;
+        holding.hold(task, refusal, s.holdTimeoutMillis(), s.maxHeldRequests(), pings);
+        releaseHeld(); // one may have come back between the check and the hold
+    }
+
+    /** Requests held now (tests). */
+    int held() {
+        return holding.size();
     }
 
     /** The relay's classes through a synthetic stream, off the start-up thread ({@link RelayWarmUp}). */
@@ -188,6 +249,7 @@ public final class CompletionFlow {
     public void close() {
         threads.shutdown();
         pings.shutdownNow();
+        holding.refuseAll("the proxy is stopping");
     }
 
     /** Handles one generation request with the test outputs (see the constructor); answers through {@code async}. */
@@ -217,9 +279,23 @@ public final class CompletionFlow {
             async.answer(Answers.error(e, requestId));
             return;
         }
+        admit(endpoint, body, bytes.length, requestId, async, streams, s);
+    }
+
+    /** Admission (the pool's depth), then the exchange; held while the router or the connector is away. */
+    private void admit(Endpoint endpoint, ObjectNode body, int bodyBytes, String requestId, PlainAnswer async,
+            EventStreams streams, ProxySettings s) {
+        RouterService r = router;
+        if (r == null || connector == null) {
+            whenBound(() -> admit(endpoint, body, bodyBytes, requestId, async, streams, s), (outcome, message) -> {
+                ended(outcome);
+                async.answer(Answers.unavailable(message, s.retryAfterSeconds(), requestId));
+            });
+            return;
+        }
         int limit = s.maxPoolDepth();
         if (limit > 0) {
-            int depth = router.poolDepth();
+            int depth = r.poolDepth();
             if (depth >= limit) {
                 ended(Outcome.REJECTED);
                 async.answer(Answers.poolFull(depth, limit, s.retryAfterSeconds(), requestId));
@@ -233,7 +309,7 @@ public final class CompletionFlow {
             ended(Outcome.ERROR);
             return;
         }
-        new Exchange(this, endpoint, body, bytes.length, requestId, async, streams, s).start();
+        new Exchange(this, endpoint, body, bodyBytes, requestId, async, streams, s).start();
     }
 
     /** The body limit in force ({@link CompletionsServlet} reads no more than one byte past it). */
@@ -255,7 +331,13 @@ public final class CompletionFlow {
 
     /** {@code GET /v1/models}: the first decode worker's answer. */
     void models(AsyncResponse async) {
-        connector.getFromFirstDecode("/v1/models").whenComplete((r, e) -> {
+        VllmConnector c = connector;
+        if (c == null) {
+            async.resume(Answers.unavailable("the connector is not in service (its bundle is being updated)",
+                    settings.retryAfterSeconds(), null));
+            return;
+        }
+        c.getFromFirstDecode("/v1/models").whenComplete((r, e) -> {
             if (e == null) {
                 async.resume(Response.ok(r.body(), MediaType.APPLICATION_JSON_TYPE).build());
             } else {
@@ -283,10 +365,12 @@ public final class CompletionFlow {
         return observer;
     }
 
+    /** The router in service; null while it is away. */
     RouterService router() {
         return router;
     }
 
+    /** The connector in service; null while it is away. */
     VllmConnector connector() {
         return connector;
     }
@@ -312,8 +396,9 @@ public final class CompletionFlow {
 
     /** A dispatch step at the next decode step boundary, unless the router steps by itself. */
     void step() {
-        if (!router.automaticStepping()) {
-            router.requestStep();
+        RouterService r = router;
+        if (r != null && !r.automaticStepping()) {
+            r.requestStep();
         }
     }
 }

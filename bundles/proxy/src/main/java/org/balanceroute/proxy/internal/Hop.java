@@ -56,7 +56,8 @@ final class Hop implements DecodeListener {
 
     private final Exchange exchange;
     private final CompletionFlow flow;
-    private final RouterService router;
+    /** The router this hop is submitted to: the one in service at its prefill, or the next after an update. */
+    private volatile RouterService router;
     private final long id = IDS.incrementAndGet();
     private final ObjectNode hopBody;
     private final String upstreamId;
@@ -77,14 +78,23 @@ final class Hop implements DecodeListener {
     Hop(Exchange exchange, ObjectNode hopBody, String upstreamId) {
         this.exchange = exchange;
         this.flow = exchange.flow;
-        this.router = flow.router();
         this.hopBody = hopBody;
         this.upstreamId = upstreamId;
         this.continuation = exchange.recomputes > 0;
     }
 
     void prefill() {
-        CompletableFuture<PrefillResult> f = flow.connector().prefill(upstreamId, exchange.endpoint.path, hopBody);
+        RouterService r = flow.router();
+        VllmConnector c = flow.connector();
+        if (r == null || c == null) { // a recomputation's next hop during an update
+            flow.whenBound(this::prefill, this::refused);
+            return;
+        }
+        if (exchange.gone) {
+            return;
+        }
+        router = r;
+        CompletableFuture<PrefillResult> f = c.prefill(upstreamId, exchange.endpoint.path, hopBody);
         prefill = f;
         f.whenComplete(this::prefilled);
     }
@@ -103,20 +113,57 @@ final class Hop implements DecodeListener {
             }
             return;
         }
-        router.submit(id, p.promptTokens(), PromptKey.of(hopBody.path(exchange.endpoint.promptField)), exchange.bodyBytes)
+        submit(p);
+    }
+
+    private void submit(PrefillResult p) {
+        RouterService r = router;
+        r.submit(id, p.promptTokens(), PromptKey.of(hopBody.path(exchange.endpoint.promptField)), exchange.bodyBytes)
                 .copy()
                 .orTimeout(exchange.settings.placementTimeoutMillis(), TimeUnit.MILLISECONDS)
                 .whenCompleteAsync((placement, f) -> placed(p, placement, f), flow.executor());
         if (exchange.gone) {
             // the client left between the check above and the submission: its abort may
             // have reached the router first, so abort again after the submission
-            router.abort(id);
+            r.abort(id);
         }
         flow.step();
     }
 
+    /**
+     * The router stopped (its bundle updated) with this hop in its pool, not placed: the
+     * prefilled KV waits in the engine, so the hop is submitted to the next router, held until
+     * one is in service.
+     */
+    private void resubmit(PrefillResult p) {
+        RouterService r = flow.router();
+        if (r == null || flow.connector() == null) {
+            flow.whenBound(() -> resubmit(p), this::refused);
+            return;
+        }
+        if (exchange.gone) {
+            return;
+        }
+        router = r;
+        submit(p);
+    }
+
+    /** Held too long (or beyond the bound) for the router or the connector to come back. */
+    private void refused(Outcome outcome, String message) {
+        release(false);
+        if (!exchange.gone) {
+            exchange.fail(outcome, Answers.unavailable(message, exchange.settings.retryAfterSeconds(),
+                    exchange.requestId));
+        }
+    }
+
     private void placed(PrefillResult p, Placement placement, Throwable f) {
         String requestId = exchange.requestId;
+        if (f != null && Answers.cause(f) instanceof IllegalStateException && router != flow.router()
+                && !exchange.gone) {
+            resubmit(p); // "the router is stopped", and it is no longer the one in service
+            return;
+        }
         if (f != null) {
             release(false);
             if (exchange.gone) {
@@ -141,6 +188,10 @@ final class Hop implements DecodeListener {
             return;
         }
         VllmConnector connector = flow.connector();
+        if (connector == null) { // the connector is being updated: the decode waits for the next one
+            flow.whenBound(() -> placed(p, placement, null), this::refused);
+            return;
+        }
         worker = placement.worker();
         if (worker < 0 || worker >= connector.decodeWorkers()) {
             release(false);
@@ -162,12 +213,13 @@ final class Hop implements DecodeListener {
 
     /** Releases the hop's load once: complete (learned) or abort; the read's tokens reported first. */
     private void release(boolean completed) {
-        if (released.compareAndSet(false, true)) {
+        RouterService r = router;
+        if (r != null && released.compareAndSet(false, true)) { // null: not submitted, nothing to release
             reportTokens();
             if (completed) {
-                router.complete(id);
+                r.complete(id);
             } else {
-                router.abort(id);
+                r.abort(id);
             }
             flow.step();
         }

@@ -5,7 +5,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 @ObjectClassDefinition(name = "BalanceRoute proxy",
         description = "The OpenAI-compatible front: request limits, admission when the prompt pool is full, how long"
-                + " a request may wait for a decode worker, heartbeats while it waits, recomputation. An invalid value"
+                + " a request may wait for a decode worker, heartbeats while it waits, recomputation, holding while the router or"
+                + " the connector is updated. An invalid value"
                 + " is rejected with an error in the log, and the previous configuration stays in force.")
 @interface ProxyConfig {
 
@@ -19,6 +20,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     long DEFAULT_PING_INTERVAL_MILLIS = 15_000;
     int DEFAULT_MAX_RECOMPUTES = 2;
     int DEFAULT_MAX_TOKENS_LIMIT = 131_072;
+    long DEFAULT_HOLD_TIMEOUT_MILLIS = 30_000;
+    int DEFAULT_MAX_HELD_REQUESTS = 4096;
 
     @AttributeDefinition(min = "1024", max = "1073741824",
             description = "Largest request body accepted, bytes; larger ones get 413 (1024..1073741824)")
@@ -59,4 +62,15 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
             description = "Largest max_tokens / max_completion_tokens a request may ask for; more is refused with 400"
                     + " naming the field, before any engine sees it (1..2147483647)")
     int maxTokensLimit() default DEFAULT_MAX_TOKENS_LIMIT;
+
+    @AttributeDefinition(min = "0", max = "479999",
+            description = "While the router or the connector is away (its bundle is being updated), a new request is"
+                    + " held (no thread, no refusal) and goes on when both are back; held longer than this, it gets 503"
+                    + " with Retry-After. 0: no holding, 503 at once. ms (0..479999)")
+    long holdTimeoutMillis() default DEFAULT_HOLD_TIMEOUT_MILLIS;
+
+    @AttributeDefinition(min = "0", max = "1000000",
+            description = "Requests that may be held at once while the router or the connector is away; one more gets"
+                    + " 503 with Retry-After at once (0..1000000)")
+    int maxHeldRequests() default DEFAULT_MAX_HELD_REQUESTS;
 }

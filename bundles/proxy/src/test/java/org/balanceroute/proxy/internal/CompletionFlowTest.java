@@ -35,11 +35,8 @@ class CompletionFlowTest {
     private CompletionFlow flow(int maxPoolDepth, long placementTimeoutMillis, long pingIntervalMillis,
             int maxRecomputes) {
         flow = new CompletionFlow(router, connector, new ProxySettings(1 << 20, placementTimeoutMillis, 64,
-                maxPoolDepth, 3, pingIntervalMillis, maxRecomputes, ProxyConfig.DEFAULT_MAX_TOKENS_LIMIT), () -> {
-                    FlowFakes.Sink s = new FlowFakes.Sink();
-                    sinks.add(s);
-                    return s;
-                });
+                maxPoolDepth, 3, pingIntervalMillis, maxRecomputes, ProxyConfig.DEFAULT_MAX_TOKENS_LIMIT,
+                ProxyConfig.DEFAULT_HOLD_TIMEOUT_MILLIS, ProxyConfig.DEFAULT_MAX_HELD_REQUESTS), FlowFakes.sinks(sinks));
         flow.observer(observer);
         return flow;
     }

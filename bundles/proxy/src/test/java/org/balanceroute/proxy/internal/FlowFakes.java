@@ -41,6 +41,15 @@ final class FlowFakes {
                 .until(condition::getAsBoolean);
     }
 
+    /** Outputs for a flow's event streams, each a new sink added to {@code sinks}. */
+    static java.util.function.Supplier<ClientOutput> sinks(List<Sink> sinks) {
+        return () -> {
+            Sink s = new Sink();
+            sinks.add(s);
+            return s;
+        };
+    }
+
     /** A router whose pool depth the test sets and whose placements the test completes. */
     static final class Router implements RouterService {
         volatile int poolDepth;

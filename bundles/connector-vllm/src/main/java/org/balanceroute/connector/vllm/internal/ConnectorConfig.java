@@ -13,6 +13,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
         "http://127.0.0.1:18207"};
 
     int DEFAULT_PREFILL_MAX_IN_FLIGHT = 64;
+    long DEFAULT_DRAIN_MILLIS = 10_000;
     int DEFAULT_PREFILL_QUEUE_MAX = 4096;
 
     // Lists are comma-separated strings, not String[]: a String[] set through ConfigAdmin was not
@@ -72,4 +73,10 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
     @AttributeDefinition(description = "Largest non-streamed upstream body kept, bytes (1024..1073741824)")
     int maxResponseBytes() default 16 * 1024 * 1024;
+
+    @AttributeDefinition(description = "When the connector stops (its bundle updated or stopped), how long the decode"
+            + " streams and prefills in flight may run on to their end before the HTTP client stops and fails the"
+            + " rest (in-band errors); keep it below the proxy's holdTimeoutMillis, which new requests wait meanwhile."
+            + " ms (0..600000)")
+    long drainMillis() default DEFAULT_DRAIN_MILLIS;
 }

@@ -11,7 +11,7 @@ import java.util.List;
 public record ConnectorSettings(List<String> prefillUrls, List<DecodeWorker> decodeWorkers, String apiKey,
         long connectTimeoutMillis, long prefillTimeoutMillis, long decodeIdleTimeoutMillis, RetryPolicy retry,
         long healthIntervalMillis, int maxConnectionsPerEndpoint, int maxQueuedPerEndpoint, int maxResponseBytes,
-        int prefillMaxInFlight, int prefillQueueMax, int decodeConnectRetries) {
+        int prefillMaxInFlight, int prefillQueueMax, int decodeConnectRetries, long drainMillis) {
 
     /** A decode worker: base URL, and the DP rank to pin with the header (-1: none). */
     public record DecodeWorker(String url, int rank) {
@@ -22,7 +22,8 @@ public record ConnectorSettings(List<String> prefillUrls, List<DecodeWorker> dec
         return new ConnectorSettings(List.of(ConnectorConfig.DEFAULT_PREFILL),
                 java.util.Arrays.stream(ConnectorConfig.DEFAULT_DECODE).map(u -> new DecodeWorker(u, -1)).toList(),
                 "", 2000, 60000, 300000, new RetryPolicy(2, 100, 30_000), 5000, 4096, 16384, 16 * 1024 * 1024,
-                ConnectorConfig.DEFAULT_PREFILL_MAX_IN_FLIGHT, ConnectorConfig.DEFAULT_PREFILL_QUEUE_MAX, 2);
+                ConnectorConfig.DEFAULT_PREFILL_MAX_IN_FLIGHT, ConnectorConfig.DEFAULT_PREFILL_QUEUE_MAX, 2,
+                ConnectorConfig.DEFAULT_DRAIN_MILLIS);
     }
 
     static ConnectorSettings from(ConnectorConfig c) {
@@ -54,7 +55,8 @@ public record ConnectorSettings(List<String> prefillUrls, List<DecodeWorker> dec
                 (int) range("maxResponseBytes", c.maxResponseBytes(), 1024, 1 << 30),
                 (int) range("prefillMaxInFlight", c.prefillMaxInFlight(), 0, 100_000),
                 (int) range("prefillQueueMax", c.prefillQueueMax(), 0, 1_000_000),
-                (int) range("decodeConnectRetries", c.decodeConnectRetries(), 0, 10));
+                (int) range("decodeConnectRetries", c.decodeConnectRetries(), 0, 10),
+                range("drainMillis", c.drainMillis(), 0, 600_000));
     }
 
     /** The entries, each also split on commas (a .cfg file gives one comma-separated string), blanks dropped. */

@@ -4,12 +4,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.balanceroute.connector.vllm.DecodeAvailabilityListener;
 import org.balanceroute.connector.vllm.DecodeExchange;
 import org.balanceroute.connector.vllm.DecodeListener;
 import org.balanceroute.connector.vllm.PrefillResult;
 import org.balanceroute.connector.vllm.UpstreamResponse;
 import org.balanceroute.connector.vllm.VllmConnector;
+import org.eclipse.jetty.client.AbstractConnectionPool;
+import org.eclipse.jetty.client.Destination;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.osgi.service.component.annotations.Activate;
@@ -42,6 +45,8 @@ import org.slf4j.LoggerFactory;
 public final class VllmConnectorComponent implements VllmConnector {
 
     private static final Logger LOG = LoggerFactory.getLogger(VllmConnectorComponent.class);
+    /** How often a stopping connector looks whether its exchanges ended. */
+    private static final long DRAIN_POLL_MILLIS = 20;
 
     private final HttpClient client;
     private final ScheduledExecutorService scheduler;
@@ -114,14 +119,49 @@ public final class VllmConnectorComponent implements VllmConnector {
         }
     }
 
+    /**
+     * Stops: the health checks at once, then, once the exchanges in flight ended (or after
+     * {@code drainMillis}), the HTTP client, which fails what still runs (the proxy ends those
+     * streams with an in-band error). Nothing new comes meanwhile: the framework unbound this
+     * connector from the proxy before deactivating it, and the proxy holds new requests.
+     */
     @Deactivate
     public void close() {
         scheduler.shutdownNow();
+        drain(health.endpoints().settings.drainMillis());
         try {
             client.stop();
         } catch (Exception e) {
             LOG.warn("{}: stopping the HTTP client: {}", PID, e.toString());
         }
+    }
+
+    private void drain(long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        int open;
+        while ((open = inFlight()) > 0 && System.nanoTime() - deadline < 0) {
+            try {
+                Thread.sleep(DRAIN_POLL_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (open > 0) {
+            LOG.warn("{}: {} exchange(s) still in flight after drainMillis = {} ms: stopping the HTTP client fails them",
+                    PID, open, millis);
+        }
+    }
+
+    /** Connections carrying an exchange (each open stream and prefill holds one), and the prefills queued for a slot. */
+    private int inFlight() {
+        int n = prefillQueued();
+        for (Destination d : client.getDestinations()) {
+            if (d.getConnectionPool() instanceof AbstractConnectionPool p) {
+                n += p.getActiveConnectionCount();
+            }
+        }
+        return n;
     }
 
     /** Registers a listener (whiteboard) and tells it every decode worker's current mark. */

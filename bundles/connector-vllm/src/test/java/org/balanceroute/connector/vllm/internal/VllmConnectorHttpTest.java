@@ -41,7 +41,7 @@ class VllmConnectorHttpTest {
             long healthIntervalMillis, int prefillMaxInFlight, int prefillQueueMax) {
         return new ConnectorSettings(prefill, decode.stream().map(u -> new ConnectorSettings.DecodeWorker(u, -1)).toList(),
                 "", 2000, 10_000, 10_000, new RetryPolicy(retries, 10, 100), healthIntervalMillis, 64, 1024, 1 << 20,
-                prefillMaxInFlight, prefillQueueMax, 0);
+                prefillMaxInFlight, prefillQueueMax, 0, 0);
     }
 
     private static ObjectNode json(String s) throws Exception {
@@ -296,7 +296,7 @@ class VllmConnectorHttpTest {
                 got.done.get(10, TimeUnit.SECONDS);
                 assertTrue(System.nanoTime() - t0 > 600_000_000L, "the first attempts timed out");
                 assertEquals(200, got.status);
-                assertEquals(List.of("{\"choices\": [{\"text\": \"hi\"}]}", "[DONE]"), got.events);
+                assertEquals("{\"choices\": [{\"text\": \"hi\"}]}", got.events.get(0));
             } finally {
                 retrying.close();
             }
@@ -342,15 +342,23 @@ class VllmConnectorHttpTest {
         }
     }
 
+    /** A health check (GET) answered 200, or false for any other request. */
+    private static boolean answeredHealth(java.net.Socket s, String head) throws java.io.IOException {
+        if (!head.startsWith("GET")) {
+            return false;
+        }
+        s.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                .getBytes(StandardCharsets.US_ASCII));
+        return true;
+    }
+
     /** Answers GET (health) with 200; holds a POST open and counts down {@code closed} when the client closes it. */
     private static void holdPrefill(java.net.Socket s, AtomicInteger posts, CountDownLatch received,
             CountDownLatch closed) {
         try (s) {
             java.io.InputStream in = s.getInputStream();
             String head = readHead(in);
-            if (head.startsWith("GET")) {
-                s.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                        .getBytes(StandardCharsets.US_ASCII));
+            if (answeredHealth(s, head)) {
                 return;
             }
             skipBody(in, head);
@@ -365,8 +373,89 @@ class VllmConnectorHttpTest {
     }
 
     private static ConnectorSettings connectTimeoutSettings(String url, int connectRetries) {
+        return decodeSettings(url, connectRetries, 0);
+    }
+
+    /** Co-located mode, one decode worker at {@code url}. */
+    private static ConnectorSettings decodeSettings(String url, int connectRetries, long drainMillis) {
         return new ConnectorSettings(List.of(), List.of(new ConnectorSettings.DecodeWorker(url, -1)), "", 200, 10_000,
-                10_000, new RetryPolicy(0, 10, 100), 3_600_000, 64, 1024, 1 << 20, 64, 16, connectRetries);
+                10_000, new RetryPolicy(0, 10, 100), 3_600_000, 64, 1024, 1 << 20, 64, 16, connectRetries, drainMillis);
+    }
+
+    /** A stopping connector lets the stream in flight end (within drainMillis) before it stops its HTTP client. */
+    @Test
+    void closingDrainsTheStreamInFlightThenStops() throws Exception {
+        try (java.net.ServerSocket listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            CountDownLatch finish = new CountDownLatch(1);
+            Collected got = new Collected();
+            VllmConnectorComponent c = streamInFlight(listener, finish, 10_000, got);
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(c::close);
+            Awaitility.await("close waits for the stream").during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+                    .until(() -> !closed.isDone());
+            finish.countDown();
+            got.done.get(10, TimeUnit.SECONDS); // ended whole, not failed by a stopped client
+            closed.get(10, TimeUnit.SECONDS);
+            assertEquals("{\"choices\": [{\"text\": \"hi\"}]}", got.events.get(0));
+        }
+    }
+
+    /** A stream that outlives drainMillis is failed when the client stops: close returns, the listener hears it. */
+    @Test
+    void aStreamOutlivingDrainMillisFailsWhenTheConnectorStops() throws Exception {
+        try (java.net.ServerSocket listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            CountDownLatch never = new CountDownLatch(1);
+            Collected got = new Collected();
+            VllmConnectorComponent c = streamInFlight(listener, never, 200, got);
+            long t0 = System.nanoTime();
+            c.close();
+            assertTrue(System.nanoTime() - t0 >= TimeUnit.MILLISECONDS.toNanos(200), "waited drainMillis");
+            ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                    () -> got.done.get(10, TimeUnit.SECONDS));
+            assertNotNull(e.getCause());
+            never.countDown();
+        }
+    }
+
+    /** A connector with one stream in flight (its first event read) that the server ends after {@code finish}. */
+    private static VllmConnectorComponent streamInFlight(java.net.ServerSocket listener, CountDownLatch finish,
+            long drainMillis, Collected got) throws Exception {
+        Thread server = new Thread(() -> serveStreamUntil(listener, finish));
+        server.setDaemon(true);
+        server.start();
+        VllmConnectorComponent c = new VllmConnectorComponent(
+                decodeSettings("http://127.0.0.1:" + listener.getLocalPort(), 0, drainMillis));
+        c.decode("r0", 0, "/v1/completions", json("{\"model\": \"m\", \"prompt\": \"x\", \"stream\": true}"), null, got);
+        Awaitility.await("the first event").atMost(Duration.ofSeconds(10)).until(() -> got.events.size() == 1);
+        return c;
+    }
+
+    /** Answers health checks with 200 and the first POST with one event, then [DONE] after {@code finish}. */
+    private static void serveStreamUntil(java.net.ServerSocket listener, CountDownLatch finish) {
+        while (true) {
+            try (java.net.Socket s = listener.accept()) {
+                java.io.InputStream in = s.getInputStream();
+                String head = readHead(in);
+                if (answeredHealth(s, head)) {
+                    continue;
+                }
+                skipBody(in, head);
+                streamUntil(s.getOutputStream(), finish);
+                return;
+            } catch (java.io.IOException | InterruptedException e) {
+                return; // the client went away: what the second test provokes
+            }
+        }
+    }
+
+    private static void streamUntil(java.io.OutputStream out, CountDownLatch finish)
+            throws java.io.IOException, InterruptedException {
+        out.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+                + "data: {\"choices\": [{\"text\": \"hi\"}]}\n\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        if (finish.await(30, TimeUnit.SECONDS)) {
+            out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
+            out.flush();
+        }
     }
 
     /** Accepts until a connection sends a request, answers it with one SSE event and [DONE]. */
