@@ -36,6 +36,13 @@ final class Dispatching {
     private final Set<String> awaitingSync = new HashSet<>();
     /** SYNCs that reached this member while it did not know yet that it dispatches, by sender. */
     private final Map<String, byte[]> earlySyncs = new HashMap<>();
+    /**
+     * Members that left, until they are members again: a frame of theirs still in flight when the
+     * membership changed would make a new origin of them, outside the membership, never purged,
+     * and their requests would stay in every view.
+     */
+    private final Set<String> departed = new HashSet<>();
+    private Set<String> lastMembers = Set.of();
     private boolean answersPending;
     private boolean settling;
     private long settleUntil;
@@ -142,6 +149,13 @@ final class Dispatching {
         for (SnapshotStore.Member m : members) {
             ids.add(m.id());
         }
+        for (String gone : lastMembers) {
+            if (!ids.contains(gone)) {
+                departed.add(gone);
+            }
+        }
+        departed.removeAll(ids);
+        lastMembers = ids;
         for (Origin o : new ArrayList<>(origins.values())) {
             if (ids.contains(o.member)) {
                 o.seenInMembership = true;
@@ -206,6 +220,9 @@ final class Dispatching {
     // ------------------------------------------------------------------ frames from the followers
 
     void onFrame(String from, Frames.Reader r) {
+        if (departed.contains(from)) {
+            return; // sent before it left (see departed)
+        }
         if (r.type == Frames.SYNC) {
             onSync(from, r);
         } else if (r.type == Frames.EVENTS) {
