@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.util.concurrent.TimeUnit;
 import org.balanceroute.router.Placement;
 import org.balanceroute.router.RouterService;
+import org.junit.Before;
 import org.junit.Test;
 import org.osgi.framework.Bundle;
 import org.osgi.service.cm.Configuration;
@@ -25,6 +26,13 @@ public class HotDeployIT extends BalanceRouteTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String EXAMPLE_PID = "org.balanceroute.policy.example";
+
+    /** Decode workers whose health checks pass: with every worker down requests wait in the pool. */
+    @Before
+    public void healthyWorkers() throws Exception {
+        configureDecodeWorkers(2);
+        await("a cluster of 2 workers", () -> router.snapshot().workers() == 2);
+    }
 
     @Test
     public void anInstalledPolicyIsSelectableAndItsRemovalFallsBack() throws Exception {
