@@ -1,6 +1,7 @@
 package org.balanceroute.connector.vllm.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -378,7 +379,13 @@ class VllmConnectorHttpTest {
 
     /** Co-located mode, one decode worker at {@code url}. */
     private static ConnectorSettings decodeSettings(String url, int connectRetries, long drainMillis) {
-        return new ConnectorSettings(List.of(), List.of(new ConnectorSettings.DecodeWorker(url, -1)), "", 200, 10_000,
+        return decodeSettings(url, connectRetries, drainMillis, 200);
+    }
+
+    private static ConnectorSettings decodeSettings(String url, int connectRetries, long drainMillis,
+            long connectTimeoutMillis) {
+        return new ConnectorSettings(List.of(), List.of(new ConnectorSettings.DecodeWorker(url, -1)), "",
+                connectTimeoutMillis, 10_000,
                 10_000, new RetryPolicy(0, 10, 100), 3_600_000, 64, 1024, 1 << 20, 64, 16, connectRetries, drainMillis);
     }
 
@@ -423,9 +430,13 @@ class VllmConnectorHttpTest {
         server.setDaemon(true);
         server.start();
         VllmConnectorComponent c = new VllmConnectorComponent(
-                decodeSettings("http://127.0.0.1:" + listener.getLocalPort(), 0, drainMillis));
+                // a connect timeout that a cold client on a busy machine cannot hit: these tests are about the drain
+                decodeSettings("http://127.0.0.1:" + listener.getLocalPort(), 0, drainMillis, 5_000));
         c.decode("r0", 0, "/v1/completions", json("{\"model\": \"m\", \"prompt\": \"x\", \"stream\": true}"), null, got);
-        Awaitility.await("the first event").atMost(Duration.ofSeconds(10)).until(() -> got.events.size() == 1);
+        Awaitility.await("the first event").atMost(Duration.ofSeconds(10))
+                .until(() -> got.events.size() == 1 || got.done.isDone());
+        assertFalse(got.done.isCompletedExceptionally(), () -> "the stream failed before its first event: "
+                + got.done.handle((v, e) -> String.valueOf(e)).join());
         return c;
     }
 
@@ -624,7 +635,8 @@ class VllmConnectorHttpTest {
 
     /** Collects a decode answer. */
     private static class Collected implements DecodeListener {
-        final List<String> events = new ArrayList<>();
+        /** Written by the client's threads, read by the test's. */
+        final List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
         final CompletableFuture<Void> done = new CompletableFuture<>();
         volatile int status;
 
