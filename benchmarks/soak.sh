@@ -7,6 +7,7 @@
 # the same cleanup. Run it at nice 19 on an otherwise idle machine:
 #   nice -n 19 benchmarks/soak.sh                       # about 11 minutes
 #   nice -n 19 benchmarks/soak.sh -- --minutes 2        # a shorter one
+# The live-heap samples' class histograms go to benchmarks/target/soak/histograms (what grew, by class).
 # Options after -- go to Soak: --streams N (512), --minutes M (10), --warmup-seconds S (30), and
 # ProxyOverhead's --stream-max-tokens N (128), --latency-max-tokens N (16 for the probes).
 set -euo pipefail
@@ -14,4 +15,4 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tool_args=()
 if [[ "${1:-}" == "--" ]]; then shift; tool_args=("$@"); fi
 exec "$root/benchmarks/proxy-overhead.sh" --tool Soak --capacity 128 --time-factor 0.01 \
-  --logs "$root/benchmarks/target/soak" -- "${tool_args[@]}"
+  --logs "$root/benchmarks/target/soak" -- --histogram-dir "$root/benchmarks/target/soak/histograms" "${tool_args[@]}"

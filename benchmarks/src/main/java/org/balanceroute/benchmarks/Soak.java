@@ -25,10 +25,12 @@ import org.balanceroute.benchmarks.ProxyOverhead.Path;
  * tokens back to back; beside them one probe at a time, alternating the proxy path and the direct
  * path (the client's own prefill and decode hops, as {@link ProxyOverhead} does), whose
  * percentiles per minute give the latency the proxy adds under that load. The runtime JVM is
- * sampled at the start (after the warm-up) and at the end (the last minute), both under the load,
- * and once more idle after it: heap used after a full GC ({@code jcmd GC.run}, then
- * {@code GC.heap_info}), open file descriptors and threads ({@code /proc}). Prints one table;
- * exit 0 whatever it measured.
+ * sampled idle before the load, at the start (after the warm-up), at the end of every minute (all
+ * under the load) and once more idle after it: the bytes of live objects after a full GC (the total of
+ * {@code jcmd GC.class_histogram}, written to {@code --histogram-dir} when given, so that what grew
+ * can be named), the committed heap, open file descriptors and threads ({@code /proc}). Samples under the load
+ * include what the streams in flight hold at that moment; the idle one after the load, what stays.
+ * Prints one table; exit 0 whatever it measured.
  */
 public final class Soak {
 
@@ -38,8 +40,11 @@ public final class Soak {
     private final double warmupSeconds;
     private final int maxTokens;
     private final long pid;
+    private final java.nio.file.Path histogramDir;
 
-    Soak(ProxyOverhead tool, int streams, double minutes, double warmupSeconds, int maxTokens, long pid) {
+    Soak(ProxyOverhead tool, int streams, double minutes, double warmupSeconds, int maxTokens, long pid,
+            java.nio.file.Path histogramDir) {
+        this.histogramDir = histogramDir;
         this.tool = tool;
         this.streams = streams;
         this.minutes = minutes;
@@ -55,22 +60,24 @@ public final class Soak {
         int streams = 512;
         double minutes = 10;
         double warmup = 30;
+        java.nio.file.Path histograms = null;
         List<String> rest = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--streams" -> streams = Integer.parseInt(args[++i]);
                 case "--minutes" -> minutes = Double.parseDouble(args[++i]);
                 case "--warmup-seconds" -> warmup = Double.parseDouble(args[++i]);
+                case "--histogram-dir" -> histograms = java.nio.file.Path.of(args[++i]);
                 default -> rest.add(args[i]);
             }
         }
         ProxyOverhead.Options o = ProxyOverhead.Options.parse(rest.toArray(String[]::new), new ProxyOverhead.Options());
         if (o == null || streams < 1 || !(minutes > 0)) {
-            System.err.println("Usage: Soak [--streams N] [--minutes M] [--warmup-seconds S] ProxyOverhead options"
+            System.err.println("Usage: Soak [--streams N] [--minutes M] [--warmup-seconds S] [--histogram-dir DIR] ProxyOverhead options"
                     + " (--proxy, --prefill, --decode, --sim, --runtime-pid, --stream-max-tokens, --latency-max-tokens)");
             System.exit(2);
         }
-        new Soak(new ProxyOverhead(o), streams, minutes, warmup, o.streamMaxTokens, o.runtimePid).run();
+        new Soak(new ProxyOverhead(o), streams, minutes, warmup, o.streamMaxTokens, o.runtimePid, histograms).run();
         System.exit(0);
     }
 
@@ -96,12 +103,15 @@ public final class Soak {
         AtomicLong requests = new AtomicLong();
         AtomicLong failures = new AtomicLong();
         CountDownLatch ended = new CountDownLatch(streams);
+        Sample before = sample("idle before");
         for (int s = 0; s < streams; s++) {
             loop(s, loading, measureFrom, perMinute, requests, failures, ended);
         }
         System.err.printf(Locale.ROOT, "soak: %d streams started; %.0f s warm-up%n", streams, warmupSeconds);
         Thread.sleep((long) (warmupSeconds * 1000));
-        Sample start = sample();
+        List<Sample> samples = new ArrayList<>();
+        samples.add(before);
+        samples.add(sample("start"));
         long t0 = System.nanoTime();
         measureFrom.set(t0);
         requests.set(0);
@@ -122,17 +132,20 @@ public final class Soak {
             }
             Thread.sleep(100);
             long minute = (System.nanoTime() - t0) / 60_000_000_000L;
+            if (minute + 2 > samples.size() && minute < total) { // a minute ended: sample it under the load
+                samples.add(sample("minute " + minute));
+            }
             if (probes % 600 == 0) {
                 System.err.printf(Locale.ROOT, "soak: minute %d, %d requests, %d failed%n", minute, requests.get(),
                         failures.get());
             }
         }
-        Sample finish = sample(); // under the same load as the start sample
+        samples.add(sample("end")); // under the same load as the start sample
         loading.set(false);
         ended.await(5, TimeUnit.MINUTES);
         Thread.sleep(2000); // the router releases the last requests
-        Sample idle = sample();
-        print(start, finish, idle, perMinute, requests.get(), failures.get());
+        samples.add(sample("idle after"));
+        print(samples, perMinute, requests.get(), failures.get());
     }
 
     private void loop(int s, AtomicBoolean loading, AtomicLong measureFrom, Minute[] perMinute, AtomicLong requests,
@@ -176,23 +189,34 @@ public final class Soak {
         return (int) Math.min(total - 1, (nanos - t0) / 60_000_000_000L);
     }
 
-    record Sample(long heapUsedKb, long heapCommittedKb, int fds, int threads, String when) {
+    record Sample(String label, long heapUsedKb, long heapCommittedKb, int fds, int threads, String when) {
     }
 
-    Sample sample() {
+    Sample sample(String label) {
         if (pid <= 0) {
-            return new Sample(-1, -1, -1, -1, "no --runtime-pid");
+            return new Sample(label, -1, -1, -1, -1, "no --runtime-pid");
         }
         long used = -1;
         long committed = -1;
         try {
-            run("jcmd", Long.toString(pid), "GC.run");
-            String info = run("jcmd", Long.toString(pid), "GC.heap_info");
+            // One command that collects fully and then counts what is live: heap_info after GC.run would
+            // also count what the 512 streams allocated between the two commands (tens of MB, measured)
+            String histogram = run("jcmd", Long.toString(pid), "GC.class_histogram");
+            java.util.regex.Matcher total = java.util.regex.Pattern.compile("(?m)^Total\\s+\\d+\\s+(\\d+)\\s*$")
+                    .matcher(histogram);
+            if (total.find()) {
+                used = Long.parseLong(total.group(1)) / 1024;
+            }
+            if (histogramDir != null) {
+                java.nio.file.Files.createDirectories(histogramDir);
+                java.nio.file.Files.writeString(histogramDir.resolve("histogram-" + label.replace(' ', '-') + ".txt"),
+                        histogram);
+            }
             // " garbage-first heap   total 262144K, used 51234K [..." (or another collector's equivalent)
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("total (\\d+)K, used (\\d+)K").matcher(info);
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("total (\\d+)K, used (\\d+)K")
+                    .matcher(run("jcmd", Long.toString(pid), "GC.heap_info"));
             if (m.find()) {
                 committed = Long.parseLong(m.group(1));
-                used = Long.parseLong(m.group(2));
             }
         } catch (IOException | InterruptedException e) {
             System.err.println("soak: jcmd failed: " + e);
@@ -209,7 +233,7 @@ public final class Soak {
         } catch (IOException e) {
             System.err.println("soak: /proc/" + pid + ": " + e);
         }
-        return new Sample(used, committed, fds, threads, ZonedDateTime.now().format(DateTimeFormatter.ISO_LOCAL_TIME));
+        return new Sample(label, used, committed, fds, threads, ZonedDateTime.now().format(DateTimeFormatter.ISO_LOCAL_TIME));
     }
 
     private static String run(String... command) throws IOException, InterruptedException {
@@ -219,7 +243,7 @@ public final class Soak {
         return out;
     }
 
-    private void print(Sample start, Sample finish, Sample idle, Minute[] perMinute, long requests, long failures) {
+    private void print(List<Sample> samples, Minute[] perMinute, long requests, long failures) {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "%nSoak, %s: %d streams through the proxy for %.1f min, %d tokens per request;"
                 + " probes of %d tokens, proxy and direct alternating%n",
@@ -245,19 +269,21 @@ public final class Soak {
                 sb.append("       errors: ").append(new TreeMap<>(x.errors)).append('\n');
             }
         }
-        sb.append(String.format(Locale.ROOT, "%-22s %14s %14s %8s %8s%n", "runtime JVM", "heap used KB", "committed KB",
-                "fds", "threads"));
-        for (Sample s : new Sample[] {start, finish, idle}) {
-            sb.append(String.format(Locale.ROOT, "%-22s %14d %14d %8d %8d%n", (s == start ? "start " : s == finish ? "end   "
-                    : "idle  ") + s.when(), s.heapUsedKb(), s.heapCommittedKb(), s.fds(), s.threads()));
+        sb.append(String.format(Locale.ROOT, "%-12s %-16s %14s %14s %8s %8s%n", "runtime JVM", "at", "live heap KB",
+                "committed KB", "fds", "threads"));
+        for (Sample s : samples) {
+            sb.append(String.format(Locale.ROOT, "%-12s %-16s %14d %14d %8d %8d%n", s.label(), s.when(), s.heapUsedKb(),
+                    s.heapCommittedKb(), s.fds(), s.threads()));
         }
+        Sample start = samples.get(1);
+        Sample finish = samples.get(samples.size() - 2);
         if (start.heapUsedKb() > 0 && finish.heapUsedKb() > 0) {
-            sb.append(String.format(Locale.ROOT, "heap after full GC, end vs start: %+.1f%%%n",
+            sb.append(String.format(Locale.ROOT, "heap after full GC, end vs start (under the load): %+.1f%%%n",
                     100.0 * (finish.heapUsedKb() - start.heapUsedKb()) / start.heapUsedKb()));
         }
-        sb.append("(added: proxy probe percentile minus direct probe percentile in that minute, ms; heap after"
-                + " jcmd GC.run; start after the warm-up and end at the last minute, both under the load; idle after"
-                + " the load stopped)\n");
+        sb.append("(added: proxy probe percentile minus direct probe percentile in that minute, ms; heap used: the"
+                + " live objects after the full GC of jcmd GC.class_histogram; start after the warm-up, minute N at its end and end at the last minute, all under the"
+                + " load; idle before the first stream (pools and caches still empty) and after the last)\n");
         System.out.print(sb);
         System.out.flush();
     }

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.balanceroute.connector.vllm.VllmConnector;
@@ -214,11 +215,15 @@ public final class CompletionFlow {
                 task.run();
             }
         };
-        this.pings = Executors.newSingleThreadScheduledExecutor(r -> {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "balanceroute-proxy-ping");
             t.setDaemon(true);
             return t;
         });
+        // every streamed request schedules a heartbeat and cancels it when it ends, mostly long before
+        // it is due: without this a cancelled one stays queued for the whole interval (15 s)
+        timer.setRemoveOnCancelPolicy(true);
+        this.pings = timer;
     }
 
     private static ProxySettings settingsOrDefaults(ProxyConfig config) {

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import org.awaitility.Awaitility;
 import org.balanceroute.connector.vllm.DecodeListener;
 import org.balanceroute.connector.vllm.PrefillQueueFullException;
@@ -233,6 +234,19 @@ class CompletionFlowTest {
         assertEquals(List.of("{\"id\": \"c1\", \"choices\": [{\"index\": 0, \"text\": \"A\"}]}", "[DONE]"), events());
         assertEquals(200, async.response.getStatus());
         assertEquals(List.copyOf(router.order), List.copyOf(router.completed));
+    }
+
+    @Test
+    void aFinishedStreamLeavesNoHeartbeatQueued() throws Exception {
+        flow(0, 60_000, 600_000, 0);
+        ScheduledThreadPoolExecutor timer = (ScheduledThreadPoolExecutor) flow.pings();
+        send(Endpoint.COMPLETIONS, STREAM);
+        await("the heartbeat scheduled", () -> timer.getQueue().size() == 1);
+        stream(hop(0), "{\"id\": \"c1\", \"choices\": [{\"index\": 0, \"text\": \"A\"}]}", "[DONE]");
+        await("the stream closed", () -> sinks.get(0).closed);
+        // a cancelled heartbeat left in the queue would stay there for the whole interval: at
+        // hundreds of requests a second with the default 15 s, thousands of them
+        await("the heartbeat gone from the timer", () -> timer.getQueue().isEmpty());
     }
 
     @Test
