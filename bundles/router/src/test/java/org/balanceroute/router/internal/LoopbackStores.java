@@ -17,13 +17,16 @@ import org.balanceroute.api.SnapshotStore;
  * in order (the first is the oldest), each member's callbacks run serially on its own thread in
  * the order sent, a member can be killed (it leaves every other member's list at once), the
  * members can be split into groups that cannot reach each other and healed, and frames can be
- * dropped by a filter.
+ * dropped by a filter, or held back and delivered later (after the membership changed, as a frame
+ * still on the wire when its sender left).
  */
 final class LoopbackStores {
 
     private final List<Store> joined = new ArrayList<>(); // guarded by this, oldest first
     private final AtomicInteger ids = new AtomicInteger();
     private volatile BiPredicate<String, byte[]> drop = (to, frame) -> false;
+    private volatile FrameFilter hold = (from, to, frame) -> false;
+    private final List<Runnable> held = new ArrayList<>(); // guarded by this
     /** Member id to group; members of different groups cannot reach each other. */
     private final Map<String, Integer> groups = new LinkedHashMap<>(); // guarded by this
 
@@ -39,6 +42,36 @@ final class LoopbackStores {
     /** Drops the frames to a member the filter accepts (member id, frame). */
     void drop(BiPredicate<String, byte[]> filter) {
         drop = filter;
+    }
+
+    /** Which frames to hold back: sender id, receiver id, the frame. */
+    interface FrameFilter {
+        boolean test(String from, String to, byte[] frame);
+    }
+
+    /** Holds back the frames the filter accepts until {@link #release} or {@link #loseHeld}. */
+    void hold(FrameFilter filter) {
+        hold = filter;
+    }
+
+    synchronized int heldFrames() {
+        return held.size();
+    }
+
+    /** The held frames are lost; the filter stays. */
+    synchronized void loseHeld() {
+        held.clear();
+    }
+
+    /** Stops holding and delivers what was held, in order, even from a member that is gone now. */
+    void release() {
+        List<Runnable> out;
+        synchronized (this) {
+            hold = (from, to, frame) -> false;
+            out = new ArrayList<>(held);
+            held.clear();
+        }
+        out.forEach(Runnable::run);
     }
 
     /** The member dies: no frame from or to it, every other member sees it gone. */
@@ -148,7 +181,15 @@ final class LoopbackStores {
                     Store to = byId(member);
                     framesSent.incrementAndGet();
                     if (to != null && reachable(Store.this, to) && !drop.test(member, frame)) {
-                        to.deliver(rr -> rr.received(id, frame.clone()));
+                        byte[] copy = frame.clone();
+                        Runnable delivery = () -> to.deliver(rr -> rr.received(id, copy));
+                        if (hold.test(id, member, copy)) {
+                            synchronized (LoopbackStores.this) {
+                                held.add(delivery);
+                            }
+                        } else {
+                            delivery.run();
+                        }
                     }
                 }
 

@@ -216,8 +216,8 @@ class ReplicatedRoutingTest {
         }
     }
 
-    @Test
-    void aKilledFollowersLoadLeavesTheViewAndItsPeersKeepServing() throws Exception {
+    /** Three replicas, the first the dispatcher, with a placed request of 1000, 3000, 5000 tokens. */
+    private Replica[] threeWithARequestEach() throws Exception {
         Replica a = new Replica(true);
         Replica b = new Replica(true);
         Replica c = new Replica(true);
@@ -227,12 +227,46 @@ class ReplicatedRoutingTest {
         c.submit(5000).get(5, TimeUnit.SECONDS);
         await("three requests in the view", () -> a.router.snapshot().loads().length == G
                 && java.util.Arrays.stream(a.router.snapshot().loads()).sum() == 9000);
+        return new Replica[] {a, b, c};
+    }
+
+    @Test
+    void aKilledFollowersLoadLeavesTheViewAndItsPeersKeepServing() throws Exception {
+        Replica[] abc = threeWithARequestEach();
+        Replica a = abc[0];
+        Replica b = abc[1];
+        Replica c = abc[2];
         stores.kill(b.store);
         long[] rest = sum(a.placedLoads(), c.placedLoads());
         await("b's load gone from the dispatcher", () -> loadsAre(a, rest));
         await("and from c's view", () -> loadsAre(c, rest));
         c.submit(700).get(5, TimeUnit.SECONDS);
         await("c still served", () -> java.util.Arrays.stream(a.router.snapshot().loads()).sum() == 6700);
+    }
+
+    @Test
+    void aFrameSentBeforeItsSenderLeftDoesNotBringItsRequestsBack() throws Exception {
+        Replica[] abc = threeWithARequestEach();
+        Replica a = abc[0];
+        Replica b = abc[1];
+        Replica c = abc[2];
+        // b's next report is lost, so the dispatcher asks b for its whole state; that answer is
+        // still on the wire when b leaves
+        long bRequest = b.loads.keySet().iterator().next();
+        stores.hold((from, to, frame) -> from.equals(b.id()) && to.equals(a.id()) && frame[1] == Frames.EVENTS);
+        b.tokens(bRequest, 10);
+        await("b's report on the wire", () -> stores.heldFrames() > 0);
+        stores.loseHeld();
+        stores.hold((from, to, frame) -> from.equals(b.id()) && to.equals(a.id()) && frame[1] == Frames.SYNC);
+        b.tokens(bRequest, 10);
+        await("b's state on the wire", () -> stores.heldFrames() > 0);
+        stores.kill(b.store);
+        long[] rest = sum(a.placedLoads(), c.placedLoads());
+        await("b's load gone from the dispatcher", () -> loadsAre(a, rest));
+        stores.release(); // arrives after the dispatcher saw b leave
+        Awaitility.await("b's load stays out of every view").during(Duration.ofMillis(500))
+                .atMost(Duration.ofMillis(TIMEOUT_MS)).pollInterval(Duration.ofMillis(5))
+                .until(() -> loadsAre(a, rest) && loadsAre(c, rest));
     }
 
     @Test
