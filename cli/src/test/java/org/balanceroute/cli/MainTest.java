@@ -142,6 +142,15 @@ class MainTest {
         assertTrue(md.contains("median of 3 samples [min, max]"), md);
         assertTrue(md.lines().anyMatch(l -> l.equals("| jsq | 1.00x [1.00, 1.00] +0.0% [+0.0, +0.0] +0.0% [+0.0, +0.0] |")),
                 md);
+        String once = dir.resolve("once").toString();
+        List<String> args = new ArrayList<>(common);
+        args.addAll(List.of("--no-superpose", "--out", once));
+        assertEquals(0, run(args.toArray(String[]::new)), stderr());
+        JsonNode onceG4 = mapper.readTree(Files.readString(Path.of(once + ".json"))).get("runs").get(1);
+        assertEquals(1, onceG4.get("copies").asInt());
+        // one copy at G=4 is offered twice as fast as two: twice the rate scale for the same load
+        assertEquals(2 * single.get("runs").get(1).get("rateScale").asDouble(), onceG4.get("rateScale").asDouble(),
+                1e-9);
         err.reset();
         assertEquals(2, run("sweep", "--traces", trace.toString(), "--samples", "0"));
         assertTrue(stderr().contains("--samples must be >= 1"), stderr());
