@@ -5,14 +5,29 @@
 
 Per trace, G and load: br0 against jsq (steady-state imbalance jsq/br0, throughput), each other BR
 policy against br0 (imbalance br0/this, TPOT p95 this/br0), and the best BR policy's throughput
-over the best classic baseline's. Prints markdown.
+over the best classic baseline's. Prints markdown. With several samples per cell (sweep --samples)
+every figure is computed per sample, then reported as the median over the samples; the best-BR
+column also gives its range [min, max] and the pair that was best in most samples.
 """
 import argparse
+import collections
 import json
 import os
+import statistics
 import sys
 
 CLASSIC = ["random", "round-robin", "p2c", "jsq", "least-tokens", "vllm-ascend"]
+
+
+def samples(run):
+    """Per sample, the results by policy (a sweep before --samples has one: 'results')."""
+    return [{p["policy"]: p for p in s["results"]} for s in run.get("samples", [{"results": run["results"]}])]
+
+
+def best_gain(res, ours):
+    best_br = max((p for p in ours if p.startswith("br")), key=lambda p: res[p]["steadyThroughputTokPerS"])
+    best_cl = max((p for p in CLASSIC if p in res), key=lambda p: res[p]["steadyThroughputTokPerS"])
+    return res[best_br]["steadyThroughputTokPerS"] / res[best_cl]["steadyThroughputTokPerS"] - 1, best_br, best_cl
 
 
 def main():
@@ -34,19 +49,19 @@ def main():
     print(head)
     print("|---|---:|---:|---:|---:|" + "---:|" * len(others) + "---|")
     for r in runs:
-        res = {p["policy"]: p for p in r["results"]}
-        jsq, br0 = res["jsq"], res["br0"]
+        per = samples(r)
+        med = lambda f: statistics.median(f(res) for res in per)
         cells = [os.path.basename(r["trace"]).split("-")[0], str(r["workers"]), f"{r['load']:.1f}",
-                 f"{jsq['steadyAvgImbalance'] / br0['steadyAvgImbalance']:.2f}x",
-                 f"{100 * (br0['steadyThroughputTokPerS'] / jsq['steadyThroughputTokPerS'] - 1):+.1f}%"]
+                 f"{med(lambda s: s['jsq']['steadyAvgImbalance'] / s['br0']['steadyAvgImbalance']):.2f}x",
+                 f"{100 * (med(lambda s: s['br0']['steadyThroughputTokPerS'] / s['jsq']['steadyThroughputTokPerS']) - 1):+.1f}%"]
         for p in others:
-            x = res[p]
-            cells.append(f"{br0['steadyAvgImbalance'] / x['steadyAvgImbalance']:.2f}x, "
-                         f"{100 * (x['steadyTpotP95Ms'] / br0['steadyTpotP95Ms'] - 1):+.1f}%")
-        best_br = max((p for p in ours if p.startswith("br")), key=lambda p: res[p]["steadyThroughputTokPerS"])
-        best_cl = max(CLASSIC, key=lambda p: res[p]["steadyThroughputTokPerS"])
-        gain = res[best_br]["steadyThroughputTokPerS"] / res[best_cl]["steadyThroughputTokPerS"] - 1
-        cells.append(f"{100 * gain:+.1f}% ({best_br} vs {best_cl})")
+            cells.append(f"{med(lambda s: s['br0']['steadyAvgImbalance'] / s[p]['steadyAvgImbalance']):.2f}x, "
+                         f"{100 * (med(lambda s: s[p]['steadyTpotP95Ms'] / s['br0']['steadyTpotP95Ms']) - 1):+.1f}%")
+        gains = [best_gain(res, ours) for res in per]
+        g = [x[0] for x in gains]
+        pair = collections.Counter(f"{b} vs {c}" for _, b, c in gains).most_common(1)[0][0]
+        spread = f" [{100 * min(g):+.1f}, {100 * max(g):+.1f}]" if len(g) > 1 else ""
+        cells.append(f"{100 * statistics.median(g):+.1f}%{spread} ({pair})")
         print("| " + " | ".join(cells) + " |")
 
 

@@ -22,6 +22,7 @@ import org.balanceroute.simulator.ProxyReplicas;
 import org.balanceroute.simulator.SimulationConfig;
 import org.balanceroute.simulator.SimulationResult;
 import org.balanceroute.simulator.SteadyState;
+import org.balanceroute.simulator.TraceSample;
 import org.balanceroute.trace.Trace;
 import org.balanceroute.trace.TraceFormatException;
 import org.balanceroute.trace.TraceLoader;
@@ -73,6 +74,16 @@ final class SweepCommand extends CliCommand {
             description = "as simulate; default: ${DEFAULT-VALUE}")
     int promptPrefixBlocks = SimulateCommand.DEFAULT_PROMPT_PREFIX_BLOCKS;
 
+    @Option(names = "--samples", paramLabel = "N", converter = Values.Int.class, order = 1,
+            description = "independent samples per cell: sample 0 holds the trace as recorded, the others"
+                    + " its requests shuffled over its arrival times (seeded by --seed); the tables and the chart"
+                    + " show the median ratio to jsq [min, max]; default: ${DEFAULT-VALUE}")
+    int samples = 1;
+
+    @Option(names = "--no-superpose", order = 1, description = "offer every G the trace once (faster at larger G)"
+            + " instead of G / G_min shuffled copies over the same span")
+    boolean noSuperpose;
+
     @Option(names = "--out", paramLabel = "PREFIX", order = 1, description = "also write PREFIX.json (every"
             + " result), PREFIX.md (the tables) and PREFIX.png (the chart)")
     String outPrefix;
@@ -88,14 +99,45 @@ final class SweepCommand extends CliCommand {
         return true;
     }
 
-    /** One cell of the grid: a trace at one G and one load, every policy run on it. */
-    record Cell(String trace, int workers, double load, double rateScale, double capacityTokPerS,
-            List<SimulationResult> results, String referenceMember) {
+    /**
+     * One cell of the grid: a trace at one G and one load, every policy run on each sample of it.
+     *
+     * @param copies shuffled copies of the trace superposed in each sample
+     * @param samples per sample, a result per policy
+     * @param referenceMembers per sample, the headroom reference's winning member (null without it)
+     */
+    record Cell(String trace, int workers, double load, double rateScale, double capacityTokPerS, int copies,
+            List<List<SimulationResult>> samples, List<String> referenceMembers) {
 
-        SimulationResult result(String policy) {
-            return results.stream().filter(r -> r.policy().equals(policy)).findFirst().orElseThrow();
+        SimulationResult result(int sample, String policy) {
+            return samples.get(sample).stream().filter(r -> r.policy().equals(policy)).findFirst().orElseThrow();
+        }
+
+        /** A metric of {@code policy} against jsq over the samples. */
+        Spread spread(String policy, Metric metric) {
+            double[] v = new double[samples.size()];
+            for (int s = 0; s < v.length; s++) {
+                v[s] = metric.of(result(s, REFERENCE), result(s, policy));
+            }
+            return Spread.of(v);
         }
     }
+
+    /** The median of a metric over a cell's samples, and its range. */
+    record Spread(double median, double min, double max) {
+
+        static Spread of(double[] values) {
+            double[] v = values.clone();
+            java.util.Arrays.sort(v);
+            int n = v.length;
+            double median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+            return new Spread(median, v[0], v[n - 1]);
+        }
+    }
+
+    static final Metric IMBALANCE = (ref, r) -> ratio(ref.steadyAvgImbalance(), r.steadyAvgImbalance());
+    static final Metric THROUGHPUT = (ref, r) -> ratio(r.steadyThroughputTokPerS(), ref.steadyThroughputTokPerS());
+    static final Metric TPOT_P95 = (ref, r) -> ratio(r.steadyTpotP95Ms(), ref.steadyTpotP95Ms());
 
     @Override
     int run() throws UsageException {
@@ -119,6 +161,9 @@ final class SweepCommand extends CliCommand {
         double warmup = this.warmup == null ? SteadyState.DEFAULT.warmupSeconds() : this.warmup;
         if (this.warmup != null && !(warmup >= 0)) {
             throw new UsageException("--warmup must be >= 0 seconds, got " + warmup);
+        }
+        if (samples < 1) {
+            throw new UsageException("--samples must be >= 1, got " + samples);
         }
         SteadyState steady = new SteadyState(warmup);
         BalanceSettings balance = balanceOptions.settings();
@@ -145,7 +190,7 @@ final class SweepCommand extends CliCommand {
         }
         List<Cell> cells;
         try {
-            cells = runGrid(loaded, configs, loads, policies, steady, balance);
+            cells = runGrid(loaded, configs, loads, policies, steady, balance, samples, !noSuperpose);
         } catch (IllegalArgumentException e) {
             err.println("balanceroute sweep: " + e.getMessage());
             return 1;
@@ -159,7 +204,8 @@ final class SweepCommand extends CliCommand {
                     Files.createDirectories(prefix.getParent());
                 }
                 Files.writeString(Path.of(outPrefix + ".md"), tables);
-                Files.writeString(Path.of(outPrefix + ".json"), json(cells, steady, balance, limit, prefixBlocks));
+                Files.writeString(Path.of(outPrefix + ".json"),
+                        json(cells, policies, steady, balance, limit, prefixBlocks, !noSuperpose));
                 chart(Path.of(outPrefix + ".png"), cells, policies);
             } catch (IOException e) {
                 err.println("balanceroute sweep: --out: " + e);
@@ -170,9 +216,9 @@ final class SweepCommand extends CliCommand {
     }
 
     private List<Cell> runGrid(Map<String, Trace> traces, List<SimulationConfig> configs, List<Double> loads,
-            List<String> policies, SteadyState steady, BalanceSettings balance) {
+            List<String> policies, SteadyState steady, BalanceSettings balance, int samples, boolean superpose) {
         record Pending(String trace, SimulationConfig config, double load, double rateScale, double capacity,
-                List<Future<SimulationResult>> results, String[] referenceMember) {
+                int copies, List<List<Future<SimulationResult>>> results, String[] referenceMembers) {
         }
         int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
         ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
@@ -180,42 +226,57 @@ final class SweepCommand extends CliCommand {
             t.setDaemon(true);
             return t;
         });
+        int smallest = configs.stream().mapToInt(SimulationConfig::workers).min().orElse(1);
         try {
             List<Pending> pending = new ArrayList<>();
             for (Map.Entry<String, Trace> e : traces.entrySet()) {
                 List<TraceRequest> own = e.getValue().requests();
                 for (SimulationConfig config : configs) {
-                    OfferedLoad offered = OfferedLoad.of(own, config);
+                    int copies = superpose ? (config.workers() + smallest - 1) / smallest : 1;
+                    // the copies and samples are shuffles of one trace: same capacity, span and rate scale
+                    OfferedLoad offered = OfferedLoad.of(TraceSample.superposed(own, config.seed(), 0, copies), config);
                     for (double load : loads) {
                         double scale = offered.rateScaleFor(load);
-                        List<TraceRequest> requests = SimulateCommand.scaled(own, scale);
-                        List<Future<SimulationResult>> futures = new ArrayList<>();
-                        String[] member = new String[1];
-                        for (String name : policies) {
-                            futures.add(pool.submit(() -> {
-                                if (name.equals(HeadroomReference.NAME)) {
-                                    HeadroomReference.Outcome o = HeadroomReference.run(requests, config, steady,
-                                            balance, config.seed());
-                                    member[0] = o.member();
-                                    return o.result();
-                                }
-                                return SimulateCommand.simulateOne(requests, List.of(), config, ProxyReplicas.SINGLE,
-                                        steady, balance, name, null, n -> { });
-                            }));
+                        List<List<Future<SimulationResult>>> bySample = new ArrayList<>();
+                        String[] members = new String[samples];
+                        for (int s = 0; s < samples; s++) {
+                            int sample = s;
+                            List<Future<SimulationResult>> futures = new ArrayList<>();
+                            for (String name : policies) {
+                                // each task draws its own copy of the workload: cheap next to a run, and
+                                // the grid never holds every sample's requests at once
+                                futures.add(pool.submit(() -> {
+                                    List<TraceRequest> requests = SimulateCommand.scaled(
+                                            TraceSample.superposed(own, config.seed(), sample, copies), scale);
+                                    if (name.equals(HeadroomReference.NAME)) {
+                                        HeadroomReference.Outcome o = HeadroomReference.run(requests, config, steady,
+                                                balance, config.seed());
+                                        members[sample] = o.member();
+                                        return o.result();
+                                    }
+                                    return SimulateCommand.simulateOne(requests, List.of(), config,
+                                            ProxyReplicas.SINGLE, steady, balance, name, null, n -> { });
+                                }));
+                            }
+                            bySample.add(futures);
                         }
-                        pending.add(new Pending(e.getKey(), config, load, scale, offered.capacityTokPerS(), futures,
-                                member));
+                        pending.add(new Pending(e.getKey(), config, load, scale, offered.capacityTokPerS(), copies,
+                                bySample, members));
                     }
                 }
             }
             List<Cell> cells = new ArrayList<>();
             for (Pending p : pending) {
-                List<SimulationResult> results = new ArrayList<>();
-                for (Future<SimulationResult> f : p.results()) {
-                    results.add(f.get());
+                List<List<SimulationResult>> bySample = new ArrayList<>();
+                for (List<Future<SimulationResult>> futures : p.results()) {
+                    List<SimulationResult> results = new ArrayList<>();
+                    for (Future<SimulationResult> f : futures) {
+                        results.add(f.get());
+                    }
+                    bySample.add(results);
                 }
-                cells.add(new Cell(p.trace(), p.config().workers(), p.load(), p.rateScale(), p.capacity(), results,
-                        p.referenceMember()[0]));
+                cells.add(new Cell(p.trace(), p.config().workers(), p.load(), p.rateScale(), p.capacity(), p.copies(),
+                        bySample, java.util.Arrays.asList(p.referenceMembers())));
                 err.printf(Locale.ROOT, "sweep: %d/%d done (%s, G=%d, load %.2f)%n", cells.size(), pending.size(),
                         Path.of(p.trace()).getFileName(), p.config().workers(), p.load());
             }
@@ -233,7 +294,10 @@ final class SweepCommand extends CliCommand {
         }
     }
 
-    /** Per trace and G: a row per policy, a column per load; imbalance, throughput, TPOT p95 against jsq. */
+    /**
+     * Per trace and G: a row per policy, a column per load; imbalance, throughput, TPOT p95 against
+     * jsq. With several samples each figure is the median over them, its range in brackets.
+     */
     static String markdown(List<Cell> cells, List<String> policies) {
         StringBuilder md = new StringBuilder();
         Map<String, List<Cell>> groups = new LinkedHashMap<>();
@@ -243,8 +307,13 @@ final class SweepCommand extends CliCommand {
         }
         for (Map.Entry<String, List<Cell>> group : groups.entrySet()) {
             List<Cell> row = group.getValue();
+            int samples = row.get(0).samples().size();
             md.append("\n**").append(group.getKey()).append("**: steady-state imbalance jsq/this, throughput and TPOT "
-                    + "p95 this/jsq - 1, by offered load\n\n| policy |");
+                    + "p95 this/jsq - 1, by offered load");
+            if (samples > 1) {
+                md.append(String.format(Locale.ROOT, "; median of %d samples [min, max]", samples));
+            }
+            md.append("\n\n| policy |");
             for (Cell c : row) {
                 md.append(String.format(Locale.ROOT, " %.2f |", c.load()));
             }
@@ -254,11 +323,18 @@ final class SweepCommand extends CliCommand {
             for (String p : policies) {
                 md.append("| ").append(p).append(" |");
                 for (Cell c : row) {
-                    SimulationResult ref = c.result(REFERENCE), r = c.result(p);
-                    md.append(String.format(Locale.ROOT, " %.2fx %+.1f%% %+.1f%% |",
-                            ratio(ref.steadyAvgImbalance(), r.steadyAvgImbalance()),
-                            100 * (ratio(r.steadyThroughputTokPerS(), ref.steadyThroughputTokPerS()) - 1),
-                            100 * (ratio(r.steadyTpotP95Ms(), ref.steadyTpotP95Ms()) - 1)));
+                    Spread imbalance = c.spread(p, IMBALANCE), throughput = c.spread(p, THROUGHPUT),
+                            tpot = c.spread(p, TPOT_P95);
+                    if (samples == 1) {
+                        md.append(String.format(Locale.ROOT, " %.2fx %+.1f%% %+.1f%% |", imbalance.median(),
+                                percent(throughput.median()), percent(tpot.median())));
+                    } else {
+                        md.append(String.format(Locale.ROOT,
+                                " %.2fx [%.2f, %.2f] %+.1f%% [%+.1f, %+.1f] %+.1f%% [%+.1f, %+.1f] |",
+                                imbalance.median(), imbalance.min(), imbalance.max(),
+                                percent(throughput.median()), percent(throughput.min()), percent(throughput.max()),
+                                percent(tpot.median()), percent(tpot.min()), percent(tpot.max())));
+                    }
                 }
                 md.append('\n');
             }
@@ -266,27 +342,30 @@ final class SweepCommand extends CliCommand {
         return md.toString();
     }
 
+    private static double percent(double ratio) {
+        return 100 * (ratio - 1);
+    }
+
     private static double ratio(double a, double b) {
         return b == 0 ? (a == 0 ? 1 : Double.POSITIVE_INFINITY) : a / b;
     }
 
-    /** Rows: per trace, imbalance then throughput; columns: G; a line per policy over the loads. */
+    /** Rows: per trace, imbalance then throughput; columns: G; a line per policy over the loads (medians). */
     static void chart(Path png, List<Cell> cells, List<String> policies) throws IOException {
         List<String> traces = cells.stream().map(Cell::trace).distinct().toList();
         List<Integer> workers = cells.stream().map(Cell::workers).distinct().toList();
         List<PanelChart.Panel> panels = new ArrayList<>();
         for (String trace : traces) {
             String name = Path.of(trace).getFileName().toString();
-            panels.addAll(row(cells, trace, workers, policies, name + ", G=%d: imbalance, jsq/this",
-                    (ref, r) -> ratio(ref.steadyAvgImbalance(), r.steadyAvgImbalance())));
-            panels.addAll(row(cells, trace, workers, policies, name + ", G=%d: throughput, this/jsq",
-                    (ref, r) -> ratio(r.steadyThroughputTokPerS(), ref.steadyThroughputTokPerS())));
+            panels.addAll(row(cells, trace, workers, policies, name + ", G=%d: imbalance, jsq/this", IMBALANCE));
+            panels.addAll(row(cells, trace, workers, policies, name + ", G=%d: throughput, this/jsq", THROUGHPUT));
         }
         PanelChart.write(png, "Steady state against jsq by offered load (balanceroute sweep)",
                 "offered load (fraction of decode capacity)", "ratio to jsq", workers.size(), panels);
     }
 
-    private interface Metric {
+    /** A steady-state figure of a result against jsq's in the same sample. */
+    interface Metric {
         double of(SimulationResult reference, SimulationResult result);
     }
 
@@ -299,15 +378,15 @@ final class SweepCommand extends CliCommand {
             List<PanelChart.Line> lines = new ArrayList<>();
             for (String p : policies) {
                 lines.add(new PanelChart.Line(p, x,
-                        mine.stream().mapToDouble(c -> metric.of(c.result(REFERENCE), c.result(p))).toArray()));
+                        mine.stream().mapToDouble(c -> c.spread(p, metric).median()).toArray()));
             }
             panels.add(new PanelChart.Panel(String.format(Locale.ROOT, title, g), lines));
         }
         return panels;
     }
 
-    private static String json(List<Cell> cells, SteadyState steady, BalanceSettings balance, int limit,
-            int prefixBlocks) throws IOException {
+    private static String json(List<Cell> cells, List<String> policies, SteadyState steady, BalanceSettings balance,
+            int limit, int prefixBlocks, boolean superpose) throws IOException {
         List<Map<String, Object>> runs = new ArrayList<>();
         for (Cell c : cells) {
             Map<String, Object> run = new LinkedHashMap<>();
@@ -316,14 +395,35 @@ final class SweepCommand extends CliCommand {
             run.put("load", c.load());
             run.put("rateScale", c.rateScale());
             run.put("capacityTokPerS", c.capacityTokPerS());
-            run.put("referenceMember", c.referenceMember());
-            run.put("results", c.results().stream().map(SimulateCommand::row).toList());
+            run.put("copies", c.copies());
+            run.put("referenceMember", c.referenceMembers().get(0));
+            run.put("results", c.samples().get(0).stream().map(SimulateCommand::row).toList());
+            List<Map<String, Object>> samples = new ArrayList<>();
+            for (int s = 0; s < c.samples().size(); s++) {
+                Map<String, Object> sample = new LinkedHashMap<>();
+                sample.put("sample", s);
+                sample.put("referenceMember", c.referenceMembers().get(s));
+                sample.put("results", c.samples().get(s).stream().map(SimulateCommand::row).toList());
+                samples.add(sample);
+            }
+            run.put("samples", samples);
+            Map<String, Object> medians = new LinkedHashMap<>();
+            for (String p : policies) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("steadyImbalanceJsqOverThis", c.spread(p, IMBALANCE));
+                m.put("steadyThroughputThisOverJsq", c.spread(p, THROUGHPUT));
+                m.put("steadyTpotP95ThisOverJsq", c.spread(p, TPOT_P95));
+                medians.put(p, m);
+            }
+            run.put("medians", medians);
             runs.add(run);
         }
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("limit", limit);
         doc.put("promptPrefixBlocks", prefixBlocks);
         doc.put("warmupS", steady.warmupSeconds() < 0 ? null : steady.warmupSeconds());
+        doc.put("samples", cells.isEmpty() ? 0 : cells.get(0).samples().size());
+        doc.put("superpose", superpose);
         doc.put("balance", balance);
         doc.put("runs", runs);
         return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc);

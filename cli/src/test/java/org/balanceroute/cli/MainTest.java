@@ -98,6 +98,64 @@ class MainTest {
         assertTrue(stderr().contains("must include jsq"), stderr());
     }
 
+    /**
+     * Three samples per cell: medians and ranges in the tables and the JSON, sample 0 the run of
+     * --samples 1, and the same samples again from the same seed. G=4 next to G=2 superposes two
+     * copies.
+     */
+    @Test
+    void sweepSamplesAreReportedAsMediansAndAreReproducible() throws Exception {
+        Path trace = plainTrace(200);
+        List<String> common = List.of("sweep", "--traces", trace.toString(), "--workers", "2,4", "--loads", "1.1",
+                "--capacity", "8", "--policies", "jsq,br0,least-tokens", "--seed", "7");
+        String one = dir.resolve("one").toString(), three = dir.resolve("three").toString(),
+                again = dir.resolve("again").toString();
+        for (String[] extra : new String[][] {{"--out", one}, {"--samples", "3", "--out", three},
+                {"--samples", "3", "--out", again}}) {
+            List<String> args = new ArrayList<>(common);
+            args.addAll(List.of(extra));
+            assertEquals(0, run(args.toArray(String[]::new)), stderr());
+        }
+        ObjectMapper mapper = new ObjectMapper();
+        JsonNode single = mapper.readTree(Files.readString(Path.of(one + ".json")));
+        JsonNode doc = mapper.readTree(Files.readString(Path.of(three + ".json")));
+        assertEquals(doc, mapper.readTree(Files.readString(Path.of(again + ".json"))));
+        assertEquals(3, doc.get("samples").asInt());
+        JsonNode g4 = doc.get("runs").get(1);
+        assertEquals(2, g4.get("copies").asInt());
+        assertEquals(1, doc.get("runs").get(0).get("copies").asInt());
+        assertEquals(3, g4.get("samples").size());
+        assertEquals(single.get("runs").get(1).get("results"), g4.get("samples").get(0).get("results"));
+        assertEquals(g4.get("results"), g4.get("samples").get(0).get("results"));
+        double[] ratios = new double[3];
+        for (int s = 0; s < 3; s++) {
+            JsonNode results = g4.get("samples").get(s).get("results");
+            ratios[s] = results.get(1).get("steadyThroughputTokPerS").asDouble()
+                    / results.get(0).get("steadyThroughputTokPerS").asDouble();
+        }
+        Arrays.sort(ratios);
+        JsonNode br0 = g4.get("medians").get("br0").get("steadyThroughputThisOverJsq");
+        assertEquals(ratios[1], br0.get("median").asDouble(), 1e-12);
+        assertEquals(ratios[0], br0.get("min").asDouble(), 1e-12);
+        assertEquals(ratios[2], br0.get("max").asDouble(), 1e-12);
+        String md = Files.readString(Path.of(three + ".md"));
+        assertTrue(md.contains("median of 3 samples [min, max]"), md);
+        assertTrue(md.lines().anyMatch(l -> l.equals("| jsq | 1.00x [1.00, 1.00] +0.0% [+0.0, +0.0] +0.0% [+0.0, +0.0] |")),
+                md);
+        String once = dir.resolve("once").toString();
+        List<String> args = new ArrayList<>(common);
+        args.addAll(List.of("--no-superpose", "--out", once));
+        assertEquals(0, run(args.toArray(String[]::new)), stderr());
+        JsonNode onceG4 = mapper.readTree(Files.readString(Path.of(once + ".json"))).get("runs").get(1);
+        assertEquals(1, onceG4.get("copies").asInt());
+        // one copy at G=4 is offered twice as fast as two: twice the rate scale for the same load
+        assertEquals(2 * single.get("runs").get(1).get("rateScale").asDouble(), onceG4.get("rateScale").asDouble(),
+                1e-9);
+        err.reset();
+        assertEquals(2, run("sweep", "--traces", trace.toString(), "--samples", "0"));
+        assertTrue(stderr().contains("--samples must be >= 1"), stderr());
+    }
+
     @Test
     void loadAndRateScaleExcludeEachOther() throws Exception {
         Path trace = plainTrace(20);
