@@ -404,7 +404,7 @@ public final class Demo extends CliCommand {
         err.println("  admin        curl -u admin:admin " + base + "/admin/snapshot");
         err.println("  web console  " + base + "/system/console (admin/admin)");
         err.println("  cluster      " + sim + "/sim/stats");
-        for (Process p : children) {
+        for (Process p : children()) {
             p.waitFor();
         }
         return 0;
@@ -659,7 +659,7 @@ public final class Demo extends CliCommand {
     private void await(String what, Check check, long deadline, Path logs) throws Exception {
         long pause = 100;
         while (true) {
-            for (Process p : children) {
+            for (Process p : children()) {
                 if (!p.isAlive()) {
                     throw new DemoException(1, "a child process exited (status " + p.exitValue() + ") while waiting for "
                             + what + "; see the logs in " + logs.toAbsolutePath().normalize());
@@ -691,6 +691,13 @@ public final class Demo extends CliCommand {
             children.add(p);
         }
         err.println("balanceroute demo: started " + name + " (pid " + p.pid() + ", log " + log + ")");
+    }
+
+    /** A copy: Ctrl-C's shutdown hook empties the list ({@link #stopChildren}) while a loop may go through it. */
+    private List<Process> children() {
+        synchronized (children) {
+            return List.copyOf(children);
+        }
     }
 
     void stopChildren() {
