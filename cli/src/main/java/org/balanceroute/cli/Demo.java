@@ -614,7 +614,9 @@ public final class Demo extends CliCommand {
         boolean replicated = results.stream().anyMatch(r -> (int) r.get("replicas") > 1);
         sb.append(String.format(Locale.ROOT, "%nBalanceRoute demo: %d requests of %s per %s, G=8, measured by the engine%n%n",
                 n, workload, replicated ? "phase" : "policy"));
-        sb.append(String.format(Locale.ROOT, "%-14s %8s %7s %16s %9s %12s %9s %12s %12s %7s%n",
+        // as wide as the longest label ("brh-survival (43, 0.86)" with --tune), so the columns stay aligned
+        int width = Math.max(14, results.stream().mapToInt(r -> String.valueOf(r.get("policy")).length()).max().orElse(0));
+        sb.append(String.format(Locale.ROOT, "%-" + width + "s %8s %7s %16s %9s %12s %9s %12s %12s %7s%n",
                 "policy", "replicas", "shared", "avg imbalance", "vs jsq", "tok/s", "vs jsq", "TPOT p95 ms",
                 "TTFT p95 s", "failed"));
         double jsqImb = (double) results.get(0).get("avgImbalance");
@@ -622,7 +624,7 @@ public final class Demo extends CliCommand {
         for (Map<String, Object> r : results) {
             double imb = (double) r.get("avgImbalance");
             double tput = (double) r.get("throughputTokPerS");
-            sb.append(String.format(Locale.ROOT, "%-14s %8d %7s %,16.0f %8.2fx %,12.0f %+8.1f%% %12.1f %12.2f %7d%n",
+            sb.append(String.format(Locale.ROOT, "%-" + width + "s %8d %7s %,16.0f %8.2fx %,12.0f %+8.1f%% %12.1f %12.2f %7d%n",
                     r.get("policy"), (int) r.get("replicas"), (boolean) r.get("shared") ? "yes" : "no", imb,
                     imb / jsqImb, tput, (tput / jsqTput - 1) * 100, (double) r.get("tpotP95Ms"),
                     (double) r.get("ttftP95S"), (int) r.get("failed")));

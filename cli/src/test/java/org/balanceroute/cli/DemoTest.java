@@ -73,6 +73,16 @@ class DemoTest {
     }
 
     @Test
+    void theColumnsStayAlignedWithTheTuningLabels() {
+        String t = Demo.table(List.of(row("jsq", 1, false, 200_000), row("brh-survival (43, 0.86)", 1, false, 80_000),
+                row("brh-survival tuned", 1, false, 70_000)), 3000, "the built-in generator");
+        List<String> lines = t.lines().filter(l -> l.startsWith("policy") || l.startsWith("jsq")
+                || l.startsWith("brh-survival")).toList();
+        assertEquals(4, lines.size(), t);
+        assertEquals(1, lines.stream().map(String::length).distinct().count(), t);
+    }
+
+    @Test
     void oneChartPerPhaseNamedAfterIt() {
         assertEquals(List.of("jsq.png", "br0.png", "brh-survival.png"),
                 Demo.phases(1).stream().map(Demo::chartName).toList());
