@@ -29,6 +29,7 @@ import org.balanceroute.replay.Replayer;
 import org.balanceroute.trace.Trace;
 import org.balanceroute.trace.TraceFormatException;
 import org.balanceroute.trace.TraceLoader;
+import org.balanceroute.simulator.RobustChoice;
 import org.balanceroute.trace.TraceOptions;
 import org.balanceroute.trace.TraceRequest;
 import org.balanceroute.trace.WorkloadGenerator;
@@ -129,6 +130,11 @@ public final class Demo extends CliCommand {
             + " the same replay again (one replica)")
     boolean tune;
 
+    @Option(names = "--tune-parts", paramLabel = "K", converter = Values.Int.class,
+            description = "with --tune: the parts of the window the tuner's choice must win (its parts setting,"
+                    + " quorum 1); 1: the lowest imbalance over the whole window wins; default: ${DEFAULT-VALUE}")
+    int tuneParts = RobustChoice.DEFAULT.parts();
+
     @Option(names = "--exit", description = "stop the processes after the comparison")
     boolean exit;
 
@@ -201,6 +207,9 @@ public final class Demo extends CliCommand {
     private int demo() throws Exception {
         if (given("--replicas") != null && (replicas < 2 || replicas > MAX_REPLICAS)) {
             throw new UsageException("--replicas must be 2.." + MAX_REPLICAS + ", got " + replicas);
+        }
+        if (tuneParts < 1 || tuneParts > RobustChoice.MAX_PARTS) {
+            throw new UsageException("--tune-parts must be in [1, " + RobustChoice.MAX_PARTS + "], got " + tuneParts);
         }
         if (tune && replicas > 1) {
             throw new UsageException("--tune runs on one replica, not with --replicas");
@@ -456,17 +465,24 @@ public final class Demo extends CliCommand {
     /**
      * The self-tuner set up for the demo's run, through its configuration file (FileInstall): the
      * last phase (its 10 s of arrivals) as its window, the engine's step model at its time factor
-     * (the router's clock is the wall clock), margin 0 so that any better setting is applied when
-     * asked.
+     * (the router's clock is the wall clock), margin 0 so that a winner of every one of the
+     * {@code --tune-parts} parts is applied when asked.
      */
     private void configureTuner(Path root, String base, double timeFactor, Path logs) throws Exception {
         Path cfg = root.resolve("distribution/target/balanceroute/config/org.balanceroute.tuner.cfg");
         Files.writeString(cfg, "# written by ./balanceroute demo --tune\n"
                 + "windowMinutes = 0.2\nbudgetSeconds = 120\nmargin = 0.0\nautoApply = false\n"
+                + "parts = " + tuneParts + "\nquorum = 1\n"
                 + "stepA = " + 2e-7 * timeFactor + "\nstepB = " + 0.020 * timeFactor + "\n");
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        await("the tuner's configuration (" + base + "/admin/tune)", () -> JSON.readTree(get(base + "/admin/tune", true)
-                .body()).path("margin").asDouble(-1) == 0.0, deadline, logs);
+        await("the tuner's configuration (" + base + "/admin/tune)", () -> tunerConfigured(get(base + "/admin/tune", true)
+                .body()), deadline, logs);
+    }
+
+    /** Whether GET /admin/tune's answer shows the demo's tuner configuration in force. */
+    private boolean tunerConfigured(String status) throws IOException {
+        JsonNode s = JSON.readTree(status);
+        return s.path("margin").asDouble(-1) == 0.0 && s.path("parts").asInt(-1) == tuneParts;
     }
 
     /** POST /admin/tune?wait&apply: the search over what the last phase sent; the policy in force after it. */
