@@ -172,7 +172,7 @@ public final class Demo extends CliCommand {
     /**
      * One measured replay: a policy on one replica, or on N replicas with or without the shared
      * snapshot; with {@code --tune}, BR-H started from a poor pair ({@link #POOR}) and the same
-     * after the self-tuner's search ({@link #TUNED}).
+     * after the self-tuner's search ({@link #TUNED}, or {@link #KEPT} when it applied nothing).
      */
     record Phase(String policy, int replicas, boolean shared, String tuning) {
 
@@ -183,6 +183,7 @@ public final class Demo extends CliCommand {
 
     static final String POOR = "poor";
     static final String TUNED = "tuned";
+    static final String KEPT = "kept";
     /** The pair the issue starts the tuner from: the paper's second setting, which looks too far ahead here. */
     static final ObjectNode POOR_PARAMETERS = JSON.createObjectNode().put("horizon", 80).put("beta", 43).put("gamma", 0.86);
 
@@ -323,7 +324,7 @@ public final class Demo extends CliCommand {
                 warmUp(bases, workload);
             }
             if (TUNED.equals(phase.tuning())) {
-                phase = new Phase(tuneNow(base), 1, false, TUNED); // what the tuner put in force
+                phase = tuneNow(base); // what the tuner put in force
             } else {
                 for (String b : targets) {
                     switchPolicy(b, phase.policy(), POOR.equals(phase.tuning()) ? POOR_PARAMETERS : null, logs);
@@ -458,6 +459,9 @@ public final class Demo extends CliCommand {
         if (TUNED.equals(p.tuning())) {
             return p.policy() + " tuned";
         }
+        if (KEPT.equals(p.tuning())) {
+            return p.policy() + " (43, 0.86) kept";
+        }
         return p.replicas() == 1 ? p.policy() : p.policy() + " on " + p.replicas() + " replicas, "
                 + (p.shared() ? "shared snapshot" : "local views");
     }
@@ -485,8 +489,11 @@ public final class Demo extends CliCommand {
         return s.path("margin").asDouble(-1) == 0.0 && s.path("parts").asInt(-1) == tuneParts;
     }
 
-    /** POST /admin/tune?wait&apply: the search over what the last phase sent; the policy in force after it. */
-    private String tuneNow(String base) throws Exception {
+    /**
+     * POST /admin/tune?wait&apply: the search over what the last phase sent; the phase that
+     * follows: the policy in force after it, tuned or the poor pair kept.
+     */
+    private Phase tuneNow(String base) throws Exception {
         err.println("balanceroute demo: self-tuning: replaying the last phase's requests for a grid of (beta, gamma, H)"
                 + " and br0 (POST /admin/tune?wait=300&apply=true)");
         HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(base + "/admin/tune?wait=300&apply=true"))
@@ -496,13 +503,15 @@ public final class Demo extends CliCommand {
         }
         JsonNode last = JSON.readTree(r.body()).path("last");
         err.printf(Locale.ROOT, "balanceroute demo: self-tuning: %d requests, %d of %d candidates in %.1f s; best %s "
-                + "(replayed imbalance %.0f vs %.0f now, predicted gain %.0f%%); %s%n", last.path("requests").asInt(),
+                + "(replayed imbalance %.0f vs %.0f now, predicted gain %.0f%%, better on %d of %d parts); %s%n",
+                last.path("requests").asInt(),
                 last.path("evaluated").asInt(), last.path("candidates").asInt(), last.path("elapsedMillis").asLong() / 1e3,
                 last.path("best").path("label").asText(), last.path("best").path("steadyAvgImbalance").asDouble(),
                 last.path("current").path("steadyAvgImbalance").asDouble(), 100 * last.path("predictedGain").asDouble(),
-                last.path("applied").asBoolean() ? "applied: " + last.path("applyMessage").asText()
+                last.path("wins").asInt(), last.path("parts").asInt(), last.path("applied").asBoolean() ? "applied: " + last.path("applyMessage").asText()
                         : "not applied: " + last.path("applyMessage").asText());
-        return JSON.readTree(get(base + "/admin/policies", true).body()).path("active").asText();
+        String active = JSON.readTree(get(base + "/admin/policies", true).body()).path("active").asText();
+        return new Phase(active, 1, false, last.path("applied").asBoolean() ? TUNED : KEPT);
     }
 
     /** Puts the BR parameters the demo changed back to what they were (or their defaults). */

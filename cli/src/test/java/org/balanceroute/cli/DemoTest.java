@@ -54,6 +54,8 @@ class DemoTest {
         assertEquals("brh-survival (43, 0.86)", Demo.label(phases.get(1)));
         assertEquals("tune-poor.png", Demo.chartName(phases.get(1)));
         assertEquals("br0 tuned", Demo.label(new Demo.Phase("br0", 1, false, Demo.TUNED)));
+        assertEquals("brh-survival (43, 0.86) kept", Demo.label(new Demo.Phase("brh-survival", 1, false, Demo.KEPT)));
+        assertEquals("tune-kept.png", Demo.chartName(new Demo.Phase("brh-survival", 1, false, Demo.KEPT)));
     }
 
     @Test
