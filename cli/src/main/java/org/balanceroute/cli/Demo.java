@@ -29,6 +29,7 @@ import org.balanceroute.replay.Replayer;
 import org.balanceroute.trace.Trace;
 import org.balanceroute.trace.TraceFormatException;
 import org.balanceroute.trace.TraceLoader;
+import org.balanceroute.simulator.RobustChoice;
 import org.balanceroute.trace.TraceOptions;
 import org.balanceroute.trace.TraceRequest;
 import org.balanceroute.trace.WorkloadGenerator;
@@ -129,6 +130,11 @@ public final class Demo extends CliCommand {
             + " the same replay again (one replica)")
     boolean tune;
 
+    @Option(names = "--tune-parts", paramLabel = "K", converter = Values.Int.class,
+            description = "with --tune: the parts of the window the tuner's choice must win (its parts setting,"
+                    + " quorum 1); 1: the lowest imbalance over the whole window wins; default: ${DEFAULT-VALUE}")
+    int tuneParts = RobustChoice.DEFAULT.parts();
+
     @Option(names = "--exit", description = "stop the processes after the comparison")
     boolean exit;
 
@@ -166,7 +172,7 @@ public final class Demo extends CliCommand {
     /**
      * One measured replay: a policy on one replica, or on N replicas with or without the shared
      * snapshot; with {@code --tune}, BR-H started from a poor pair ({@link #POOR}) and the same
-     * after the self-tuner's search ({@link #TUNED}).
+     * after the self-tuner's search ({@link #TUNED}, or {@link #KEPT} when it applied nothing).
      */
     record Phase(String policy, int replicas, boolean shared, String tuning) {
 
@@ -177,6 +183,7 @@ public final class Demo extends CliCommand {
 
     static final String POOR = "poor";
     static final String TUNED = "tuned";
+    static final String KEPT = "kept";
     /** The pair the issue starts the tuner from: the paper's second setting, which looks too far ahead here. */
     static final ObjectNode POOR_PARAMETERS = JSON.createObjectNode().put("horizon", 80).put("beta", 43).put("gamma", 0.86);
 
@@ -201,6 +208,9 @@ public final class Demo extends CliCommand {
     private int demo() throws Exception {
         if (given("--replicas") != null && (replicas < 2 || replicas > MAX_REPLICAS)) {
             throw new UsageException("--replicas must be 2.." + MAX_REPLICAS + ", got " + replicas);
+        }
+        if (tuneParts < 1 || tuneParts > RobustChoice.MAX_PARTS) {
+            throw new UsageException("--tune-parts must be in [1, " + RobustChoice.MAX_PARTS + "], got " + tuneParts);
         }
         if (tune && replicas > 1) {
             throw new UsageException("--tune runs on one replica, not with --replicas");
@@ -314,7 +324,7 @@ public final class Demo extends CliCommand {
                 warmUp(bases, workload);
             }
             if (TUNED.equals(phase.tuning())) {
-                phase = new Phase(tuneNow(base), 1, false, TUNED); // what the tuner put in force
+                phase = tuneNow(base); // what the tuner put in force
             } else {
                 for (String b : targets) {
                     switchPolicy(b, phase.policy(), POOR.equals(phase.tuning()) ? POOR_PARAMETERS : null, logs);
@@ -404,7 +414,7 @@ public final class Demo extends CliCommand {
         err.println("  admin        curl -u admin:admin " + base + "/admin/snapshot");
         err.println("  web console  " + base + "/system/console (admin/admin)");
         err.println("  cluster      " + sim + "/sim/stats");
-        for (Process p : children) {
+        for (Process p : children()) {
             p.waitFor();
         }
         return 0;
@@ -449,6 +459,9 @@ public final class Demo extends CliCommand {
         if (TUNED.equals(p.tuning())) {
             return p.policy() + " tuned";
         }
+        if (KEPT.equals(p.tuning())) {
+            return p.policy() + " (43, 0.86) kept";
+        }
         return p.replicas() == 1 ? p.policy() : p.policy() + " on " + p.replicas() + " replicas, "
                 + (p.shared() ? "shared snapshot" : "local views");
     }
@@ -456,21 +469,31 @@ public final class Demo extends CliCommand {
     /**
      * The self-tuner set up for the demo's run, through its configuration file (FileInstall): the
      * last phase (its 10 s of arrivals) as its window, the engine's step model at its time factor
-     * (the router's clock is the wall clock), margin 0 so that any better setting is applied when
-     * asked.
+     * (the router's clock is the wall clock), margin 0 so that a winner of every one of the
+     * {@code --tune-parts} parts is applied when asked.
      */
     private void configureTuner(Path root, String base, double timeFactor, Path logs) throws Exception {
         Path cfg = root.resolve("distribution/target/balanceroute/config/org.balanceroute.tuner.cfg");
         Files.writeString(cfg, "# written by ./balanceroute demo --tune\n"
                 + "windowMinutes = 0.2\nbudgetSeconds = 120\nmargin = 0.0\nautoApply = false\n"
+                + "parts = " + tuneParts + "\nquorum = 1\n"
                 + "stepA = " + 2e-7 * timeFactor + "\nstepB = " + 0.020 * timeFactor + "\n");
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        await("the tuner's configuration (" + base + "/admin/tune)", () -> JSON.readTree(get(base + "/admin/tune", true)
-                .body()).path("margin").asDouble(-1) == 0.0, deadline, logs);
+        await("the tuner's configuration (" + base + "/admin/tune)", () -> tunerConfigured(get(base + "/admin/tune", true)
+                .body()), deadline, logs);
     }
 
-    /** POST /admin/tune?wait&apply: the search over what the last phase sent; the policy in force after it. */
-    private String tuneNow(String base) throws Exception {
+    /** Whether GET /admin/tune's answer shows the demo's tuner configuration in force. */
+    private boolean tunerConfigured(String status) throws IOException {
+        JsonNode s = JSON.readTree(status);
+        return s.path("margin").asDouble(-1) == 0.0 && s.path("parts").asInt(-1) == tuneParts;
+    }
+
+    /**
+     * POST /admin/tune?wait&apply: the search over what the last phase sent; the phase that
+     * follows: the policy in force after it, tuned or the poor pair kept.
+     */
+    private Phase tuneNow(String base) throws Exception {
         err.println("balanceroute demo: self-tuning: replaying the last phase's requests for a grid of (beta, gamma, H)"
                 + " and br0 (POST /admin/tune?wait=300&apply=true)");
         HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(base + "/admin/tune?wait=300&apply=true"))
@@ -480,13 +503,15 @@ public final class Demo extends CliCommand {
         }
         JsonNode last = JSON.readTree(r.body()).path("last");
         err.printf(Locale.ROOT, "balanceroute demo: self-tuning: %d requests, %d of %d candidates in %.1f s; best %s "
-                + "(replayed imbalance %.0f vs %.0f now, predicted gain %.0f%%); %s%n", last.path("requests").asInt(),
+                + "(replayed imbalance %.0f vs %.0f now, predicted gain %.0f%%, better on %d of %d parts); %s%n",
+                last.path("requests").asInt(),
                 last.path("evaluated").asInt(), last.path("candidates").asInt(), last.path("elapsedMillis").asLong() / 1e3,
                 last.path("best").path("label").asText(), last.path("best").path("steadyAvgImbalance").asDouble(),
                 last.path("current").path("steadyAvgImbalance").asDouble(), 100 * last.path("predictedGain").asDouble(),
-                last.path("applied").asBoolean() ? "applied: " + last.path("applyMessage").asText()
+                last.path("wins").asInt(), last.path("parts").asInt(), last.path("applied").asBoolean() ? "applied: " + last.path("applyMessage").asText()
                         : "not applied: " + last.path("applyMessage").asText());
-        return JSON.readTree(get(base + "/admin/policies", true).body()).path("active").asText();
+        String active = JSON.readTree(get(base + "/admin/policies", true).body()).path("active").asText();
+        return new Phase(active, 1, false, last.path("applied").asBoolean() ? TUNED : KEPT);
     }
 
     /** Puts the BR parameters the demo changed back to what they were (or their defaults). */
@@ -614,7 +639,9 @@ public final class Demo extends CliCommand {
         boolean replicated = results.stream().anyMatch(r -> (int) r.get("replicas") > 1);
         sb.append(String.format(Locale.ROOT, "%nBalanceRoute demo: %d requests of %s per %s, G=8, measured by the engine%n%n",
                 n, workload, replicated ? "phase" : "policy"));
-        sb.append(String.format(Locale.ROOT, "%-14s %8s %7s %16s %9s %12s %9s %12s %12s %7s%n",
+        // as wide as the longest label ("brh-survival (43, 0.86)" with --tune), so the columns stay aligned
+        int width = Math.max(14, results.stream().mapToInt(r -> String.valueOf(r.get("policy")).length()).max().orElse(0));
+        sb.append(String.format(Locale.ROOT, "%-" + width + "s %8s %7s %16s %9s %12s %9s %12s %12s %7s%n",
                 "policy", "replicas", "shared", "avg imbalance", "vs jsq", "tok/s", "vs jsq", "TPOT p95 ms",
                 "TTFT p95 s", "failed"));
         double jsqImb = (double) results.get(0).get("avgImbalance");
@@ -622,7 +649,7 @@ public final class Demo extends CliCommand {
         for (Map<String, Object> r : results) {
             double imb = (double) r.get("avgImbalance");
             double tput = (double) r.get("throughputTokPerS");
-            sb.append(String.format(Locale.ROOT, "%-14s %8d %7s %,16.0f %8.2fx %,12.0f %+8.1f%% %12.1f %12.2f %7d%n",
+            sb.append(String.format(Locale.ROOT, "%-" + width + "s %8d %7s %,16.0f %8.2fx %,12.0f %+8.1f%% %12.1f %12.2f %7d%n",
                     r.get("policy"), (int) r.get("replicas"), (boolean) r.get("shared") ? "yes" : "no", imb,
                     imb / jsqImb, tput, (tput / jsqTput - 1) * 100, (double) r.get("tpotP95Ms"),
                     (double) r.get("ttftP95S"), (int) r.get("failed")));
@@ -659,7 +686,7 @@ public final class Demo extends CliCommand {
     private void await(String what, Check check, long deadline, Path logs) throws Exception {
         long pause = 100;
         while (true) {
-            for (Process p : children) {
+            for (Process p : children()) {
                 if (!p.isAlive()) {
                     throw new DemoException(1, "a child process exited (status " + p.exitValue() + ") while waiting for "
                             + what + "; see the logs in " + logs.toAbsolutePath().normalize());
@@ -691,6 +718,13 @@ public final class Demo extends CliCommand {
             children.add(p);
         }
         err.println("balanceroute demo: started " + name + " (pid " + p.pid() + ", log " + log + ")");
+    }
+
+    /** A copy: Ctrl-C's shutdown hook empties the list ({@link #stopChildren}) while a loop may go through it. */
+    private List<Process> children() {
+        synchronized (children) {
+            return List.copyOf(children);
+        }
     }
 
     void stopChildren() {

@@ -8,6 +8,7 @@ import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.simulator.OfferedLoad;
 import org.balanceroute.simulator.ParameterTuner;
+import org.balanceroute.simulator.RobustChoice;
 import org.balanceroute.simulator.SimulationConfig;
 import org.balanceroute.simulator.SteadyState;
 import org.balanceroute.trace.Trace;
@@ -24,7 +25,9 @@ import picocli.CommandLine.Option;
  * first {@code --window-minutes} of simulated traffic (as the runtime's rolling record would hold
  * them), then runs the settings it started from, the tuner's choice and every grid candidate on
  * the rest of the trace, and reports the share of the best fixed setting's gain the tuner
- * recovered: (start - tuned) / (start - best fixed), by steady-state average imbalance.
+ * recovered: (start - tuned) / (start - best fixed), by steady-state average imbalance. The
+ * choice is what the runtime would apply with the same {@code parts}, {@code quorum} and
+ * {@code margin}: the start unless a candidate passes both.
  */
 @Command(name = "tune", sortOptions = false, customSynopsis = "balanceroute tune --trace FILE [options]",
         description = {"", "Tunes BR-H (beta, gamma, H, and br0) on the first minutes of a trace replayed at an"
@@ -32,6 +35,9 @@ import picocli.CommandLine.Option;
                 + " on the rest of the trace against the settings it started from and the best fixed setting of"
                 + " the grid.", ""})
 final class TuneCommand extends CliCommand {
+
+    /** The runtime tuner's default margin ({@code org.balanceroute.tuner}'s {@code margin}). */
+    static final double DEFAULT_MARGIN = 0.05;
 
     @Option(names = "--trace", paramLabel = "FILE", order = 1, description = "as simulate")
     String trace;
@@ -71,6 +77,21 @@ final class TuneCommand extends CliCommand {
             description = "the grid's horizons; default: ${DEFAULT-VALUE}")
     String horizons = "20,80,200";
 
+    @Option(names = "--parts", paramLabel = "K", converter = Values.Int.class, order = 3,
+            description = "the tuning window is cut into K parts of equal time; 1: the lowest imbalance over the"
+                    + " whole window wins; default: ${DEFAULT-VALUE}")
+    int parts = RobustChoice.DEFAULT.parts();
+
+    @Option(names = "--quorum", paramLabel = "Q", converter = Values.Real.class, order = 3,
+            description = "the share of the parts, in (0.5, 1], on which a candidate must beat the start to be"
+                    + " chosen; default: ${DEFAULT-VALUE}")
+    double quorum = RobustChoice.DEFAULT.quorum();
+
+    @Option(names = "--margin", paramLabel = "M", converter = Values.Real.class, order = 3,
+            description = "the predicted gain, in [0, 1], the choice must reach to replace the start (the runtime's"
+                    + " margin); default: ${DEFAULT-VALUE}")
+    double margin = DEFAULT_MARGIN;
+
     @Option(names = "--workers", paramLabel = "G", converter = Values.Int.class, order = 4,
             description = "as simulate; default: ${DEFAULT-VALUE}")
     int workers = SimulationConfig.DEFAULT_WORKERS;
@@ -101,6 +122,15 @@ final class TuneCommand extends CliCommand {
         if (!(load > 0) || !(windowMinutes > 0)) {
             throw new UsageException("--load and --window-minutes must be > 0");
         }
+        if (!(margin >= 0 && margin <= 1)) {
+            throw new UsageException("--margin must be in [0, 1], got " + margin);
+        }
+        RobustChoice rule;
+        try {
+            rule = new RobustChoice(parts, quorum);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--" + e.getMessage());
+        }
         if (!policy.equals(BalancePolicy.BRH_SURVIVAL) && !policy.equals(BalancePolicy.BRH_EXACT)) {
             throw new UsageException("--policy must be brh-survival or brh-exact, got " + policy);
         }
@@ -130,25 +160,40 @@ final class TuneCommand extends CliCommand {
                     (all.get(all.size() - 1).arrivalSeconds() - all.get(0).arrivalSeconds()) / 60, load);
             return 1;
         }
-        ParameterTuner tuner = new ParameterTuner(config, SteadyState.DEFAULT, ParameterTuner.CATALOG,
-                System::currentTimeMillis);
-        ParameterTuner.Report tuned = tuner.tune(head, policy, start, policy, grid, Long.MAX_VALUE, () -> false);
+        ParameterTuner.Report tuned = new ParameterTuner(config, SteadyState.DEFAULT, ParameterTuner.CATALOG,
+                System::currentTimeMillis, rule).tune(head, policy, start, policy, grid, Long.MAX_VALUE, () -> false);
         // every candidate on the rest: the best fixed setting, and the start and the choice among them
-        ParameterTuner.Report after = tuner.tune(rest, policy, start, policy, grid, Long.MAX_VALUE, () -> false);
+        ParameterTuner.Report after = new ParameterTuner(config, SteadyState.DEFAULT, ParameterTuner.CATALOG,
+                System::currentTimeMillis).tune(rest, policy, start, policy, grid, Long.MAX_VALUE, () -> false);
         double startImb = ParameterTuner.objective(after.current().result());
         double bestImb = ParameterTuner.objective(after.best().result());
-        ParameterTuner.Candidate choice = tuned.best().candidate();
+        // what the runtime would apply: the winner, if it is not the start and its gain clears the margin
+        boolean replaces = tuned.best() != tuned.current() && tuned.predictedGain() >= margin;
+        ParameterTuner.Candidate choice = replaces ? tuned.best().candidate() : tuned.current().candidate();
         double choiceImb = after.ranked().stream().filter(s -> s.candidate().equals(choice)).findFirst()
                 .map(s -> ParameterTuner.objective(s.result())).orElseThrow();
-        out.printf(Locale.ROOT, "tuned on the first %.1f min (%d requests, %d runs, %.1f s): %s (predicted gain %.1f%%)%n",
-                windowMinutes, head.size(), tuned.ranked().size(), tuned.elapsedMillis() / 1000.0, choice.label(),
-                100 * tuned.predictedGain());
+        out.printf(Locale.ROOT, "tuned on the first %.1f min (%d requests, %d runs, %.1f s): %s%n", windowMinutes,
+                head.size(), tuned.ranked().size(), tuned.elapsedMillis() / 1000.0, decision(tuned, margin));
         out.printf(Locale.ROOT, "on the rest (%d requests), steady-state average imbalance:%n", rest.size());
         out.printf(Locale.ROOT, "  start      %-40s %12.0f%n", after.current().candidate().label(), startImb);
         out.printf(Locale.ROOT, "  tuned      %-40s %12.0f%n", choice.label(), choiceImb);
         out.printf(Locale.ROOT, "  best fixed %-40s %12.0f%n", after.best().candidate().label(), bestImb);
         out.println(verdict(startImb, choiceImb, bestImb));
         return 0;
+    }
+
+    /** What the search chose and why, as the runtime's report says it. */
+    static String decision(ParameterTuner.Report r, double margin) {
+        String wins = String.format(Locale.ROOT, "%d of %d parts", r.wins(), r.choice().parts());
+        if (r.best() == r.current()) {
+            return r.choice().parts() == 1 ? "kept the start: no candidate has a lower imbalance"
+                    : String.format(Locale.ROOT, "kept the start: no candidate beats it on %d of %d parts of the window",
+                            r.choice().required(), r.choice().parts());
+        }
+        String best = String.format(Locale.ROOT, "%s (predicted gain %.1f%%%s)", r.best().candidate().label(),
+                100 * r.predictedGain(), r.choice().parts() == 1 ? "" : ", better on " + wins);
+        return r.predictedGain() >= margin ? best
+                : String.format(Locale.ROOT, "kept the start: the best, %s, is below the margin %.1f%%", best, 100 * margin);
     }
 
     /**

@@ -54,6 +54,8 @@ class DemoTest {
         assertEquals("brh-survival (43, 0.86)", Demo.label(phases.get(1)));
         assertEquals("tune-poor.png", Demo.chartName(phases.get(1)));
         assertEquals("br0 tuned", Demo.label(new Demo.Phase("br0", 1, false, Demo.TUNED)));
+        assertEquals("brh-survival (43, 0.86) kept", Demo.label(new Demo.Phase("brh-survival", 1, false, Demo.KEPT)));
+        assertEquals("tune-kept.png", Demo.chartName(new Demo.Phase("brh-survival", 1, false, Demo.KEPT)));
     }
 
     @Test
@@ -70,6 +72,16 @@ class DemoTest {
         assertTrue(t.contains("br0 on 2 replicas sharing the snapshot: 1.10x the imbalance of br0 on one replica,"
                 + " 0.44x jsq's; 2 plain proxies (local views): 1.88x of one replica"), t);
         assertTrue(t.contains("replicas"), t);
+    }
+
+    @Test
+    void theColumnsStayAlignedWithTheTuningLabels() {
+        String t = Demo.table(List.of(row("jsq", 1, false, 200_000), row("brh-survival (43, 0.86)", 1, false, 80_000),
+                row("brh-survival tuned", 1, false, 70_000)), 3000, "the built-in generator");
+        List<String> lines = t.lines().filter(l -> l.startsWith("policy") || l.startsWith("jsq")
+                || l.startsWith("brh-survival")).toList();
+        assertEquals(4, lines.size(), t);
+        assertEquals(1, lines.stream().map(String::length).distinct().count(), t);
     }
 
     @Test

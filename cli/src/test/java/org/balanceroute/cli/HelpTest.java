@@ -66,6 +66,9 @@ class HelpTest {
             {"simulate", "--trace", "a", "--trace", "b", "balanceroute simulate: --trace given twice\n"},
             {"sweep", "--limit", "x", "balanceroute sweep: --limit must be an integer, got 'x'\n"},
             {"tune", "--load", "1", "--bogus", "balanceroute tune: unknown option '--bogus'\n"},
+            {"tune", "--trace", "t", "--parts", "0", "balanceroute tune: --parts must be in [1, 60], got 0\n"},
+            {"tune", "--trace", "t", "--quorum", "0.5", "balanceroute tune: --quorum must be in (0.5, 1], got 0.5\n"},
+            {"tune", "--trace", "t", "--margin", "2", "balanceroute tune: --margin must be in [0, 1], got 2.0\n"},
             {"sim-cluster", "--capacity", "balanceroute sim-cluster: option --capacity needs a value\n"
                 + "Try 'balanceroute sim-cluster --help'.\n"},
             {"sim-cluster", "--step-a", "fast", "balanceroute sim-cluster: --step-a must be a number, got 'fast'\n"},
@@ -76,6 +79,7 @@ class HelpTest {
                 + "Usage: ./balanceroute demo"},
             {"demo", "--replicas", "1", "balanceroute demo: --replicas must be 2..8, got 1\n"},
             {"demo", "--tune", "--replicas", "2", "balanceroute demo: --tune runs on one replica, not with --replicas\n"},
+            {"demo", "--tune", "--tune-parts", "61", "balanceroute demo: --tune-parts must be in [1, 60], got 61\n"},
         };
         for (String[] c : cases) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -2,6 +2,12 @@ package org.balanceroute.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.List;
+import org.balanceroute.policy.balance.BalancePolicy;
+import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.simulator.ParameterTuner;
+import org.balanceroute.simulator.RobustChoice;
+import org.balanceroute.simulator.SimulationResult;
 import org.junit.jupiter.api.Test;
 
 class TuneCommandTest {
@@ -18,5 +24,28 @@ class TuneCommandTest {
                 + " the tuned choice's imbalance +10.0% against it", TuneCommand.verdict(100, 110, 100));
         assertEquals("the start is already the best fixed setting on the rest: nothing to recover;"
                 + " the tuned choice's imbalance +0.0% against it", TuneCommand.verdict(100, 100, 100));
+    }
+
+    private static ParameterTuner.Score score(String policy, double imbalance) {
+        SimulationResult r = new SimulationResult(policy, imbalance, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1,
+                imbalance, 0, 0);
+        return new ParameterTuner.Score(new ParameterTuner.Candidate(policy, BalanceSettings.defaults()), r, List.of());
+    }
+
+    private static ParameterTuner.Report report(ParameterTuner.Score current, ParameterTuner.Score best, int wins) {
+        double gain = 1 - best.result().steadyAvgImbalance() / current.result().steadyAvgImbalance();
+        return new ParameterTuner.Report(current, best, gain, List.of(best, current), 2, true, 1, 10,
+                new RobustChoice(5, 1), wins);
+    }
+
+    @Test
+    void theDecisionSaysWhatTheRuntimeWouldApplyAndWhy() {
+        ParameterTuner.Score start = score(BalancePolicy.BRH_SURVIVAL, 100);
+        assertEquals("kept the start: no candidate beats it on 5 of 5 parts of the window",
+                TuneCommand.decision(report(start, start, 0), 0.05));
+        ParameterTuner.Score br0 = score(BalancePolicy.BR0, 92);
+        assertEquals("br0 (predicted gain 8.0%, better on 5 of 5 parts)", TuneCommand.decision(report(start, br0, 5), 0.05));
+        assertEquals("kept the start: the best, br0 (predicted gain 8.0%, better on 5 of 5 parts), is below the margin"
+                + " 10.0%", TuneCommand.decision(report(start, br0, 5), 0.10));
     }
 }

@@ -14,9 +14,11 @@ import org.balanceroute.trace.TraceRequest;
  * Chooses the BR settings for recent traffic by replaying it through the simulator: the same
  * {@code Router}, {@code TwoStageDispatcher}, scores and predictors the proxy runs (built by a
  * {@link Candidates} factory, {@link PolicyCatalog} by default), once per candidate of a grid of
- * (beta, gamma, H) for the BR-H policy in use, plus br0; the candidate with the lowest
- * steady-state average imbalance wins ({@link #objective}; ties: higher steady throughput), and
- * its predicted gain is the share of the current settings' imbalance it removes on that traffic.
+ * (beta, gamma, H) for the BR-H policy in use, plus br0. Which one wins is the {@link RobustChoice}:
+ * by default the candidate that beats the settings in force on every part of the window, else
+ * the settings in force; with {@link RobustChoice#WHOLE_WINDOW} the lowest steady-state average
+ * imbalance ({@link #objective}; ties: higher steady throughput). The winner's predicted gain is
+ * the share of the current settings' imbalance it removes on the whole window.
  *
  * <p>Bounded: candidates run in order (the current settings first, then br0, then the grid),
  * and the search stops after the candidate during which the time budget ran out or
@@ -67,19 +69,29 @@ public final class ParameterTuner {
         }
     }
 
-    /** A candidate and what it did on the traffic. */
-    public record Score(Candidate candidate, SimulationResult result) {
+    /**
+     * A candidate and what it did on the traffic.
+     *
+     * @param parts its steady-state average imbalance per part of the window (NaN: a part without steps)
+     */
+    public record Score(Candidate candidate, SimulationResult result, List<Double> parts) {
+
+        public Score {
+            parts = List.copyOf(parts);
+        }
     }
 
     /**
      * @param current the settings in force, on the same traffic
      * @param best the winner (possibly the current settings)
      * @param predictedGain 1 - best / current {@link #objective}, in [0, 1)
-     * @param ranked every candidate run, best first
+     * @param ranked every candidate run, lowest {@link #objective} first
      * @param complete whether every candidate ran within the budget
+     * @param wins the parts of the window on which the winner's imbalance is below the current one's
+     *     (0 when the current settings stay)
      */
     public record Report(Score current, Score best, double predictedGain, List<Score> ranked, int candidates,
-            boolean complete, long elapsedMillis, int requests) {
+            boolean complete, long elapsedMillis, int requests, RobustChoice choice, int wins) {
     }
 
     /** Builds the policy of a candidate for one run; {@link PolicyCatalog#create} by default. */
@@ -96,16 +108,25 @@ public final class ParameterTuner {
     private final SteadyState steady;
     private final Candidates factory;
     private final LongSupplier clockMillis;
+    private final RobustChoice choice;
+
+    /** The lowest imbalance over the whole window wins ({@link RobustChoice#WHOLE_WINDOW}). */
+    public ParameterTuner(SimulationConfig config, SteadyState steady, Candidates factory, LongSupplier clockMillis) {
+        this(config, steady, factory, clockMillis, RobustChoice.WHOLE_WINDOW);
+    }
 
     /**
      * @param config the cluster (G, B) and step model the traffic is replayed on
      * @param clockMillis the budget's clock, e.g. {@code System::currentTimeMillis}
+     * @param choice how the winner is chosen
      */
-    public ParameterTuner(SimulationConfig config, SteadyState steady, Candidates factory, LongSupplier clockMillis) {
+    public ParameterTuner(SimulationConfig config, SteadyState steady, Candidates factory, LongSupplier clockMillis,
+            RobustChoice choice) {
         this.config = config;
         this.steady = steady;
         this.factory = factory;
         this.clockMillis = clockMillis;
+        this.choice = choice;
     }
 
     /**
@@ -137,11 +158,22 @@ public final class ParameterTuner {
         }
         scores.sort(Comparator.comparingDouble((Score s) -> objective(s.result()))
                 .thenComparing(s -> -s.result().steadyThroughputTokPerS()));
-        Score best = scores.get(0);
+        Score best = choose(scores, currentScore);
         double cur = objective(currentScore.result());
         double gain = cur <= 0 ? 0 : Math.max(0, 1 - objective(best.result()) / cur);
+        int wins = best == currentScore ? 0 : RobustChoice.wins(currentScore.parts(), best.parts());
         return new Report(currentScore, best, gain, List.copyOf(scores), todo.size() + 1, complete,
-                clockMillis.getAsLong() - start, traffic.size());
+                clockMillis.getAsLong() - start, traffic.size(), choice, wins);
+    }
+
+    /** The winner among the ranked scores: the first with one part, else the robust rule's (the current one if none). */
+    private Score choose(List<Score> ranked, Score current) {
+        if (choice.parts() == 1 || current.result().steadySteps() == 0) { // no steady window to cut into parts
+            return ranked.get(0);
+        }
+        List<Score> others = ranked.stream().filter(s -> s != current).toList();
+        int i = choice.winner(current.parts(), others.stream().map(Score::parts).toList());
+        return i < 0 ? current : others.get(i);
     }
 
     /**
@@ -154,9 +186,10 @@ public final class ParameterTuner {
 
     private Score run(Candidate c, List<TraceRequest> traffic) {
         PolicyCatalog.Setup setup = factory.create(c, traffic);
+        PartImbalance parts = new PartImbalance(steady.window(traffic), choice.parts());
         SimulationResult r = new DecodeSimulator(config, ProxyReplicas.SINGLE, steady).run(traffic, setup.policy(),
-                setup.learners(), StepObserver.NONE, n -> { });
-        return new Score(c, r);
+                setup.learners(), parts, n -> { });
+        return new Score(c, r, parts.averages());
     }
 
     private static String trim(double v) {

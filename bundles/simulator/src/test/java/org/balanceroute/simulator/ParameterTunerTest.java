@@ -48,6 +48,38 @@ class ParameterTunerTest {
         assertEquals(POOR, r.current().candidate().settings());
     }
 
+    /**
+     * The robust rule picks a winner that beats the settings in force on every part of the window,
+     * or keeps them; the parts are the steady state's steps, so one part is its whole average.
+     */
+    @Test
+    void theRobustChoiceWinsEveryPartOrKeepsTheCurrentSettings() {
+        List<TraceRequest> traffic = DecodeSimulatorTest.workload(21, 500);
+        RobustChoice everyPart = new RobustChoice(5, 1);
+        ParameterTuner.Report r = new ParameterTuner(SMALL, SteadyState.DEFAULT, ParameterTuner.CATALOG,
+                System::currentTimeMillis, everyPart).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR,
+                        BalancePolicy.BRH_SURVIVAL, GRID, 60_000, () -> false);
+        assertEquals(everyPart, r.choice());
+        for (ParameterTuner.Score s : r.ranked()) {
+            assertEquals(5, s.parts().size());
+        }
+        if (r.best() == r.current()) {
+            assertEquals(0, r.wins());
+            assertEquals(0, r.predictedGain());
+            for (ParameterTuner.Score s : r.ranked()) {
+                assertTrue(RobustChoice.wins(r.current().parts(), s.parts()) < 5, s.candidate().label());
+            }
+        } else {
+            assertEquals(5, r.wins());
+            assertEquals(5, RobustChoice.wins(r.current().parts(), r.best().parts()));
+        }
+        ParameterTuner.Report whole = tuner(ParameterTuner.CATALOG).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR,
+                BalancePolicy.BRH_SURVIVAL, GRID, 60_000, () -> false);
+        for (ParameterTuner.Score s : whole.ranked()) {
+            assertEquals(List.of(s.result().steadyAvgImbalance()), s.parts());
+        }
+    }
+
     @Test
     void stopsAtTheBudgetAfterTheCurrentSettings() {
         List<TraceRequest> traffic = DecodeSimulatorTest.workload(22, 200);

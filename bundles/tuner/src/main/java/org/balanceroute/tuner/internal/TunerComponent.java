@@ -19,6 +19,7 @@ import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.router.RouterService;
 import org.balanceroute.simulator.ParameterTuner;
+import org.balanceroute.simulator.RobustChoice;
 import org.balanceroute.simulator.SimulationConfig;
 import org.balanceroute.simulator.SimulationResult;
 import org.balanceroute.simulator.SteadyState;
@@ -40,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * {@code intervalMinutes} replays the last {@code windowMinutes} of it through the simulator's
  * {@link ParameterTuner} (the same core the proxy runs) on a low-priority thread of its own,
  * within {@code budgetSeconds}. The replay runs on the router's G and B (from its snapshot) and
- * the configured step model. With {@code autoApply} the winner is applied through
+ * the configured step model; the winner must beat the settings in force on the {@code quorum} of
+ * the window's {@code parts} ({@link RobustChoice}). With {@code autoApply} the winner is applied through
  * {@link PolicyAdmin#change}, the path {@code PUT /admin/policy} takes (ConfigAdmin, answered
  * once in force), when its predicted gain is at least {@code margin} and it differs from what is
  * in force. Never on the dispatch thread: only {@link #onCompleted} runs there.
@@ -66,7 +68,8 @@ public final class TunerComponent implements CompletionListener {
 
     /** The configuration, read once per change. */
     record Settings(long windowNanos, int maxRequests, long budgetMillis, double intervalMinutes, boolean autoApply,
-            double margin, ParameterTuner.Grid grid, String brhPolicy, double stepA, double stepB) {
+            double margin, RobustChoice choice, ParameterTuner.Grid grid, String brhPolicy, double stepA,
+            double stepB) {
 
         static Settings of(TunerConfig c) {
             require(c.windowMinutes() >= 0.01, "windowMinutes", c.windowMinutes(), ">= 0.01");
@@ -75,6 +78,9 @@ public final class TunerComponent implements CompletionListener {
             require(c.budgetSeconds() >= 0.1, "budgetSeconds", c.budgetSeconds(), ">= 0.1");
             require(c.intervalMinutes() >= 0, "intervalMinutes", c.intervalMinutes(), ">= 0");
             require(c.margin() >= 0 && c.margin() <= 1, "margin", c.margin(), "in [0, 1]");
+            require(c.parts() >= 1 && c.parts() <= RobustChoice.MAX_PARTS, "parts", c.parts(),
+                    "in [1, " + RobustChoice.MAX_PARTS + "]");
+            require(c.quorum() > 0.5 && c.quorum() <= 1, "quorum", c.quorum(), "in (0.5, 1]");
             require(c.stepA() >= 0 && c.stepB() >= 0 && c.stepA() + c.stepB() > 0, "stepA/stepB",
                     c.stepA() + "/" + c.stepB(), ">= 0, not both 0");
             require(c.brhPolicy().equals(BalancePolicy.BRH_SURVIVAL) || c.brhPolicy().equals(BalancePolicy.BRH_EXACT),
@@ -94,7 +100,7 @@ public final class TunerComponent implements CompletionListener {
                 require(b >= 0, "betas", b, ">= 0");
             }
             return new Settings((long) (c.windowMinutes() * 60e9), c.maxRequests(), (long) (c.budgetSeconds() * 1000),
-                    c.intervalMinutes(), c.autoApply(), c.margin(),
+                    c.intervalMinutes(), c.autoApply(), c.margin(), new RobustChoice(c.parts(), c.quorum()),
                     new ParameterTuner.Grid(betas, gammas, horizons, c.withBr0()), c.brhPolicy(), c.stepA(), c.stepB());
         }
 
@@ -239,6 +245,8 @@ public final class TunerComponent implements CompletionListener {
         m.put("intervalMinutes", s.intervalMinutes());
         m.put("autoApply", s.autoApply());
         m.put("margin", s.margin());
+        m.put("parts", s.choice().parts());
+        m.put("quorum", s.choice().quorum());
         m.put("last", last);
         return m;
     }
@@ -263,13 +271,15 @@ public final class TunerComponent implements CompletionListener {
                 : active.equals(BalancePolicy.BRH_SURVIVAL) ? BalancePolicy.BRH_SURVIVAL : s.brhPolicy();
         SimulationConfig replay = new SimulationConfig(snap.workers(), snap.capacity(), s.stepA(), s.stepB(), 0, 0, 0, 1);
         ParameterTuner.Report r = new ParameterTuner(replay, SteadyState.DEFAULT, ParameterTuner.CATALOG,
-                System::currentTimeMillis).tune(traffic, active, current, brh, s.grid(), s.budgetMillis(),
-                        () -> cancelled);
+                System::currentTimeMillis, s.choice()).tune(traffic, active, current, brh, s.grid(),
+                        s.budgetMillis(), () -> cancelled);
         report.put("workers", snap.workers());
         report.put("capacity", snap.capacity());
         report.put("current", score(r.current()));
         report.put("best", score(r.best()));
         report.put("predictedGain", r.predictedGain());
+        report.put("parts", r.choice().parts());
+        report.put("wins", r.wins());
         report.put("complete", r.complete());
         report.put("candidates", r.candidates());
         report.put("evaluated", r.ranked().size());

@@ -41,6 +41,17 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
             + "Number in [0, 1]; default 0.05.")
     double margin() default 0.05;
 
+    @AttributeDefinition(name = "Parts", min = "1", max = "60", description = "The window's steady state is cut "
+            + "into this many parts of equal time, and a candidate wins only if it beats the settings in force on "
+            + "the quorum of them (the differences between candidates are of the size of the variation between "
+            + "minutes of traffic; a winner of the whole window is often a fluke of one part); 1: the lowest "
+            + "imbalance over the whole window wins. Integer in [1, 60]; default 5.")
+    int parts() default 5;
+
+    @AttributeDefinition(name = "Quorum", description = "The share of the parts on which a candidate's imbalance "
+            + "must be below the settings in force for it to be chosen. Number in (0.5, 1]; default 1.")
+    double quorum() default 1;
+
     @AttributeDefinition(name = "beta values", description = "BR-H overflow weights of the grid, comma-separated. "
             + "Default 8,14.67,43.")
     String betas() default "8,14.67,43";

@@ -85,6 +85,10 @@ class TunerComponentTest {
             assertEquals("autoApply is off", report.get("applyMessage"));
             assertTrue((Double) report.get("predictedGain") >= 0);
             assertEquals(true, report.get("complete"));
+            assertEquals(5, report.get("parts"));
+            int wins = (Integer) report.get("wins");
+            assertEquals(((Map<?, ?>) report.get("best")).get("label").equals(((Map<?, ?>) report.get("current"))
+                    .get("label")) ? 0 : 5, wins, report.toString());
             assertEquals(1 + 1 + 8, report.get("candidates"));
             assertNotNull(((Map<?, ?>) report.get("best")).get("label"));
             assertEquals(List.of(), f.changes);
@@ -100,7 +104,8 @@ class TunerComponentTest {
     @Test
     void autoApplyGoesThroughPolicyAdminOnTheTunerThreadWhenTheGainClearsTheMargin() throws Exception {
         Fakes f = new Fakes();
-        TunerComponent tuner = new TunerComponent(config(Map.of("autoApply", true, "margin", 0.0,
+        // one part: the whole window's winner, which on this workload is not the settings in force
+        TunerComponent tuner = new TunerComponent(config(Map.of("autoApply", true, "margin", 0.0, "parts", 1,
                 "horizons", "20,80", "gammas", "0.64,0.86", "betas", "14.67,43")), f.router(), f.admin());
         try {
             feed(tuner, 400);
@@ -140,6 +145,11 @@ class TunerComponentTest {
             assertEquals(0, tuner.status().get("runs"));
             tuner.modified(config(Map.of("gammas", "0")));
             assertEquals(false, tuner.status().get("autoApply"));
+            tuner.modified(config(Map.of("parts", 0, "autoApply", true)));
+            tuner.modified(config(Map.of("quorum", 0.5, "autoApply", true)));
+            assertEquals(false, tuner.status().get("autoApply"));
+            assertEquals(5, tuner.status().get("parts"));
+            assertEquals(1.0, tuner.status().get("quorum"));
             tuner.modified(config(Map.of("windowMinutes", 0.5, "autoApply", true)));
             assertEquals(0.5, (Double) tuner.status().get("windowMinutes"), 1e-9);
             assertEquals(true, tuner.status().get("autoApply"));

@@ -1,0 +1,96 @@
+package org.balanceroute.simulator;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Which candidate the tuner puts in place of the settings in force, judged part by part of the
+ * window it replayed ({@link PartImbalance}): candidates differ by a few percent, the size of the
+ * variation between minutes of traffic, so a winner on the whole window is often a fluke of one
+ * part. A candidate is chosen only if its imbalance is lower than the settings in force on at
+ * least {@link #required()} of the parts (a sign test: by chance alone, 5 of 5 parts comes up
+ * once in 32); among those, the lowest median over the parts of its imbalance relative to theirs
+ * wins (ties: the lowest mean). No candidate: the settings in force stay.
+ *
+ * @param parts the steady window is cut into this many spans of equal simulated time; 1: the
+ *     whole window decides, the lowest imbalance wins (the rule before parts, {@link #WHOLE_WINDOW})
+ * @param quorum the share of the parts a candidate must win, in (0.5, 1]
+ */
+public record RobustChoice(int parts, double quorum) {
+
+    public static final int MAX_PARTS = 60;
+
+    /** The lowest steady-state imbalance over the whole window wins. */
+    public static final RobustChoice WHOLE_WINDOW = new RobustChoice(1, 1);
+
+    /** What the runtime and {@code balanceroute tune} use unless configured. */
+    public static final RobustChoice DEFAULT = new RobustChoice(5, 1);
+
+    public RobustChoice {
+        if (parts < 1 || parts > MAX_PARTS) {
+            throw new IllegalArgumentException("parts must be in [1, " + MAX_PARTS + "], got " + parts);
+        }
+        if (!(quorum > 0.5 && quorum <= 1)) {
+            throw new IllegalArgumentException("quorum must be in (0.5, 1], got " + quorum);
+        }
+    }
+
+    /** The parts a candidate must win: quorum x parts, rounded up. */
+    public int required() {
+        return (int) Math.ceil(quorum * parts - 1e-9);
+    }
+
+    /** The parts on which the candidate's imbalance is lower than the current one's (a part without steps is no win). */
+    public static int wins(List<Double> current, List<Double> candidate) {
+        int n = 0;
+        for (int p = 0; p < current.size(); p++) {
+            if (candidate.get(p) < current.get(p)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * @param current the settings in force, average imbalance per part
+     * @param candidates each candidate's, likewise
+     * @return the index of the chosen candidate, or -1: the settings in force stay
+     */
+    public int winner(List<Double> current, List<List<Double>> candidates) {
+        int best = -1;
+        double bestMedian = Double.POSITIVE_INFINITY, bestMean = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < candidates.size(); i++) {
+            List<Double> c = candidates.get(i);
+            if (wins(current, c) < required()) {
+                continue;
+            }
+            double[] ratios = ratios(current, c);
+            double median = median(ratios);
+            double mean = Arrays.stream(ratios).average().orElse(1);
+            if (median < bestMedian || (median == bestMedian && mean < bestMean)) {
+                best = i;
+                bestMedian = median;
+                bestMean = mean;
+            }
+        }
+        return best;
+    }
+
+    /** Candidate over current per part; a part without steps on either side counts as 1 (no evidence). */
+    private static double[] ratios(List<Double> current, List<Double> candidate) {
+        List<Double> out = new ArrayList<>();
+        for (int p = 0; p < current.size(); p++) {
+            double cur = current.get(p), c = candidate.get(p);
+            out.add(Double.isNaN(cur) || Double.isNaN(c) ? 1 : cur == 0 ? (c == 0 ? 1 : Double.POSITIVE_INFINITY) : c / cur);
+        }
+        return out.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    private static double median(double[] values) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        int n = v.length;
+        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+}
