@@ -29,6 +29,24 @@ VARIANTS = {
     "stage1 margin, mean": ["--stage1-worker", "margin", "--horizon-margin", "mean"],
     "stage1 margin, now": ["--stage1-worker", "margin", "--horizon-margin", "now"],
     "stage1 slots, mean": ["--horizon-margin", "mean"],
+    # the options after those two, each against the defaults (margin, mean) with it off
+    "defaults": ["--stage1-worker", "margin", "--horizon-margin", "mean"],
+    "confidence 0.3": ["--confidence", "0.3"],
+    "confidence 0.7": ["--confidence", "0.7"],
+    "confidence 0.9": ["--confidence", "0.9"],
+    # ExactMatch's prompt identity on Mooncake: the leading hash_ids blocks (0 = all); Azure has none
+    "prefix blocks 1": ["--prompt-prefix-blocks", "1"],
+    "prefix blocks 2": ["--prompt-prefix-blocks", "2"],
+    "prefix blocks 8": ["--prompt-prefix-blocks", "8"],
+    "prefix blocks all": ["--prompt-prefix-blocks", "0"],
+    # admit against slots of requests predicted to end within k steps (BR-H)
+    "projected slots 1": ["--projected-slots", "1"],
+    "projected slots 4": ["--projected-slots", "4"],
+    "projected slots 16": ["--projected-slots", "16"],
+    # the predictors' end as a quantile of the remaining steps (0.5, the median, is the default)
+    "quantile 0.25": ["--predictor-quantile", "0.25"],
+    "quantile 0.75": ["--predictor-quantile", "0.75"],
+    "quantile 0.9": ["--predictor-quantile", "0.9"],
 }
 
 
@@ -36,10 +54,16 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
-def sweep(launcher, extra, loads, out):
-    cmd = [launcher, "sweep", "--policies", POLICIES, "--loads", loads, "--out", out] + extra
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def sweep(launcher, extra, loads, workers, out):
+    # a variant's JSON already in --json-dir is reused: a table can add variants without rerunning the others
+    if not os.path.exists(out + ".json"):
+        cmd = [launcher, "sweep", "--policies", POLICIES, "--loads", loads, "--workers", workers, "--out", out] + extra
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return json.load(open(out + ".json"))
+
+
+def slug(name):
+    return "".join(c if c.isalnum() else "-" for c in name)
 
 
 def key(run):
@@ -49,6 +73,8 @@ def key(run):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--loads", default="0.6,0.7,0.8,0.9,1.0,1.1,1.2")
+    ap.add_argument("--workers", default="4,8,16")
+    ap.add_argument("--base", default="paper (slots, min)", help="the variant whose br0 the others are divided by")
     ap.add_argument("--json-dir", default=None)
     ap.add_argument("--only", default=None, help="comma-separated variant names")
     ap.add_argument("--launcher", default=os.path.join(ROOT, "balanceroute"))
@@ -56,13 +82,15 @@ def main():
     out_dir = args.json_dir or tempfile.mkdtemp(prefix="variants-")
     os.makedirs(out_dir, exist_ok=True)
     names = list(VARIANTS) if not args.only else args.only.split(",")
+    if args.base not in names:
+        names.insert(0, args.base)
     docs = {}
-    for i, name in enumerate(names):
-        docs[name] = sweep(args.launcher, VARIANTS[name], args.loads, os.path.join(out_dir, f"variant{i}"))
-    base = {key(r): {p["policy"]: p for p in r["results"]} for r in docs[names[0]]["runs"]}
+    for name in names:
+        docs[name] = sweep(args.launcher, VARIANTS[name], args.loads, args.workers, os.path.join(out_dir, slug(name)))
+    base = {key(r): {p["policy"]: p for p in r["results"]} for r in docs[args.base]["runs"]}
     print(f"{len(base)} workloads; geometric means of steady-state ratios (worst workload in brackets)")
     print("variant".ljust(24) + "".join(f"{p:>42}" for p in POLICIES.split(",")[1:]))
-    print(" " * 24 + "".join(f"{'imb/jsq   imb/br0(paper)   tok/s/jsq':>42}" for _ in POLICIES.split(",")[1:]))
+    print(" " * 24 + "".join(f"{'imb/jsq   imb/br0(base)   tok/s/jsq':>42}" for _ in POLICIES.split(",")[1:]))
     for name in names:
         cells = []
         for p in POLICIES.split(",")[1:]:

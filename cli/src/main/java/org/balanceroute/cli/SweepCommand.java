@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.balanceroute.chart.PanelChart;
 import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.predictor.survival.SurvivalSettings;
 import org.balanceroute.simulator.HeadroomReference;
 import org.balanceroute.simulator.OfferedLoad;
 import org.balanceroute.simulator.ProxyReplicas;
@@ -122,6 +123,7 @@ final class SweepCommand extends CliCommand {
         }
         SteadyState steady = new SteadyState(warmup);
         BalanceSettings balance = balanceOptions.settings();
+        SurvivalSettings predictor = balanceOptions.predictor();
         int limit = this.limit;
         int prefixBlocks = promptPrefixBlocks;
         List<SimulationConfig> configs = new ArrayList<>();
@@ -145,7 +147,7 @@ final class SweepCommand extends CliCommand {
         }
         List<Cell> cells;
         try {
-            cells = runGrid(loaded, configs, loads, policies, steady, balance);
+            cells = runGrid(loaded, configs, loads, policies, steady, balance, predictor);
         } catch (IllegalArgumentException e) {
             err.println("balanceroute sweep: " + e.getMessage());
             return 1;
@@ -159,7 +161,7 @@ final class SweepCommand extends CliCommand {
                     Files.createDirectories(prefix.getParent());
                 }
                 Files.writeString(Path.of(outPrefix + ".md"), tables);
-                Files.writeString(Path.of(outPrefix + ".json"), json(cells, steady, balance, limit, prefixBlocks));
+                Files.writeString(Path.of(outPrefix + ".json"), json(cells, steady, balance, predictor, limit, prefixBlocks));
                 chart(Path.of(outPrefix + ".png"), cells, policies);
             } catch (IOException e) {
                 err.println("balanceroute sweep: --out: " + e);
@@ -170,7 +172,7 @@ final class SweepCommand extends CliCommand {
     }
 
     private List<Cell> runGrid(Map<String, Trace> traces, List<SimulationConfig> configs, List<Double> loads,
-            List<String> policies, SteadyState steady, BalanceSettings balance) {
+            List<String> policies, SteadyState steady, BalanceSettings balance, SurvivalSettings predictor) {
         record Pending(String trace, SimulationConfig config, double load, double rateScale, double capacity,
                 List<Future<SimulationResult>> results, String[] referenceMember) {
         }
@@ -200,7 +202,7 @@ final class SweepCommand extends CliCommand {
                                     return o.result();
                                 }
                                 return SimulateCommand.simulateOne(requests, List.of(), config, ProxyReplicas.SINGLE,
-                                        steady, balance, name, null, n -> { });
+                                        steady, balance, predictor, name, null, n -> { });
                             }));
                         }
                         pending.add(new Pending(e.getKey(), config, load, scale, offered.capacityTokPerS(), futures,
@@ -306,8 +308,8 @@ final class SweepCommand extends CliCommand {
         return panels;
     }
 
-    private static String json(List<Cell> cells, SteadyState steady, BalanceSettings balance, int limit,
-            int prefixBlocks) throws IOException {
+    private static String json(List<Cell> cells, SteadyState steady, BalanceSettings balance,
+            SurvivalSettings predictor, int limit, int prefixBlocks) throws IOException {
         List<Map<String, Object>> runs = new ArrayList<>();
         for (Cell c : cells) {
             Map<String, Object> run = new LinkedHashMap<>();
@@ -325,6 +327,7 @@ final class SweepCommand extends CliCommand {
         doc.put("promptPrefixBlocks", prefixBlocks);
         doc.put("warmupS", steady.warmupSeconds() < 0 ? null : steady.warmupSeconds());
         doc.put("balance", balance);
+        doc.put("predictorQuantile", predictor.quantile());
         doc.put("runs", runs);
         return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc);
     }

@@ -8,7 +8,8 @@ import org.balanceroute.api.TerminationPredictor;
  * Survival termination predictor (spec section 5): no per-prompt state, only the empirical
  * distribution of output lengths learned online from finished requests, optionally
  * warm-started from a trace. The answer is
- * {@link OutputLengthDistribution#endWithin(int, int, double, long)} at j = decoded tokens.
+ * {@link OutputLengthDistribution#endWithin(int, int, double, long, double)} at j = decoded tokens
+ * and the settings' quantile.
  *
  * <p>Not thread-safe: the dispatch loop is its only caller. {@link #predictEnd} allocates
  * nothing.
@@ -19,9 +20,11 @@ public final class SurvivalPredictor implements TerminationPredictor {
 
     private final OutputLengthDistribution distribution = new OutputLengthDistribution();
     private final long minSamples;
+    private final double quantile;
 
     public SurvivalPredictor(SurvivalSettings settings) {
         this.minSamples = Objects.requireNonNull(settings, "settings").minSamples();
+        this.quantile = settings.quantile();
     }
 
     @Override
@@ -31,7 +34,7 @@ public final class SurvivalPredictor implements TerminationPredictor {
 
     @Override
     public int predictEnd(RequestView request, int horizon, double confidence) {
-        return distribution.endWithin(request.decodedTokens(), horizon, confidence, minSamples);
+        return distribution.endWithin(request.decodedTokens(), horizon, confidence, minSamples, quantile);
     }
 
     /**

@@ -20,6 +20,30 @@ class SurvivalPredictorTest {
     }
 
     @Test
+    void quantileValidatesAndDefaultsToTheMedian() {
+        assertEquals(0.5, SurvivalSettings.defaults().quantile());
+        assertEquals(0.5, new SurvivalSettings(4).quantile());
+        for (double bad : new double[] {0.0, -0.1, 1.01, Double.NaN}) {
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> new SurvivalSettings(1, bad));
+            assertEquals("quantile must be in (0, 1], got " + bad, e.getMessage());
+        }
+    }
+
+    @Test
+    void predictsTheConfiguredQuantile() {
+        SurvivalPredictor low = new SurvivalPredictor(new SurvivalSettings(1, 0.25));
+        SurvivalPredictor high = new SurvivalPredictor(new SurvivalSettings(1, 1.0));
+        for (int length : new int[] {2, 4, 6, 8}) {
+            low.onCompleted(TestRequest.decoded(0), length);
+            high.onCompleted(TestRequest.decoded(0), length);
+        }
+        // j = 0, H = 10: all four end; the 0.25-quantile is the 1st (length 2), 1.0 the 4th (8)
+        assertEquals(2, low.predictEnd(TestRequest.decoded(0), 10, 0.5));
+        assertEquals(8, high.predictEnd(TestRequest.decoded(0), 10, 0.5));
+    }
+
+    @Test
     void nameIsSurvival() {
         assertEquals("survival", new SurvivalPredictor(SurvivalSettings.defaults()).name());
     }
