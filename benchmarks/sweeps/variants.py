@@ -44,9 +44,12 @@ VARIANTS = {
     "projected slots 4": ["--projected-slots", "4"],
     "projected slots 16": ["--projected-slots", "16"],
     # the predictors' end as a quantile of the remaining steps (0.5, the median, is the default)
+    "quantile 0.1": ["--predictor-quantile", "0.1"],
     "quantile 0.25": ["--predictor-quantile", "0.25"],
     "quantile 0.75": ["--predictor-quantile", "0.75"],
     "quantile 0.9": ["--predictor-quantile", "0.9"],
+    # the two that helped brh-exact, together
+    "quantile 0.25 + prefix blocks 1": ["--predictor-quantile", "0.25", "--prompt-prefix-blocks", "1"],
 }
 
 
@@ -104,7 +107,39 @@ def main():
             cells.append(f"{geomean(vs_jsq):.3f} ({max(vs_jsq):.2f}) {geomean(vs_br0):.3f} ({max(vs_br0):.2f}) "
                          f"{geomean(tput):.4f} ({min(tput):.3f})")
         print(name.ljust(24) + "".join(f"{c:>42}" for c in cells), flush=True)
+    by_trace(names, docs, base)
     return 0
+
+
+def by_trace(names, docs, base):
+    """Per trace, and at loads >= 1.0 for G >= 8 (the target's cells): brh-survival and brh-exact
+    steady-state imbalance over the base's br0, geometric mean (worst), and TPOT p95 over it (worst)."""
+    traces = sorted({k[0] for k in base})
+    print("\nBR-H with a real predictor over the base's br0, per trace: imbalance, geomean (worst); at loads >= 1.0"
+          " and G >= 8 too, and TPOT p95 there (worst)")
+    print("variant".ljust(24) + "".join(f"{t.split('-')[0] + ' ' + p:>44}" for t in traces
+                                        for p in ("brh-survival", "brh-exact")))
+    for name in names:
+        cells = []
+        for t in traces:
+            for p in ("brh-survival", "brh-exact"):
+                imb, heavy, tpot = [], [], []
+                for r in docs[name]["runs"]:
+                    k = key(r)
+                    if k[0] != t:
+                        continue
+                    res = {x["policy"]: x for x in r["results"]}
+                    b = base[k]["br0"]
+                    ratio = res[p]["steadyAvgImbalance"] / b["steadyAvgImbalance"]
+                    imb.append(ratio)
+                    if k[2] >= 1.0 and k[1] >= 8:
+                        heavy.append(ratio)
+                        tpot.append(res[p]["steadyTpotP95Ms"] / b["steadyTpotP95Ms"])
+                cell = f"{geomean(imb):.3f} ({max(imb):.2f})"
+                if heavy:
+                    cell += f"  {geomean(heavy):.3f} ({max(heavy):.2f}) tpot {max(tpot):.3f}"
+                cells.append(cell)
+        print(name.ljust(24) + "".join(f"{c:>44}" for c in cells), flush=True)
 
 
 if __name__ == "__main__":
