@@ -48,6 +48,10 @@ VARIANTS = {
     "quantile 0.25": ["--predictor-quantile", "0.25"],
     "quantile 0.75": ["--predictor-quantile", "0.75"],
     "quantile 0.9": ["--predictor-quantile", "0.9"],
+    # survival (and exact-match's fallback) over the latest N completions only (0 = all, the default)
+    "window 64": ["--predictor-window", "64"],
+    "window 256": ["--predictor-window", "256"],
+    "window 1024": ["--predictor-window", "1024"],
     # the two that helped brh-exact, together
     "quantile 0.25 + prefix blocks 1": ["--predictor-quantile", "0.25", "--prompt-prefix-blocks", "1"],
 }

@@ -52,10 +52,15 @@ class BalanceOptions {
             + " (0, 1]; default: ${DEFAULT-VALUE} (the median)")
     double predictorQuantile = SurvivalSettings.DEFAULT_QUANTILE;
 
+    @Option(names = "--predictor-window", paramLabel = "N", converter = Values.Int.class, description = "BR-H's"
+            + " survival predictor (and exact-match's fallback) learns from the latest N completions only; 0 = all;"
+            + " default: ${DEFAULT-VALUE}")
+    int predictorWindow = SurvivalSettings.DEFAULT_WINDOW;
+
     /** The survival settings (also exact-match's) these options give. */
     SurvivalSettings predictor() throws UsageException {
         try {
-            return new SurvivalSettings(SurvivalSettings.DEFAULT_MIN_SAMPLES, predictorQuantile);
+            return new SurvivalSettings(SurvivalSettings.DEFAULT_MIN_SAMPLES, predictorQuantile, predictorWindow);
         } catch (IllegalArgumentException e) {
             throw new UsageException("--predictor-" + e.getMessage());
         }

@@ -445,6 +445,7 @@ final class SimulateCommand extends CliCommand {
         cfg.put("horizonMargin", balance.horizonMargin().value());
         cfg.put("projectedSlots", balance.projectedSlots());
         cfg.put("predictorQuantile", this.balance.predictorQuantile);
+        cfg.put("predictorWindow", this.balance.predictorWindow);
         List<Map<String, Object>> rows = new ArrayList<>();
         for (SimulationResult r : results) {
             rows.add(row(r));

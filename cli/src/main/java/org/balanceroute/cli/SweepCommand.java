@@ -328,6 +328,7 @@ final class SweepCommand extends CliCommand {
         doc.put("warmupS", steady.warmupSeconds() < 0 ? null : steady.warmupSeconds());
         doc.put("balance", balance);
         doc.put("predictorQuantile", predictor.quantile());
+        doc.put("predictorWindow", predictor.window());
         doc.put("runs", runs);
         return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc);
     }

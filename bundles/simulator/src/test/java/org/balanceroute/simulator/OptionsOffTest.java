@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * Every option added to BR-0 / BR-H after the paper's method, at its "off" value, makes exactly
  * the decisions the method made before the option existed: the per-step per-worker loads of a
  * run hash to the value recorded with the code before the options (commit 32aacf4). The options
- * after stage1Worker and horizonMargin (projectedSlots, the predictors' quantile) are held, at
+ * after stage1Worker and horizonMargin (projectedSlots, the predictors' quantile and window) are held, at
  * their defaults, to the defaults' decisions recorded before them (commit d9483d7).
  */
 class OptionsOffTest {
@@ -85,6 +85,8 @@ class OptionsOffTest {
                 new SurvivalSettings(SurvivalSettings.DEFAULT_MIN_SAMPLES, 0.25)));
         assertNotEquals(BRH_EXACT_DEFAULTS, fingerprint("brh-exact", d,
                 new SurvivalSettings(SurvivalSettings.DEFAULT_MIN_SAMPLES, 0.75)));
+        assertNotEquals(BRH_SURVIVAL_DEFAULTS, fingerprint("brh-survival", d,
+                new SurvivalSettings(SurvivalSettings.DEFAULT_MIN_SAMPLES, SurvivalSettings.DEFAULT_QUANTILE, 64)));
     }
 
     @Test

@@ -218,7 +218,7 @@ class ShippedSchemasTest {
     void thePredictorsSchemasAreTheirSettings() {
         MetaTypeSchemas schemas = new MetaTypeSchemas(ShippedBundle.metaTypeService(SURVIVAL, EXACT));
         List<Tunable> survival = schemas.schema("survival", SURVIVAL.bundle, "org.balanceroute.predictor.survival");
-        assertEquals(List.of("minSamples", "quantile"), survival.stream().map(Tunable::id).toList());
+        assertEquals(List.of("minSamples", "quantile", "window"), survival.stream().map(Tunable::id).toList());
         assertAgreement(survival.get(0), v -> {
             try {
                 return new SurvivalSettings(v.longValue()) != null;
@@ -235,11 +235,21 @@ class ShippedSchemasTest {
             }
         });
         assertDescribed(survival.get(1), SurvivalSettings.DEFAULT_QUANTILE);
+        // window >= minSamples, a rule between two fields: probed with minSamples at its min
+        assertAgreement(survival.get(2), v -> {
+            try {
+                return new SurvivalSettings(SurvivalSettings.MIN_MIN_SAMPLES, SurvivalSettings.DEFAULT_QUANTILE,
+                        v.intValue()) != null;
+            } catch (IllegalArgumentException e) {
+                return false;
+            }
+        });
+        assertDescribed(survival.get(2), SurvivalSettings.DEFAULT_WINDOW);
 
         Map<String, Tunable> exact = new LinkedHashMap<>();
         schemas.schema("exact-match", EXACT.bundle, "org.balanceroute.predictor.exactmatch")
                 .forEach(t -> exact.put(t.id(), t));
-        assertEquals(List.of("minCount", "maxPrompts", "maxLengthsPerPrompt", "minSamples", "quantile"),
+        assertEquals(List.of("minCount", "maxPrompts", "maxLengthsPerPrompt", "minSamples", "quantile", "window"),
                 List.copyOf(exact.keySet()));
         for (Tunable t : exact.values()) {
             assertAgreement(t, v -> {
@@ -249,12 +259,15 @@ class ShippedSchemasTest {
                         "maxPrompts", ExactMatchSettings.DEFAULT_MAX_PROMPTS, "maxLengthsPerPrompt",
                         t.id().equals("minCount") ? ExactMatchSettings.MAX_LENGTHS_PER_PROMPT
                                 : ExactMatchSettings.DEFAULT_MAX_LENGTHS_PER_PROMPT,
-                        "minSamples", SurvivalSettings.DEFAULT_MIN_SAMPLES, "quantile", SurvivalSettings.DEFAULT_QUANTILE));
+                        "minSamples", t.id().equals("window") ? SurvivalSettings.MIN_MIN_SAMPLES
+                                : SurvivalSettings.DEFAULT_MIN_SAMPLES, "quantile", SurvivalSettings.DEFAULT_QUANTILE,
+                        "window", SurvivalSettings.DEFAULT_WINDOW));
                 s.put(t.id(), v);
                 try {
                     new ExactMatchSettings(s.get("minCount").intValue(), s.get("maxPrompts").intValue(),
                             s.get("maxLengthsPerPrompt").intValue());
-                    new SurvivalSettings(s.get("minSamples").longValue(), s.get("quantile").doubleValue());
+                    new SurvivalSettings(s.get("minSamples").longValue(), s.get("quantile").doubleValue(),
+                            s.get("window").intValue());
                     return true;
                 } catch (IllegalArgumentException e) {
                     return false;
@@ -265,6 +278,7 @@ class ShippedSchemasTest {
         assertDescribed(exact.get("maxLengthsPerPrompt"), ExactMatchSettings.DEFAULT_MAX_LENGTHS_PER_PROMPT);
         assertDescribed(exact.get("minSamples"), SurvivalSettings.DEFAULT_MIN_SAMPLES);
         assertDescribed(exact.get("quantile"), SurvivalSettings.DEFAULT_QUANTILE);
+        assertDescribed(exact.get("window"), SurvivalSettings.DEFAULT_WINDOW);
         assertTrue(exact.get("minCount").description().description().contains("Integer in [1, maxLengthsPerPrompt]"));
         assertTrue(exact.get("maxLengthsPerPrompt").description().description().contains("at least minCount"));
     }

@@ -63,6 +63,17 @@ public final class OutputLengthDistribution {
         count++;
     }
 
+    /** Forgets one length recorded by {@link #add} (a sliding window's oldest). */
+    public void remove(int length) {
+        if (length < 1 || length > capacity || countAtMost(length) - countAtMost(length - 1) == 0) {
+            throw new IllegalArgumentException("length " + length + " was not recorded");
+        }
+        for (int i = length; i <= capacity; i += i & -i) {
+            tree[i]--;
+        }
+        count--;
+    }
+
     /** n: number of lengths observed. */
     public long count() {
         return count;

@@ -32,6 +32,17 @@ class OutputLengthDistributionTest {
     }
 
     @Test
+    void removeForgetsOneLength() {
+        OutputLengthDistribution d = of(16, 1, 2, 2, 5);
+        d.remove(2);
+        assertEquals(3, d.count());
+        assertEquals(2, d.countAtMost(2));
+        assertEquals(3, d.countAtMost(5));
+        assertThrows(IllegalArgumentException.class, () -> d.remove(3), "never recorded");
+        assertThrows(IllegalArgumentException.class, () -> d.remove(100), "past the capacity");
+    }
+
+    @Test
     void growsPastInitialCapacityKeepingCounts() {
         OutputLengthDistribution d = of(2, 1, 2, 2);
         d.add(5); // 2 -> 8

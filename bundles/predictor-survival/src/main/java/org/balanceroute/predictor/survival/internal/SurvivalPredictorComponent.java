@@ -49,6 +49,11 @@ public final class SurvivalPredictorComponent extends SwappablePredictor<Surviva
                 max = "" + SurvivalSettings.MAX_QUANTILE,
                 description = "The predicted end of a request: " + SurvivalSettings.QUANTILE_DESCRIPTION)
         double quantile() default SurvivalSettings.DEFAULT_QUANTILE;
+
+        @AttributeDefinition(name = "Window", min = "" + SurvivalSettings.MIN_WINDOW,
+                max = "" + SurvivalSettings.MAX_WINDOW,
+                description = "Sliding window: " + SurvivalSettings.WINDOW_DESCRIPTION)
+        int window() default SurvivalSettings.DEFAULT_WINDOW;
     }
 
     @Activate
@@ -64,10 +69,10 @@ public final class SurvivalPredictorComponent extends SwappablePredictor<Surviva
     @Modified
     void modified(Config config) {
         SurvivalSettings settings = read(config, "keeping minSamples=" + settings().minSamples() + ", quantile="
-                + settings().quantile());
+                + settings().quantile() + ", window=" + settings().window());
         if (settings != null && update(settings)) {
-            LOG.info("predictor {}: minSamples now {}, quantile {}; learning restarts", SurvivalPredictor.NAME,
-                    settings.minSamples(), settings.quantile());
+            LOG.info("predictor {}: minSamples now {}, quantile {}, window {}; learning restarts", SurvivalPredictor.NAME,
+                    settings.minSamples(), settings.quantile(), settings.window());
         }
     }
 
@@ -75,7 +80,7 @@ public final class SurvivalPredictorComponent extends SwappablePredictor<Surviva
     private static SurvivalSettings read(Config raw, String kept) {
         Config config = org.balanceroute.api.ConfigValues.named(Config.class, raw);
         try {
-            return new SurvivalSettings(config.minSamples(), config.quantile());
+            return new SurvivalSettings(config.minSamples(), config.quantile(), config.window());
         } catch (RuntimeException e) {
             LOG.error("predictor {}: configuration {} rejected: {}; {}", SurvivalPredictor.NAME, PID, e.getMessage(),
                     kept);
