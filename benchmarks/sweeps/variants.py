@@ -3,13 +3,15 @@
 
 For each variant (a set of sweep options), runs ./balanceroute sweep on both shared traces,
 G = 4, 8, 16, loads 0.6..1.2 (42 workloads) and prints, per BR policy, the geometric mean over
-the workloads of its steady-state imbalance relative to jsq and to br0 with the paper's options
-(lower is better), its throughput relative to jsq, and its worst workload. A variant is judged
-everywhere, never on one workload.
+the workloads of its steady-state imbalance relative to jsq and to br0 of the --base variant
+(the paper's options by default; lower is better), its throughput relative to jsq, and its worst
+workload; then, per trace, brh-survival and brh-exact over that br0, also at loads >= 1.0 with
+G >= 8. A variant is judged everywhere, never on one workload.
 
-  benchmarks/sweeps/variants.py                      # the variants below
-  benchmarks/sweeps/variants.py --loads 1.0,1.1      # only those loads
-  benchmarks/sweeps/variants.py --json-dir /tmp/v    # keep every sweep's JSON
+  benchmarks/sweeps/variants.py                                  # the variants below
+  benchmarks/sweeps/variants.py --loads 1.0,1.1 --workers 8,16   # only those workloads
+  benchmarks/sweeps/variants.py --base defaults --only "defaults,quantile 0.25"
+  benchmarks/sweeps/variants.py --json-dir /tmp/v    # keep every sweep's JSON; one already there is reused
 
 Not a test: it reports figures.
 """
