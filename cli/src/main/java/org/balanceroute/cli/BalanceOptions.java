@@ -1,6 +1,7 @@
 package org.balanceroute.cli;
 
 import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.predictor.survival.SurvivalSettings;
 import picocli.CommandLine.Option;
 
 /** The BR options of simulate and sweep. */
@@ -42,19 +43,42 @@ class BalanceOptions {
             + " paper's) or now, of the margins over the horizon; default: ${DEFAULT-VALUE}")
     String horizonMargin = BalanceSettings.DEFAULT_HORIZON_MARGIN;
 
+    @Option(names = "--projected-slots", paramLabel = "K", converter = Values.Int.class, description = "BR-H: also"
+            + " admit against slots of requests predicted to end within K steps; 0 = off; default: ${DEFAULT-VALUE}")
+    int projectedSlots = BalanceSettings.DEFAULT_PROJECTED_SLOTS;
+
+    @Option(names = "--predictor-quantile", paramLabel = "Q", converter = Values.Real.class, description = "BR-H's"
+            + " survival and exact-match predictors: the predicted end is the Q-quantile of the remaining steps, in"
+            + " (0, 1]; default: ${DEFAULT-VALUE} (the median)")
+    double predictorQuantile = SurvivalSettings.DEFAULT_QUANTILE;
+
+    @Option(names = "--predictor-window", paramLabel = "N", converter = Values.Int.class, description = "BR-H's"
+            + " survival predictor (and exact-match's fallback) learns from the latest N completions only; 0 = all;"
+            + " default: ${DEFAULT-VALUE}")
+    int predictorWindow = SurvivalSettings.DEFAULT_WINDOW;
+
+    /** The survival settings (also exact-match's) these options give. */
+    SurvivalSettings predictor() throws UsageException {
+        try {
+            return new SurvivalSettings(SurvivalSettings.DEFAULT_MIN_SAMPLES, predictorQuantile, predictorWindow);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--predictor-" + e.getMessage());
+        }
+    }
+
     /** The BR settings these options give; a bad one named by its option. */
     BalanceSettings settings() throws UsageException {
         try {
             return new BalanceSettings(sGreedy, rMax, horizon, alpha, beta, gamma, confidence,
                     BalanceSettings.Stage1Worker.parse(stage1Worker),
-                    BalanceSettings.HorizonMargin.parse(horizonMargin));
+                    BalanceSettings.HorizonMargin.parse(horizonMargin), projectedSlots);
         } catch (IllegalArgumentException e) {
             // BalanceSettings names its fields as Java does; the CLI user knows them as options
             String msg = e.getMessage();
             for (String[] pair : new String[][] {{"sGreedy", "--s-greedy"}, {"rMax", "--r-max"},
                     {"horizon", "--horizon"}, {"alpha", "--alpha"}, {"beta", "--beta"}, {"gamma", "--gamma"},
                     {"confidence", "--confidence"}, {"stage1Worker", "--stage1-worker"},
-                    {"horizonMargin", "--horizon-margin"}}) {
+                    {"horizonMargin", "--horizon-margin"}, {"projectedSlots", "--projected-slots"}}) {
                 if (msg.startsWith(pair[0] + " ")) {
                     msg = pair[1] + msg.substring(pair[0].length());
                 }

@@ -17,10 +17,14 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntFunction;
 import org.balanceroute.chart.LoadChart;
+import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.predictor.survival.SurvivalSettings;
 import org.balanceroute.simulator.ClusterMode;
 import org.balanceroute.simulator.DecodeSimulator;
 import org.balanceroute.simulator.HeadroomReference;
+import org.balanceroute.simulator.MeasuredPredictor;
+import org.balanceroute.simulator.PredictionAccuracy;
 import org.balanceroute.simulator.OfferedLoad;
 import org.balanceroute.simulator.PolicyCatalog;
 import org.balanceroute.simulator.ProxyReplicas;
@@ -121,6 +125,11 @@ final class SimulateCommand extends CliCommand {
     @Option(names = "--json", order = 7, description = "one JSON object on stdout instead of a table")
     boolean json;
 
+    @Option(names = "--predictor-accuracy", order = 7, description = "also measure each BR-H policy's predictor:"
+            + " predicted vs true remaining steps at every prediction, clipped at H+1 (mean absolute error, that of"
+            + " the best constant, rank correlation); one more run per BR-H policy")
+    boolean predictorAccuracy;
+
     @Option(names = "--series", paramLabel = "DIR", order = 7,
             description = "per-step per-worker loads (CSV) and a PNG chart per policy")
     String series;
@@ -150,6 +159,7 @@ final class SimulateCommand extends CliCommand {
         SimulationConfig config = cluster.config(cluster.workers);
         ProxyReplicas replicas = new ProxyReplicas(this.replicas, syncDelayMs, ClusterMode.parse(clusterMode));
         BalanceSettings balance = this.balance.settings();
+        SurvivalSettings predictor = this.balance.predictor();
         double load = workload.load == null ? Double.NaN : workload.load;
         if (!Double.isNaN(load)) {
             if (workload.rateScale != null) {
@@ -226,18 +236,49 @@ final class SimulateCommand extends CliCommand {
 
         List<SimulationResult> results;
         try {
-            results = simulateAll(trace, warmStart, config, replicas, steady, balance, policies, seriesDir);
+            results = simulateAll(trace, warmStart, config, replicas, steady, balance, policies, predictor, seriesDir);
         } catch (IOException e) {
             err.println("balanceroute simulate: --series: " + e.getMessage());
             return 1;
         }
+        Map<String, PredictionAccuracy> accuracy = new LinkedHashMap<>();
+        if (predictorAccuracy) {
+            for (String name : policies) {
+                if (name.startsWith(BalancePolicy.BRH_PREFIX)) {
+                    accuracy.put(name, MeasuredPredictor.measure(name, trace.requests(), warmStart, config, balance,
+                            predictor));
+                }
+            }
+        }
         if (json) {
             printJson(traceFile, trace, traceOptions, rateScale, offered, steady, window, config, replicas, balance,
-                    results);
+                    results, accuracy);
         } else {
             ResultTable.print(out, results, replicas.count() > 1);
+            if (predictorAccuracy) {
+                printAccuracy(balance.horizon(), accuracy);
+            }
         }
         return 0;
+    }
+
+    private void printAccuracy(int horizon, Map<String, PredictionAccuracy> accuracy) {
+        out.printf(Locale.ROOT, "%npredictor accuracy: remaining steps at each prediction, clipped at H+1 = %d%n",
+                horizon + 1);
+        out.printf(Locale.ROOT, "%-14s %12s %10s %14s %10s%n", "policy", "predictions", "MAE", "constant MAE",
+                "rank corr");
+        accuracy.forEach((name, a) -> out.printf(Locale.ROOT, "%-14s %12d %10.2f %14.2f %10.3f%n", name, a.count(),
+                a.meanAbsoluteError(), a.constantMeanAbsoluteError(), a.rankCorrelation()));
+    }
+
+    private static Map<String, Object> accuracyRow(PredictionAccuracy a) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("predictions", a.count());
+        row.put("meanAbsoluteError", a.meanAbsoluteError());
+        row.put("constantMeanAbsoluteError", a.constantMeanAbsoluteError());
+        // NaN (a constant answer) is not JSON
+        row.put("rankCorrelation", Double.isNaN(a.rankCorrelation()) ? null : a.rankCorrelation());
+        return row;
     }
 
     /** The requests with every arrival divided by {@code factor}. */
@@ -251,7 +292,7 @@ final class SimulateCommand extends CliCommand {
 
     private List<SimulationResult> simulateAll(Trace trace, List<TraceRequest> warmStart, SimulationConfig config,
             ProxyReplicas replicas, SteadyState steady, BalanceSettings balance, List<String> policies,
-            String seriesDir)
+            SurvivalSettings predictor, String seriesDir)
             throws IOException {
         List<TraceRequest> requests = trace.requests();
         AtomicIntegerArray done = new AtomicIntegerArray(policies.size());
@@ -266,8 +307,8 @@ final class SimulateCommand extends CliCommand {
             for (int p = 0; p < policies.size(); p++) {
                 int index = p;
                 String name = policies.get(p);
-                futures.add(pool.submit(() -> simulateOne(requests, warmStart, config, replicas, steady, balance, name,
-                        seriesDir, n -> done.set(index, n))));
+                futures.add(pool.submit(() -> simulateOne(requests, warmStart, config, replicas, steady, balance,
+                        predictor, name, seriesDir, n -> done.set(index, n))));
             }
             List<SimulationResult> results = new ArrayList<>();
             long started = System.currentTimeMillis();
@@ -320,16 +361,16 @@ final class SimulateCommand extends CliCommand {
     }
 
     static SimulationResult simulateOne(List<TraceRequest> requests, List<TraceRequest> warmStart,
-            SimulationConfig config, ProxyReplicas replicas, SteadyState steady, BalanceSettings balance, String name,
-            String seriesDir,
+            SimulationConfig config, ProxyReplicas replicas, SteadyState steady, BalanceSettings balance,
+            SurvivalSettings predictor, String name, String seriesDir,
             java.util.function.IntConsumer progress) throws IOException {
         if (name.equals(HeadroomReference.NAME)) {
             // offline, one proxy: what is reachable on this workload, whatever the replicas
             return HeadroomReference.run(requests, config, steady, balance, config.seed()).result();
         }
         IntFunction<PolicyCatalog.Setup> setups = replica -> PolicyCatalog.create(name,
-                ProxyReplicas.seedOf(config.seed(), replica), balance, id -> requests.get((int) id).outputTokens(),
-                warmStart);
+                ProxyReplicas.seedOf(config.seed(), replica), balance, predictor,
+                id -> requests.get((int) id).outputTokens(), warmStart);
         DecodeSimulator simulator = new DecodeSimulator(config, replicas, steady);
         if (seriesDir == null) {
             return simulator.run(requests, setups, StepObserver.NONE, progress);
@@ -368,7 +409,8 @@ final class SimulateCommand extends CliCommand {
 
     private void printJson(String traceFile, Trace trace, TraceOptions traceOptions, double rateScale,
             OfferedLoad offered, SteadyState steady, SteadyState.Window window, SimulationConfig config,
-            ProxyReplicas replicas, BalanceSettings balance, List<SimulationResult> results) {
+            ProxyReplicas replicas, BalanceSettings balance, List<SimulationResult> results,
+            Map<String, PredictionAccuracy> accuracy) {
         Map<String, Object> cfg = new LinkedHashMap<>();
         cfg.put("trace", traceFile);
         cfg.put("requests", trace.size());
@@ -401,6 +443,9 @@ final class SimulateCommand extends CliCommand {
         cfg.put("confidence", balance.confidence());
         cfg.put("stage1Worker", balance.stage1Worker().value());
         cfg.put("horizonMargin", balance.horizonMargin().value());
+        cfg.put("projectedSlots", balance.projectedSlots());
+        cfg.put("predictorQuantile", this.balance.predictorQuantile);
+        cfg.put("predictorWindow", this.balance.predictorWindow);
         List<Map<String, Object>> rows = new ArrayList<>();
         for (SimulationResult r : results) {
             rows.add(row(r));
@@ -408,6 +453,11 @@ final class SimulateCommand extends CliCommand {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("config", cfg);
         doc.put("results", rows);
+        if (predictorAccuracy) {
+            Map<String, Object> acc = new LinkedHashMap<>();
+            accuracy.forEach((name, a) -> acc.put(name, accuracyRow(a)));
+            doc.put("predictorAccuracy", acc);
+        }
         try {
             out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc));
         } catch (IOException e) {

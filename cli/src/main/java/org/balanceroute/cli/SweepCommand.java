@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.balanceroute.chart.PanelChart;
 import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.predictor.survival.SurvivalSettings;
 import org.balanceroute.simulator.HeadroomReference;
 import org.balanceroute.simulator.OfferedLoad;
 import org.balanceroute.simulator.ProxyReplicas;
@@ -167,6 +168,7 @@ final class SweepCommand extends CliCommand {
         }
         SteadyState steady = new SteadyState(warmup);
         BalanceSettings balance = balanceOptions.settings();
+        SurvivalSettings predictor = balanceOptions.predictor();
         int limit = this.limit;
         int prefixBlocks = promptPrefixBlocks;
         List<SimulationConfig> configs = new ArrayList<>();
@@ -190,7 +192,7 @@ final class SweepCommand extends CliCommand {
         }
         List<Cell> cells;
         try {
-            cells = runGrid(loaded, configs, loads, policies, steady, balance, samples, !noSuperpose);
+            cells = runGrid(loaded, configs, loads, policies, steady, balance, predictor, samples, !noSuperpose);
         } catch (IllegalArgumentException e) {
             err.println("balanceroute sweep: " + e.getMessage());
             return 1;
@@ -205,7 +207,7 @@ final class SweepCommand extends CliCommand {
                 }
                 Files.writeString(Path.of(outPrefix + ".md"), tables);
                 Files.writeString(Path.of(outPrefix + ".json"),
-                        json(cells, policies, steady, balance, limit, prefixBlocks, !noSuperpose));
+                        json(cells, policies, steady, balance, predictor, limit, prefixBlocks, !noSuperpose));
                 chart(Path.of(outPrefix + ".png"), cells, policies);
             } catch (IOException e) {
                 err.println("balanceroute sweep: --out: " + e);
@@ -216,7 +218,8 @@ final class SweepCommand extends CliCommand {
     }
 
     private List<Cell> runGrid(Map<String, Trace> traces, List<SimulationConfig> configs, List<Double> loads,
-            List<String> policies, SteadyState steady, BalanceSettings balance, int samples, boolean superpose) {
+            List<String> policies, SteadyState steady, BalanceSettings balance, SurvivalSettings predictor,
+            int samples, boolean superpose) {
         record Pending(String trace, SimulationConfig config, double load, double rateScale, double capacity,
                 int copies, List<List<Future<SimulationResult>>> results, String[] referenceMembers) {
         }
@@ -255,7 +258,7 @@ final class SweepCommand extends CliCommand {
                                         return o.result();
                                     }
                                     return SimulateCommand.simulateOne(requests, List.of(), config,
-                                            ProxyReplicas.SINGLE, steady, balance, name, null, n -> { });
+                                            ProxyReplicas.SINGLE, steady, balance, predictor, name, null, n -> { });
                                 }));
                             }
                             bySample.add(futures);
@@ -386,7 +389,7 @@ final class SweepCommand extends CliCommand {
     }
 
     private static String json(List<Cell> cells, List<String> policies, SteadyState steady, BalanceSettings balance,
-            int limit, int prefixBlocks, boolean superpose) throws IOException {
+            SurvivalSettings predictor, int limit, int prefixBlocks, boolean superpose) throws IOException {
         List<Map<String, Object>> runs = new ArrayList<>();
         for (Cell c : cells) {
             Map<String, Object> run = new LinkedHashMap<>();
@@ -425,6 +428,8 @@ final class SweepCommand extends CliCommand {
         doc.put("samples", cells.isEmpty() ? 0 : cells.get(0).samples().size());
         doc.put("superpose", superpose);
         doc.put("balance", balance);
+        doc.put("predictorQuantile", predictor.quantile());
+        doc.put("predictorWindow", predictor.window());
         doc.put("runs", runs);
         return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc);
     }

@@ -194,5 +194,15 @@ public final class Router {
             }
             cluster.place(pool.removeAt(poolIndex), worker);
         }
+
+        @Override
+        public void assignQueued(int poolIndex, int worker) {
+            cluster.checkWorker(worker);
+            if (!cluster.available(worker)) {
+                throw new IllegalArgumentException("policy " + policy.name() + " queued on worker " + worker
+                        + ", which is unavailable");
+            }
+            cluster.place(pool.removeAt(poolIndex), worker);
+        }
     }
 }

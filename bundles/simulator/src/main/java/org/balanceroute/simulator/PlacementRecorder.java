@@ -78,5 +78,11 @@ final class PlacementRecorder implements RoutingPolicy {
             listener.placing(step.cluster(), (int) step.pool().get(poolIndex).id(), worker);
             step.assign(poolIndex, worker);
         }
+
+        @Override
+        public void assignQueued(int poolIndex, int worker) {
+            listener.placing(step.cluster(), (int) step.pool().get(poolIndex).id(), worker);
+            step.assignQueued(poolIndex, worker);
+        }
     }
 }

@@ -59,7 +59,15 @@ public final class PolicyCatalog {
      */
     public static Setup create(String name, long seed, BalanceSettings balance, LongToIntFunction outputLengthById,
             List<TraceRequest> warmStart) {
-        int[] lengths = warmStart.stream().mapToInt(TraceRequest::outputTokens).toArray();
+        return create(name, seed, balance, SurvivalSettings.defaults(), outputLengthById, warmStart);
+    }
+
+    /**
+     * As above, with the survival and exact-match predictors' survival settings (exact-match's
+     * fallback, and the quantile of both).
+     */
+    public static Setup create(String name, long seed, BalanceSettings balance, SurvivalSettings predictor,
+            LongToIntFunction outputLengthById, List<TraceRequest> warmStart) {
         return switch (name) {
             case RandomPolicy.NAME -> plain(new RandomPolicy(new SplittableRandom(seed)));
             case RoundRobinPolicy.NAME -> plain(new RoundRobinPolicy());
@@ -69,20 +77,36 @@ public final class PolicyCatalog {
             case VllmAscendPolicy.NAME -> plain(new VllmAscendPolicy());
             case BalancePolicy.BR0 -> plain(BalancePolicy.br0(balance));
             case Br0BypassPolicy.NAME -> plain(new Br0BypassPolicy());
-            case BalancePolicy.BRH_SURVIVAL -> {
-                SurvivalPredictor survival = new SurvivalPredictor(SurvivalSettings.defaults());
-                survival.warmStart(lengths);
-                yield horizon("survival", balance, survival);
-            }
-            case BalancePolicy.BRH_EXACT -> {
-                ExactMatchPredictor exact = new ExactMatchPredictor(ExactMatchSettings.defaults(),
-                        SurvivalSettings.defaults());
-                exact.warmStart(warmStart.stream().mapToLong(TraceRequest::promptKey).toArray(), lengths);
-                yield horizon("exact", balance, exact);
-            }
-            case BalancePolicy.BRH_ORACLE -> horizon("oracle", balance, new OraclePredictor(outputLengthById));
+            case BalancePolicy.BRH_SURVIVAL, BalancePolicy.BRH_EXACT, BalancePolicy.BRH_ORACLE -> horizon(
+                    name.substring(BalancePolicy.BRH_PREFIX.length()), balance,
+                    predictor(name, predictor, outputLengthById, warmStart));
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'; known: "
                     + String.join(", ", NAMES));
+        };
+    }
+
+    /**
+     * The termination predictor of BR-H policy {@code name} (brh-survival, brh-exact, brh-oracle),
+     * warm-started.
+     *
+     * @throws IllegalArgumentException for any other name
+     */
+    public static TerminationPredictor predictor(String name, SurvivalSettings settings,
+            LongToIntFunction outputLengthById, List<TraceRequest> warmStart) {
+        int[] lengths = warmStart.stream().mapToInt(TraceRequest::outputTokens).toArray();
+        return switch (name) {
+            case BalancePolicy.BRH_SURVIVAL -> {
+                SurvivalPredictor survival = new SurvivalPredictor(settings);
+                survival.warmStart(lengths);
+                yield survival;
+            }
+            case BalancePolicy.BRH_EXACT -> {
+                ExactMatchPredictor exact = new ExactMatchPredictor(ExactMatchSettings.defaults(), settings);
+                exact.warmStart(warmStart.stream().mapToLong(TraceRequest::promptKey).toArray(), lengths);
+                yield exact;
+            }
+            case BalancePolicy.BRH_ORACLE -> new OraclePredictor(outputLengthById);
+            default -> throw new IllegalArgumentException("'" + name + "' is not a BR-H policy with a predictor");
         };
     }
 

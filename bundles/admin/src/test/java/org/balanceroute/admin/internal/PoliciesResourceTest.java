@@ -73,7 +73,7 @@ class PoliciesResourceTest {
                 + "oldest waiting requests, whose subsets are searched exhaustively. Integer in [1, 16]; default 8.\","
                 + "\"type\":\"integer\",\"default\":8,\"min\":\"1\",\"max\":\"16\",\"options\":{}}",
                 JSON.writeValueAsString(schema.get("br0").get(1)));
-        assertEquals(9, schema.get("brh-survival").size());
+        assertEquals(10, schema.get("brh-survival").size());
         assertEquals("[]", schema.get("jsq").toString(), "a policy without parameters");
         JsonNode seed = schema.get("random").get(0);
         assertEquals("long", seed.get("type").textValue());
@@ -97,7 +97,7 @@ class PoliciesResourceTest {
         assertEquals("brh-survival", answer.get("active"));
         assertEquals(true, answer.get("applied"));
         assertEquals("{\"sGreedy\":0,\"rMax\":8,\"horizon\":40,\"alpha\":1.0,\"beta\":8.0,\"gamma\":0.64,\"confidence\":0.5,"
-                + "\"stage1Worker\":\"margin\",\"horizonMargin\":\"mean\"}",
+                + "\"stage1Worker\":\"margin\",\"horizonMargin\":\"mean\",\"projectedSlots\":0}",
                 JSON.writeValueAsString(answer.get("parameters")));
         assertEquals("brh-survival", resource.policies().get("active"), "a GET right after the PUT shows it");
         assertEquals(40, ((Map<?, ?>) resource.policies().get("parameters")).get("horizon"));
@@ -200,7 +200,7 @@ class PoliciesResourceTest {
                 "policy 'jsq' has no parameters, got 'seed'");
         assertRefused("{\"policy\": \"br0\", \"parameters\": {\"rmax\": 4}}", "rmax",
                 "unknown parameter 'rmax' for policy 'br0'; known: sGreedy, rMax, horizon, alpha, beta, gamma, confidence, "
-                + "stage1Worker, horizonMargin");
+                + "stage1Worker, horizonMargin, projectedSlots");
         assertRefused("{\"policy\": \"br0\", \"params\": {}}", "params",
                 "unknown field 'params'; expected 'policy' and 'parameters'");
         assertRefused("{\"parameters\": {}}", "policy",

@@ -73,12 +73,14 @@ class ShippedSchemasTest {
     private static boolean balanceAccepts(String field, Number value) {
         BalanceSettings d = BalanceSettings.defaults();
         Map<String, Number> v = new HashMap<>(Map.of("sGreedy", d.sGreedy(), "rMax", d.rMax(), "horizon", d.horizon(),
-                "alpha", d.alpha(), "beta", d.beta(), "gamma", d.gamma(), "confidence", d.confidence()));
+                "alpha", d.alpha(), "beta", d.beta(), "gamma", d.gamma(), "confidence", d.confidence(),
+                "projectedSlots", d.projectedSlots()));
         v.put(field, value);
         try {
             new BalanceSettings(v.get("sGreedy").intValue(), v.get("rMax").intValue(), v.get("horizon").intValue(),
                     v.get("alpha").doubleValue(), v.get("beta").doubleValue(), v.get("gamma").doubleValue(),
-                    v.get("confidence").doubleValue());
+                    v.get("confidence").doubleValue(), d.stage1Worker(), d.horizonMargin(),
+                    v.get("projectedSlots").intValue());
             return true;
         } catch (IllegalArgumentException e) {
             return false;
@@ -140,7 +142,7 @@ class ShippedSchemasTest {
         for (String brFamily : List.of("br0", "brh-survival", "brh-exact")) {
             assertEquals("org.balanceroute.policy.balance", SHIPPED.get(brFamily).pid(), brFamily);
             assertEquals(List.of("sGreedy", "rMax", "horizon", "alpha", "beta", "gamma", "confidence", "stage1Worker",
-                    "horizonMargin"), List.copyOf(tunables(brFamily).keySet()), brFamily);
+                    "horizonMargin", "projectedSlots"), List.copyOf(tunables(brFamily).keySet()), brFamily);
         }
         assertEquals("org.balanceroute.policy.baseline.random", SHIPPED.get("random").pid());
         assertEquals("org.balanceroute.policy.baseline.p2c", SHIPPED.get("p2c").pid());
@@ -158,7 +160,8 @@ class ShippedSchemasTest {
         Map<String, Tunable> br = tunables("br0");
         BalanceSettings d = BalanceSettings.defaults();
         Map<String, Object> defaults = Map.of("sGreedy", d.sGreedy(), "rMax", d.rMax(), "horizon", d.horizon(),
-                "alpha", d.alpha(), "beta", d.beta(), "gamma", d.gamma(), "confidence", d.confidence());
+                "alpha", d.alpha(), "beta", d.beta(), "gamma", d.gamma(), "confidence", d.confidence(),
+                "projectedSlots", d.projectedSlots());
         for (Tunable t : br.values()) {
             if (t.description().type().equals(Tunable.STRING)) {
                 continue; // the options, below
@@ -215,7 +218,7 @@ class ShippedSchemasTest {
     void thePredictorsSchemasAreTheirSettings() {
         MetaTypeSchemas schemas = new MetaTypeSchemas(ShippedBundle.metaTypeService(SURVIVAL, EXACT));
         List<Tunable> survival = schemas.schema("survival", SURVIVAL.bundle, "org.balanceroute.predictor.survival");
-        assertEquals(1, survival.size());
+        assertEquals(List.of("minSamples", "quantile", "window"), survival.stream().map(Tunable::id).toList());
         assertAgreement(survival.get(0), v -> {
             try {
                 return new SurvivalSettings(v.longValue()) != null;
@@ -224,11 +227,30 @@ class ShippedSchemasTest {
             }
         });
         assertDescribed(survival.get(0), SurvivalSettings.DEFAULT_MIN_SAMPLES);
+        assertAgreement(survival.get(1), v -> {
+            try {
+                return new SurvivalSettings(SurvivalSettings.DEFAULT_MIN_SAMPLES, v.doubleValue()) != null;
+            } catch (IllegalArgumentException e) {
+                return false;
+            }
+        });
+        assertDescribed(survival.get(1), SurvivalSettings.DEFAULT_QUANTILE);
+        // window >= minSamples, a rule between two fields: probed with minSamples at its min
+        assertAgreement(survival.get(2), v -> {
+            try {
+                return new SurvivalSettings(SurvivalSettings.MIN_MIN_SAMPLES, SurvivalSettings.DEFAULT_QUANTILE,
+                        v.intValue()) != null;
+            } catch (IllegalArgumentException e) {
+                return false;
+            }
+        });
+        assertDescribed(survival.get(2), SurvivalSettings.DEFAULT_WINDOW);
 
         Map<String, Tunable> exact = new LinkedHashMap<>();
         schemas.schema("exact-match", EXACT.bundle, "org.balanceroute.predictor.exactmatch")
                 .forEach(t -> exact.put(t.id(), t));
-        assertEquals(List.of("minCount", "maxPrompts", "maxLengthsPerPrompt", "minSamples"), List.copyOf(exact.keySet()));
+        assertEquals(List.of("minCount", "maxPrompts", "maxLengthsPerPrompt", "minSamples", "quantile", "window"),
+                List.copyOf(exact.keySet()));
         for (Tunable t : exact.values()) {
             assertAgreement(t, v -> {
                 // minCount <= maxLengthsPerPrompt, a rule between two fields: each is probed with the
@@ -237,12 +259,15 @@ class ShippedSchemasTest {
                         "maxPrompts", ExactMatchSettings.DEFAULT_MAX_PROMPTS, "maxLengthsPerPrompt",
                         t.id().equals("minCount") ? ExactMatchSettings.MAX_LENGTHS_PER_PROMPT
                                 : ExactMatchSettings.DEFAULT_MAX_LENGTHS_PER_PROMPT,
-                        "minSamples", SurvivalSettings.DEFAULT_MIN_SAMPLES));
+                        "minSamples", t.id().equals("window") ? SurvivalSettings.MIN_MIN_SAMPLES
+                                : SurvivalSettings.DEFAULT_MIN_SAMPLES, "quantile", SurvivalSettings.DEFAULT_QUANTILE,
+                        "window", SurvivalSettings.DEFAULT_WINDOW));
                 s.put(t.id(), v);
                 try {
                     new ExactMatchSettings(s.get("minCount").intValue(), s.get("maxPrompts").intValue(),
                             s.get("maxLengthsPerPrompt").intValue());
-                    new SurvivalSettings(s.get("minSamples").longValue());
+                    new SurvivalSettings(s.get("minSamples").longValue(), s.get("quantile").doubleValue(),
+                            s.get("window").intValue());
                     return true;
                 } catch (IllegalArgumentException e) {
                     return false;
@@ -252,6 +277,8 @@ class ShippedSchemasTest {
         assertDescribed(exact.get("maxPrompts"), ExactMatchSettings.DEFAULT_MAX_PROMPTS);
         assertDescribed(exact.get("maxLengthsPerPrompt"), ExactMatchSettings.DEFAULT_MAX_LENGTHS_PER_PROMPT);
         assertDescribed(exact.get("minSamples"), SurvivalSettings.DEFAULT_MIN_SAMPLES);
+        assertDescribed(exact.get("quantile"), SurvivalSettings.DEFAULT_QUANTILE);
+        assertDescribed(exact.get("window"), SurvivalSettings.DEFAULT_WINDOW);
         assertTrue(exact.get("minCount").description().description().contains("Integer in [1, maxLengthsPerPrompt]"));
         assertTrue(exact.get("maxLengthsPerPrompt").description().description().contains("at least minCount"));
     }

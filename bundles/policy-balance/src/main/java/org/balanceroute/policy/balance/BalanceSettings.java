@@ -18,9 +18,13 @@ import java.util.Locale;
  * @param confidence the predictor's gate: below it a request is assumed to survive past H, in [0, 1]
  * @param stage1Worker which worker Stage 1 fills next ({@link Stage1Worker})
  * @param horizonMargin which margin over the horizon orders workers in BR-H ({@link HorizonMargin})
+ * @param projectedSlots BR-H: k, also admit against the slots of running requests the predictor
+ *     says end within the next k steps (the request waits in the worker's queue for its slot);
+ *     0 = off (only free slots, the paper's); at most H counts (0..1000)
  */
 public record BalanceSettings(int sGreedy, int rMax, int horizon, double alpha, double beta,
-        double gamma, double confidence, Stage1Worker stage1Worker, HorizonMargin horizonMargin) {
+        double gamma, double confidence, Stage1Worker stage1Worker, HorizonMargin horizonMargin,
+        int projectedSlots) {
 
     /**
      * Which worker Stage 1 fills next. {@code slots}: the paper's, the worker with the most free
@@ -90,6 +94,9 @@ public record BalanceSettings(int sGreedy, int rMax, int horizon, double alpha, 
      */
     public static final String DEFAULT_STAGE1_WORKER = "margin";
     public static final String DEFAULT_HORIZON_MARGIN = "mean";
+    public static final int DEFAULT_PROJECTED_SLOTS = 0;
+    public static final int MIN_PROJECTED_SLOTS = 0;
+    public static final int MAX_PROJECTED_SLOTS = MAX_HORIZON;
 
     /**
      * The bounds are inclusive and are these constants, which the metatype of the BR
@@ -106,6 +113,15 @@ public record BalanceSettings(int sGreedy, int rMax, int horizon, double alpha, 
         require(confidence >= MIN_CONFIDENCE && confidence <= MAX_CONFIDENCE, "confidence", confidence, "[0, 1]");
         require(stage1Worker != null, "stage1Worker", stage1Worker, "one of slots, margin");
         require(horizonMargin != null, "horizonMargin", horizonMargin, "one of min, mean, now");
+        require(projectedSlots >= MIN_PROJECTED_SLOTS && projectedSlots <= MAX_PROJECTED_SLOTS, "projectedSlots",
+                projectedSlots, MIN_PROJECTED_SLOTS + ".." + MAX_PROJECTED_SLOTS + " (0 = off)");
+    }
+
+    /** With {@code projectedSlots} off. */
+    public BalanceSettings(int sGreedy, int rMax, int horizon, double alpha, double beta, double gamma,
+            double confidence, Stage1Worker stage1Worker, HorizonMargin horizonMargin) {
+        this(sGreedy, rMax, horizon, alpha, beta, gamma, confidence, stage1Worker, horizonMargin,
+                DEFAULT_PROJECTED_SLOTS);
     }
 
     /** With {@code stage1Worker} and {@code horizonMargin} at their defaults. */
@@ -126,11 +142,18 @@ public record BalanceSettings(int sGreedy, int rMax, int horizon, double alpha, 
     }
 
     public BalanceSettings withHorizon(int h, double a, double b, double g) {
-        return new BalanceSettings(sGreedy, rMax, h, a, b, g, confidence, stage1Worker, horizonMargin);
+        return new BalanceSettings(sGreedy, rMax, h, a, b, g, confidence, stage1Worker, horizonMargin,
+                projectedSlots);
     }
 
     public BalanceSettings withOrdering(Stage1Worker worker, HorizonMargin margin) {
-        return new BalanceSettings(sGreedy, rMax, horizon, alpha, beta, gamma, confidence, worker, margin);
+        return new BalanceSettings(sGreedy, rMax, horizon, alpha, beta, gamma, confidence, worker, margin,
+                projectedSlots);
+    }
+
+    public BalanceSettings withProjectedSlots(int k) {
+        return new BalanceSettings(sGreedy, rMax, horizon, alpha, beta, gamma, confidence, stage1Worker,
+                horizonMargin, k);
     }
 
     /** The constant whose lower-case name is {@code value}; else an error listing them all. */

@@ -28,6 +28,14 @@ public interface BarrierScore {
      */
     long orderMargin(int worker);
 
+    /**
+     * Running requests of {@code worker} predicted to end within the next {@code steps} steps
+     * (read at {@link #prepare}): the slots they free soon. 0 without a predictor.
+     */
+    default int endingWithin(int worker, int steps) {
+        return 0;
+    }
+
     /** Records that {@code request} was just given to {@code worker}. */
     void assigned(int worker, RequestView request);
 }

@@ -37,6 +37,7 @@ public final class HorizonScore implements BarrierScore {
     private final double beta;
     private final double confidence;
     private final BalanceSettings.HorizonMargin orderBy;
+    private final boolean projectsQueue;
     private final double[] discount;
     private final double discountSum;
     private final TerminationPredictor predictor;
@@ -53,6 +54,7 @@ public final class HorizonScore implements BarrierScore {
     private long[] minMargin;       // [g]
     private final long[] endCount;  // [c]: running requests of one worker active for exactly c more steps
     private final long[] endLoad;   // [c]: their KV loads
+    private int[][] endedBy;        // [g][c]: running requests of g predicted active for at most c more steps
 
     public HorizonScore(BalanceSettings settings, TerminationPredictor predictor) {
         this.horizon = settings.horizon();
@@ -60,6 +62,7 @@ public final class HorizonScore implements BarrierScore {
         this.beta = settings.beta();
         this.confidence = settings.confidence();
         this.orderBy = settings.horizonMargin();
+        this.projectsQueue = settings.projectedSlots() > 0;
         this.predictor = predictor;
         this.discount = new double[horizon + 1];
         double d = 1, sum = 0;
@@ -87,6 +90,7 @@ public final class HorizonScore implements BarrierScore {
             sortedStale = new boolean[g];
             minStale = new boolean[g];
             minMargin = new long[g];
+            endedBy = new int[g][horizon + 2];
         }
         Arrays.fill(maxAhead, 0);
         for (int w = 0; w < g; w++) {
@@ -98,8 +102,15 @@ public final class HorizonScore implements BarrierScore {
                 endCount[c]++;
                 endLoad[c] += r.kvLoad();
             }
-            // Suffix sums: at h, the requests still active are those with c > h.
-            long count = 0, load = 0;
+            int[] ended = endedBy[w];
+            for (int c = 1; c <= horizon + 1; c++) {
+                ended[c] = ended[c - 1] + (int) endCount[c];
+            }
+            // Suffix sums: at h, the requests still active are those with c > h. With projected
+            // slots, requests queued on the worker are counted as running past the horizon (they
+            // start within k steps); else a queue it was given would not weigh on its margins.
+            long count = projectsQueue ? cluster.queued(w) : 0;
+            long load = projectsQueue ? cluster.queuedTokens(w) : 0;
             long[] row = projected[w];
             for (int h = horizon; h >= 0; h--) {
                 count += endCount[h + 1];
@@ -118,6 +129,12 @@ public final class HorizonScore implements BarrierScore {
         }
         int c = predictor.predictEnd(r, horizon, confidence);
         return c == TerminationPredictor.SURVIVES || c > horizon ? horizon + 1 : Math.max(1, c);
+    }
+
+    /** Those with c_i <= steps; past the horizon the predictor says nothing, so steps counts up to H. */
+    @Override
+    public int endingWithin(int worker, int steps) {
+        return endedBy[worker][Math.min(steps, horizon)];
     }
 
     @Override

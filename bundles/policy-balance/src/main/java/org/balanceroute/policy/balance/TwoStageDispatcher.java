@@ -23,6 +23,11 @@ import org.balanceroute.api.PromptPoolView;
  * If F_g(Q*) > 0 assign Q*; otherwise still assign the single candidate with the highest F, so
  * the pool never grows without bound (the starvation guard). O(G * 2^R_max) per step.
  *
+ * <p><b>Projected slots</b> ({@code projectedSlots} = k > 0, BR-H): a worker's slots also count
+ * those of its running requests the predictor says end within k steps, less the requests
+ * already queued there; a request placed beyond the free slots waits in the worker's FCFS queue
+ * ({@link DispatchStep#assignQueued}). Both stages use these counts. At 0 only free slots count.
+ *
  * <p>Alternatives considered: a subset-sum DP over token counts (exact but its table is as wide
  * as the margin, millions of tokens) and a greedy fill (misses combinations that hit the margin
  * exactly). With R_max <= 16 exhaustive search is cheap and exact. Not thread-safe: one
@@ -32,6 +37,7 @@ public final class TwoStageDispatcher {
 
     private final BalanceSettings settings;
     private final boolean stage1ByMargin;
+    private final int projectedSlots;
     private final BarrierScore score;
     private final long[] subsetSum;
     private final int[] candidateTokens;
@@ -42,6 +48,7 @@ public final class TwoStageDispatcher {
     public TwoStageDispatcher(BalanceSettings settings, BarrierScore score) {
         this.settings = settings;
         this.stage1ByMargin = settings.stage1Worker() == BalanceSettings.Stage1Worker.MARGIN;
+        this.projectedSlots = settings.projectedSlots();
         this.score = score;
         this.subsetSum = new long[1 << settings.rMax()];
         this.candidateTokens = new int[settings.rMax()];
@@ -58,7 +65,7 @@ public final class TwoStageDispatcher {
         score.prepare(cluster);
         int total = 0; // S_tot
         for (int g = 0; g < workers; g++) {
-            freeSlots[g] = cluster.freeSlots(g);
+            freeSlots[g] = slots(cluster, g);
             total += freeSlots[g];
             visited[g] = false;
         }
@@ -71,7 +78,7 @@ public final class TwoStageDispatcher {
                 int g = stage1Worker(workers);
                 int best = bySize.best(score, g);
                 var request = bySize.request(best);
-                step.assign(bySize.remove(best), g);
+                place(step, bySize.remove(best), g);
                 score.assigned(g, request);
                 freeSlots[g]--;
             }
@@ -88,6 +95,26 @@ public final class TwoStageDispatcher {
             }
             visited[g] = true;
             placeBestSubset(step, g);
+        }
+    }
+
+    /** Free slots, or with projected slots those plus the ones predicted to free within k steps, less the queue. */
+    private int slots(ClusterView cluster, int g) {
+        int free = cluster.freeSlots(g);
+        if (projectedSlots == 0 || !cluster.available(g)) {
+            return free;
+        }
+        int projected = cluster.capacity() - cluster.running(g) - cluster.queued(g)
+                + score.endingWithin(g, projectedSlots);
+        return Math.max(free, projected);
+    }
+
+    /** Into a free slot if there is one, else into the worker's queue (a projected slot). */
+    private static void place(DispatchStep step, int poolIndex, int g) {
+        if (step.cluster().freeSlots(g) > 0) {
+            step.assign(poolIndex, g);
+        } else {
+            step.assignQueued(poolIndex, g);
         }
     }
 
@@ -209,7 +236,7 @@ public final class TwoStageDispatcher {
 
     private void assign(DispatchStep step, int poolIndex, int g) {
         var request = step.pool().get(poolIndex);
-        step.assign(poolIndex, g);
+        place(step, poolIndex, g);
         score.assigned(g, request);
         freeSlots[g]--;
     }

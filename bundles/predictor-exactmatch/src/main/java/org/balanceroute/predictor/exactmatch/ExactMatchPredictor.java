@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.Objects;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.TerminationPredictor;
+import org.balanceroute.predictor.survival.OutputLengthDistribution;
 import org.balanceroute.predictor.survival.SurvivalPredictor;
 import org.balanceroute.predictor.survival.SurvivalSettings;
 
@@ -18,6 +19,9 @@ import org.balanceroute.predictor.survival.SurvivalSettings;
  *   P(ends within H) = #{lengths in (j, j+H]} / #{lengths > j}
  *   c = min { h in 1..H : #{lengths in (j, j+h]} >= #{lengths in (j, j+H]} / 2 }
  * </pre>
+ *
+ * (with the survival settings' quantile q in place of 1/2 when it is not the default: the count
+ * is then max(1, ceil(q * #{lengths in (j, j+H]})), for the prompt's history and the fallback alike)
  *
  * answering {@link #SURVIVES} when P &lt; confidence or no length lies in (j, j+H]. For an
  * unknown prompt (key {@link RequestView#NO_PROMPT_KEY} or never recorded), fewer than
@@ -39,6 +43,7 @@ public final class ExactMatchPredictor implements TerminationPredictor {
     private final int maxPrompts;
     private final int maxLengthsPerPrompt;
     private final SurvivalPredictor fallback;
+    private final double quantile;
 
     /** Linear-probing table; key 0 marks an empty slot (NO_PROMPT_KEY is never stored). */
     private long[] keys;
@@ -61,6 +66,7 @@ public final class ExactMatchPredictor implements TerminationPredictor {
         this.maxLengthsPerPrompt = settings.maxLengthsPerPrompt();
         this.fallback = new SurvivalPredictor(
                 Objects.requireNonNull(survivalSettings, "survivalSettings"));
+        this.quantile = survivalSettings.quantile();
         int initialPrompts = Math.min(INITIAL_PROMPTS, maxPrompts);
         keys = new long[tableCapacityFor(initialPrompts)];
         promptIndexes = new int[keys.length];
@@ -105,8 +111,8 @@ public final class ExactMatchPredictor implements TerminationPredictor {
         if (ending == 0 || !((double) ending / alive >= confidence)) {
             return SURVIVES;
         }
-        // Integer counts: #(j, j+h] >= ending / 2.0  <=>  #(j, j+h] >= ceil(ending / 2).
-        int needed = (ending + 1) / 2;
+        // The q-quantile of the ends within H, as the fallback's (the median by default).
+        int needed = (int) OutputLengthDistribution.quantileRank(quantile, ending);
         int lo = 1;
         int hi = horizon;
         while (lo < hi) {

@@ -51,6 +51,19 @@ class ExactMatchPredictorTest {
     }
 
     @Test
+    void aPromptsHistoryAnswersTheConfiguredQuantile() {
+        ExactMatchPredictor median = new ExactMatchPredictor(new ExactMatchSettings(1, 10, 8), SURVIVAL);
+        ExactMatchPredictor low = new ExactMatchPredictor(new ExactMatchSettings(1, 10, 8), new SurvivalSettings(1, 0.2));
+        for (int length : new int[] {3, 5, 7, 9, 11}) {
+            median.onCompleted(TestRequest.of(A, 0), length);
+            low.onCompleted(TestRequest.of(A, 0), length);
+        }
+        // j = 1, H = 20: all five end; the median is the 3rd (7: c = 6), the 0.2-quantile the 1st (3: c = 2)
+        assertEquals(6, predict(median, A, 1, 20, 0.5));
+        assertEquals(2, predict(low, A, 1, 20, 0.5));
+    }
+
+    @Test
     void nameIsExactMatch() {
         assertEquals("exact-match",
                 new ExactMatchPredictor(ExactMatchSettings.defaults(), SurvivalSettings.defaults())

@@ -63,6 +63,17 @@ public final class OutputLengthDistribution {
         count++;
     }
 
+    /** Forgets one length recorded by {@link #add} (a sliding window's oldest). */
+    public void remove(int length) {
+        if (length < 1 || length > capacity || countAtMost(length) - countAtMost(length - 1) == 0) {
+            throw new IllegalArgumentException("length " + length + " was not recorded");
+        }
+        for (int i = length; i <= capacity; i += i & -i) {
+            tree[i]--;
+        }
+        count--;
+    }
+
     /** n: number of lengths observed. */
     public long count() {
         return count;
@@ -111,6 +122,22 @@ public final class OutputLengthDistribution {
      * @return c in [1, H], or {@link TerminationPredictor#SURVIVES}
      */
     public int endWithin(int decoded, int horizon, double confidence, long minSamples) {
+        return endWithin(decoded, horizon, confidence, minSamples, SurvivalSettings.DEFAULT_QUANTILE);
+    }
+
+    /**
+     * As {@link #endWithin(int, int, double, long)}, with the q-quantile of the remaining steps
+     * in place of the median:
+     *
+     * <pre>
+     *   c = min { h in 1..H : C(j+h) - C(j) >= max(1, ceil(q * (C(j+H) - C(j)))) }
+     * </pre>
+     *
+     * which at q = 0.5 is exactly the median above.
+     *
+     * @param quantile q, in (0, 1]
+     */
+    public int endWithin(int decoded, int horizon, double confidence, long minSamples, double quantile) {
         if (horizon < 1 || count < minSamples) {
             return TerminationPredictor.SURVIVES;
         }
@@ -125,9 +152,16 @@ public final class OutputLengthDistribution {
         if (ending == 0 || !((double) ending / alive >= confidence)) {
             return TerminationPredictor.SURVIVES;
         }
-        // Integer counts: C(j+h) - C(j) >= ending / 2.0  <=>  C(j+h) >= C(j) + ceil(ending / 2).
-        // That target is in (C(j), C(j+H)], so the smallest such length lies in (j, j+H].
-        return lowerBound(atJ + (ending + 1) / 2) - decoded;
+        // The target is in (C(j), C(j+H)], so the smallest such length lies in (j, j+H].
+        return lowerBound(atJ + quantileRank(quantile, ending)) - decoded;
+    }
+
+    /**
+     * max(1, ceil(q * n)), in [1, n] for q in (0, 1]: how many of n ordered values lie at or below
+     * their q-quantile. At q = 0.5 it is ceil(n / 2), exactly, as 0.5 * n is exact in a double.
+     */
+    public static long quantileRank(double quantile, long n) {
+        return Math.max(1, Math.min(n, (long) Math.ceil(quantile * n)));
     }
 
     /**

@@ -6,9 +6,10 @@ import org.balanceroute.api.TerminationPredictor;
 
 /**
  * Survival termination predictor (spec section 5): no per-prompt state, only the empirical
- * distribution of output lengths learned online from finished requests, optionally
- * warm-started from a trace. The answer is
- * {@link OutputLengthDistribution#endWithin(int, int, double, long)} at j = decoded tokens.
+ * distribution of output lengths learned online from finished requests (all of them, or with a
+ * window the latest ones), optionally warm-started from a trace. The answer is
+ * {@link OutputLengthDistribution#endWithin(int, int, double, long, double)} at j = decoded tokens
+ * and the settings' quantile.
  *
  * <p>Not thread-safe: the dispatch loop is its only caller. {@link #predictEnd} allocates
  * nothing.
@@ -19,9 +20,16 @@ public final class SurvivalPredictor implements TerminationPredictor {
 
     private final OutputLengthDistribution distribution = new OutputLengthDistribution();
     private final long minSamples;
+    private final double quantile;
+    /** With a window: the latest lengths, oldest at {@code next} once full; null over every length. */
+    private final int[] recent;
+    private int next;
+    private int held;
 
     public SurvivalPredictor(SurvivalSettings settings) {
         this.minSamples = Objects.requireNonNull(settings, "settings").minSamples();
+        this.quantile = settings.quantile();
+        this.recent = settings.window() == 0 ? null : new int[settings.window()];
     }
 
     @Override
@@ -31,7 +39,7 @@ public final class SurvivalPredictor implements TerminationPredictor {
 
     @Override
     public int predictEnd(RequestView request, int horizon, double confidence) {
-        return distribution.endWithin(request.decodedTokens(), horizon, confidence, minSamples);
+        return distribution.endWithin(request.decodedTokens(), horizon, confidence, minSamples, quantile);
     }
 
     /**
@@ -52,8 +60,19 @@ public final class SurvivalPredictor implements TerminationPredictor {
     }
 
     private void record(int outputTokens) {
-        if (outputTokens >= 1) {
-            distribution.add(Math.min(outputTokens, OutputLengthDistribution.MAX_LENGTH));
+        if (outputTokens < 1) {
+            return;
+        }
+        int length = Math.min(outputTokens, OutputLengthDistribution.MAX_LENGTH);
+        distribution.add(length);
+        if (recent != null) {
+            if (held == recent.length) {
+                distribution.remove(recent[next]);
+            } else {
+                held++;
+            }
+            recent[next] = length;
+            next = next + 1 == recent.length ? 0 : next + 1;
         }
     }
 }

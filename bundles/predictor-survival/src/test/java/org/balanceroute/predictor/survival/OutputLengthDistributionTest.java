@@ -32,6 +32,17 @@ class OutputLengthDistributionTest {
     }
 
     @Test
+    void removeForgetsOneLength() {
+        OutputLengthDistribution d = of(16, 1, 2, 2, 5);
+        d.remove(2);
+        assertEquals(3, d.count());
+        assertEquals(2, d.countAtMost(2));
+        assertEquals(3, d.countAtMost(5));
+        assertThrows(IllegalArgumentException.class, () -> d.remove(3), "never recorded");
+        assertThrows(IllegalArgumentException.class, () -> d.remove(100), "past the capacity");
+    }
+
+    @Test
     void growsPastInitialCapacityKeepingCounts() {
         OutputLengthDistribution d = of(2, 1, 2, 2);
         d.add(5); // 2 -> 8
@@ -134,6 +145,43 @@ class OutputLengthDistributionTest {
         assertEquals(5, d.endWithin(4, 16, 1.0, 1));
         // j = 0, H = 20: all six end, half is 3, reached at 4 (C(4) = 3): c = 4.
         assertEquals(4, d.endWithin(0, 20, 1.0, 1));
+    }
+
+    @Test
+    void endWithinReturnsTheConditionalQuantile() {
+        // lengths 3,4,4,6,9,20 and j = 3, H = 17: ending in (3, 20] = {4,4,6,9,20}, five of them.
+        OutputLengthDistribution d = of(16, 3, 4, 4, 6, 9, 20);
+        // q = 0.1: ceil(0.5) = 1 reached at 4: c = 1; q = 0.5: ceil(2.5) = 3 at 6: c = 3;
+        // q = 0.8: 4 at 9: c = 6; q = 1: all 5 at 20: c = 17.
+        assertEquals(1, d.endWithin(3, 17, 0.0, 1, 0.1));
+        assertEquals(3, d.endWithin(3, 17, 0.0, 1, 0.5));
+        assertEquals(6, d.endWithin(3, 17, 0.0, 1, 0.8));
+        assertEquals(17, d.endWithin(3, 17, 0.0, 1, 1.0));
+        // the gate does not depend on the quantile
+        assertEquals(SURVIVES, d.endWithin(3, 5, 0.61, 1, 0.9), "ending {4,4,6}: P = 3/5");
+    }
+
+    @Test
+    void theDefaultQuantileIsTheMedian() {
+        Random random = new Random(5);
+        OutputLengthDistribution d = new OutputLengthDistribution(8);
+        for (int i = 0; i < 300; i++) {
+            d.add(1 + random.nextInt(500));
+        }
+        for (int trial = 0; trial < 3000; trial++) {
+            int j = random.nextInt(520);
+            int h = 1 + random.nextInt(100);
+            assertEquals(d.endWithin(j, h, 0.3, 1), d.endWithin(j, h, 0.3, 1, SurvivalSettings.DEFAULT_QUANTILE));
+        }
+    }
+
+    @Test
+    void quantileRankIsCeilOfQTimesNWithinOneToN() {
+        assertEquals(1, OutputLengthDistribution.quantileRank(Double.MIN_VALUE, 7));
+        assertEquals(4, OutputLengthDistribution.quantileRank(0.5, 7));
+        assertEquals(3, OutputLengthDistribution.quantileRank(0.5, 6));
+        assertEquals(2, OutputLengthDistribution.quantileRank(0.25, 5));
+        assertEquals(7, OutputLengthDistribution.quantileRank(1.0, 7));
     }
 
     @Test

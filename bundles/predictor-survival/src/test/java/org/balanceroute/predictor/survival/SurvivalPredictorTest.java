@@ -20,6 +20,57 @@ class SurvivalPredictorTest {
     }
 
     @Test
+    void quantileValidatesAndDefaultsToTheMedian() {
+        assertEquals(0.5, SurvivalSettings.defaults().quantile());
+        assertEquals(0.5, new SurvivalSettings(4).quantile());
+        for (double bad : new double[] {0.0, -0.1, 1.01, Double.NaN}) {
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> new SurvivalSettings(1, bad));
+            assertEquals("quantile must be in (0, 1], got " + bad, e.getMessage());
+        }
+    }
+
+    @Test
+    void windowValidates() {
+        assertEquals(0, SurvivalSettings.defaults().window());
+        assertEquals(32, new SurvivalSettings(32, 0.5, 32).window());
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> new SurvivalSettings(32, 0.5, 31));
+        assertEquals("window must be 0 (every length) or in [minSamples = 32, 1048576], got 31", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new SurvivalSettings(1, 0.5, -1));
+        assertThrows(IllegalArgumentException.class, () -> new SurvivalSettings(1, 0.5, SurvivalSettings.MAX_WINDOW + 1));
+    }
+
+    @Test
+    void aWindowForgetsTheOlderLengths() {
+        SurvivalPredictor windowed = new SurvivalPredictor(new SurvivalSettings(1, 0.5, 2));
+        SurvivalPredictor all = new SurvivalPredictor(new SurvivalSettings(1));
+        for (int length : new int[] {3, 50, 50}) {
+            windowed.onCompleted(TestRequest.decoded(0), length);
+            all.onCompleted(TestRequest.decoded(0), length);
+        }
+        // j = 0, H = 10: over all three, only 3 ends within H (P = 1/3, over the gate 0.3: c = 3);
+        // the window holds {50, 50}: none ends within H
+        assertEquals(3, all.predictEnd(TestRequest.decoded(0), 10, 0.3));
+        assertEquals(SURVIVES, windowed.predictEnd(TestRequest.decoded(0), 10, 0.0));
+        // at j = 45 the window's two both end at 50: c = 5
+        assertEquals(5, windowed.predictEnd(TestRequest.decoded(45), 10, 1.0));
+    }
+
+    @Test
+    void predictsTheConfiguredQuantile() {
+        SurvivalPredictor low = new SurvivalPredictor(new SurvivalSettings(1, 0.25));
+        SurvivalPredictor high = new SurvivalPredictor(new SurvivalSettings(1, 1.0));
+        for (int length : new int[] {2, 4, 6, 8}) {
+            low.onCompleted(TestRequest.decoded(0), length);
+            high.onCompleted(TestRequest.decoded(0), length);
+        }
+        // j = 0, H = 10: all four end; the 0.25-quantile is the 1st (length 2), 1.0 the 4th (8)
+        assertEquals(2, low.predictEnd(TestRequest.decoded(0), 10, 0.5));
+        assertEquals(8, high.predictEnd(TestRequest.decoded(0), 10, 0.5));
+    }
+
+    @Test
     void nameIsSurvival() {
         assertEquals("survival", new SurvivalPredictor(SurvivalSettings.defaults()).name());
     }

@@ -344,7 +344,8 @@ public final class TunerComponent implements CompletionListener {
                 BalanceSettings.Stage1Worker.parse(String.valueOf(p.getOrDefault("stage1Worker",
                         d.stage1Worker().value()))),
                 BalanceSettings.HorizonMargin.parse(String.valueOf(p.getOrDefault("horizonMargin",
-                        d.horizonMargin().value()))));
+                        d.horizonMargin().value()))),
+                intOf(p, "projectedSlots", d.projectedSlots()));
     }
 
     private static int intOf(Map<String, Object> p, String key, int fallback) {

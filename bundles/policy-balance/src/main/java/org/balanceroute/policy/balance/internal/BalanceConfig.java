@@ -82,4 +82,13 @@ import org.osgi.service.metatype.annotations.Option;
                     + "current one, as BR-0). One of min, mean, now; default "
                     + BalanceSettings.DEFAULT_HORIZON_MARGIN + ".")
     String horizonMargin() default BalanceSettings.DEFAULT_HORIZON_MARGIN;
+
+    @AttributeDefinition(name = "Projected slots", min = "" + BalanceSettings.MIN_PROJECTED_SLOTS,
+            max = "" + BalanceSettings.MAX_PROJECTED_SLOTS,
+            description = "BR-H: k > 0 also admits against the slots of running requests the predictor "
+                    + "says end within the next k decode steps (the request waits in the worker's queue for "
+                    + "its slot; at most H counts); 0 = off, only free slots. Integer in ["
+                    + BalanceSettings.MIN_PROJECTED_SLOTS + ", " + BalanceSettings.MAX_PROJECTED_SLOTS
+                    + "]; default " + BalanceSettings.DEFAULT_PROJECTED_SLOTS + ".")
+    int projectedSlots() default BalanceSettings.DEFAULT_PROJECTED_SLOTS;
 }

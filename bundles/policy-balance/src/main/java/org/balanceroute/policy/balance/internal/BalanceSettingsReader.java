@@ -37,8 +37,9 @@ final class BalanceSettingsReader {
                     field("stage1Worker", config::stage1Worker));
             BalanceSettings.HorizonMargin horizonMargin = BalanceSettings.HorizonMargin.parse(
                     field("horizonMargin", config::horizonMargin));
+            int projectedSlots = field("projectedSlots", config::projectedSlots);
             return new Result(new BalanceSettings(sGreedy, rMax, horizon, alpha, beta, gamma, confidence,
-                    stage1Worker, horizonMargin), null);
+                    stage1Worker, horizonMargin, projectedSlots), null);
         } catch (IllegalArgumentException e) {
             return new Result(null, e.getMessage());
         }
@@ -56,6 +57,7 @@ final class BalanceSettingsReader {
         m.put("confidence", s.confidence());
         m.put("stage1Worker", s.stage1Worker().value());
         m.put("horizonMargin", s.horizonMargin().value());
+        m.put("projectedSlots", s.projectedSlots());
         return Collections.unmodifiableMap(m);
     }
 

@@ -84,7 +84,7 @@ class BalanceComponentsTest {
         assertTrue(br0.usesPromptPool());
         assertEquals(defaults(), br0.parameters());
         assertEquals(List.of("sGreedy", "rMax", "horizon", "alpha", "beta", "gamma", "confidence", "stage1Worker",
-                "horizonMargin"),
+                "horizonMargin", "projectedSlots"),
                 List.copyOf(br0.parameters().keySet()));
         assertEquals("brh-survival", new BrhSurvivalPolicyComponent(config(Map.of()), p).name());
         assertEquals("brh-exact", new BrhExactPolicyComponent(config(Map.of()), p).name());

@@ -68,6 +68,16 @@ public final class ExactMatchPredictorComponent extends SwappablePredictor<Exact
                         + "hold before it answers anything but 'survives'. Integer >= "
                         + SurvivalSettings.MIN_MIN_SAMPLES + "; default " + SurvivalSettings.DEFAULT_MIN_SAMPLES + ".")
         long minSamples() default SurvivalSettings.DEFAULT_MIN_SAMPLES;
+
+        @AttributeDefinition(name = "Quantile", min = "" + SurvivalSettings.MIN_QUANTILE,
+                max = "" + SurvivalSettings.MAX_QUANTILE,
+                description = "The predicted end of a request, from its prompt's history or the fallback: " + SurvivalSettings.QUANTILE_DESCRIPTION)
+        double quantile() default SurvivalSettings.DEFAULT_QUANTILE;
+
+        @AttributeDefinition(name = "Window", min = "" + SurvivalSettings.MIN_WINDOW,
+                max = "" + SurvivalSettings.MAX_WINDOW,
+                description = "The survival fallback's window: " + SurvivalSettings.WINDOW_DESCRIPTION)
+        int window() default SurvivalSettings.DEFAULT_WINDOW;
     }
 
     /** Both settings, as one value: a change to either builds a new predictor. */
@@ -98,7 +108,7 @@ public final class ExactMatchPredictorComponent extends SwappablePredictor<Exact
         try {
             return new Settings(
                     new ExactMatchSettings(config.minCount(), config.maxPrompts(), config.maxLengthsPerPrompt()),
-                    new SurvivalSettings(config.minSamples()));
+                    new SurvivalSettings(config.minSamples(), config.quantile(), config.window()));
         } catch (RuntimeException e) {
             LOG.error("predictor {}: configuration {} rejected: {}; {}", ExactMatchPredictor.NAME, PID,
                     e.getMessage(), kept);

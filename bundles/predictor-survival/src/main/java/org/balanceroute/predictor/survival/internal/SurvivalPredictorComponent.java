@@ -44,6 +44,16 @@ public final class SurvivalPredictorComponent extends SwappablePredictor<Surviva
                         + "answers anything but 'survives past the horizon'. Integer >= "
                         + SurvivalSettings.MIN_MIN_SAMPLES + "; default " + SurvivalSettings.DEFAULT_MIN_SAMPLES + ".")
         long minSamples() default SurvivalSettings.DEFAULT_MIN_SAMPLES;
+
+        @AttributeDefinition(name = "Quantile", min = "" + SurvivalSettings.MIN_QUANTILE,
+                max = "" + SurvivalSettings.MAX_QUANTILE,
+                description = "The predicted end of a request: " + SurvivalSettings.QUANTILE_DESCRIPTION)
+        double quantile() default SurvivalSettings.DEFAULT_QUANTILE;
+
+        @AttributeDefinition(name = "Window", min = "" + SurvivalSettings.MIN_WINDOW,
+                max = "" + SurvivalSettings.MAX_WINDOW,
+                description = "Sliding window: " + SurvivalSettings.WINDOW_DESCRIPTION)
+        int window() default SurvivalSettings.DEFAULT_WINDOW;
     }
 
     @Activate
@@ -58,9 +68,11 @@ public final class SurvivalPredictorComponent extends SwappablePredictor<Surviva
 
     @Modified
     void modified(Config config) {
-        SurvivalSettings settings = read(config, "keeping minSamples=" + settings().minSamples());
+        SurvivalSettings settings = read(config, "keeping minSamples=" + settings().minSamples() + ", quantile="
+                + settings().quantile() + ", window=" + settings().window());
         if (settings != null && update(settings)) {
-            LOG.info("predictor {}: minSamples now {}; learning restarts", SurvivalPredictor.NAME, settings.minSamples());
+            LOG.info("predictor {}: minSamples now {}, quantile {}, window {}; learning restarts", SurvivalPredictor.NAME,
+                    settings.minSamples(), settings.quantile(), settings.window());
         }
     }
 
@@ -68,7 +80,7 @@ public final class SurvivalPredictorComponent extends SwappablePredictor<Surviva
     private static SurvivalSettings read(Config raw, String kept) {
         Config config = org.balanceroute.api.ConfigValues.named(Config.class, raw);
         try {
-            return new SurvivalSettings(config.minSamples());
+            return new SurvivalSettings(config.minSamples(), config.quantile(), config.window());
         } catch (RuntimeException e) {
             LOG.error("predictor {}: configuration {} rejected: {}; {}", SurvivalPredictor.NAME, PID, e.getMessage(),
                     kept);
