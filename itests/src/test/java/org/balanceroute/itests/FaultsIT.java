@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.balanceroute.enginesim.SimCluster;
@@ -117,6 +119,9 @@ public class FaultsIT {
             streams.add(async(() -> complete(true, 20_000)));
         }
         RuntimeProcess.await("every stream running", Duration.ofSeconds(20), () -> running() == n);
+        // placed is not yet streaming: a decode request still on its way when the rank goes down is
+        // answered 503 by the engine before any byte (a clear error, but not this case's)
+        RuntimeProcess.await("every stream running in the engine", Duration.ofSeconds(20), () -> engineRunning() == n);
         int victim = busiest();
         engines.applyFaults("{\"rank\": " + victim + ", \"down\": true}");
         long downAt = System.nanoTime();
@@ -342,6 +347,22 @@ public class FaultsIT {
     static int running() {
         JsonNode s = runtime.snapshot();
         return s == null ? -1 : s.path("totals").path("running").asInt();
+    }
+
+    /** The requests the engine itself runs, over every decode rank (its {@code /metrics}); -1 if one does not answer. */
+    static int engineRunning() {
+        Pattern gauge = Pattern.compile("(?m)^vllm:num_requests_running\\{[^}]*\\} ([0-9.]+)$");
+        int sum = 0;
+        for (int g = 0; g < DECODE; g++) {
+            int port = engines.decodePort(g);
+            try {
+                Matcher m = gauge.matcher(RawHttp.send(port, RawHttp.head("GET", "/metrics", port), new byte[0], 5_000).body());
+                sum += m.find() ? (int) Double.parseDouble(m.group(1)) : 0;
+            } catch (IOException e) {
+                return -1;
+            }
+        }
+        return sum;
     }
 
     static int workers() {

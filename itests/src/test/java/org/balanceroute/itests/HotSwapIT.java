@@ -147,6 +147,9 @@ public class HotSwapIT {
                 }
                 case 13, 16 -> {
                     updateBundle("org.balanceroute.predictor.survival");
+                    // the bundle is active before its components are: brh-survival (which needs the
+                    // predictor) is registered again a moment later, and a switch to it before that is 400
+                    awaitAvailable("brh-survival", true);
                     log.add("predictor bundle org.balanceroute.predictor.survival updated while " + policy + " active");
                 }
                 default -> {
