@@ -2,6 +2,7 @@ package org.balanceroute.cli;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import org.balanceroute.policy.balance.BalancePolicy;
@@ -26,8 +27,14 @@ import picocli.CommandLine.Option;
  * them), then runs the settings it started from, the tuner's choice and every grid candidate on
  * the rest of the trace, and reports the share of the best fixed setting's gain the tuner
  * recovered: (start - tuned) / (start - best fixed), by steady-state average imbalance. The
- * choice is what the runtime would apply with the same {@code parts}, {@code quorum} and
- * {@code margin}: the start unless a candidate passes both.
+ * choice is what the runtime would apply with the same {@code replays}, {@code parts}, {@code quorum}
+ * and {@code margin}: the start unless a candidate passes both.
+ *
+ * <p>The share is given twice: on the rest as recorded (one run: its best fixed setting is partly
+ * the simulator's noise, a few requests moved change a setting's imbalance by several percent),
+ * and with {@code --eval-replays} K > 1 on the mean over K perturbed replays of the rest (its
+ * requests shuffled over its own arrival times, replay 0 the rest as recorded), where the best
+ * fixed setting is the one best on average.
  */
 @Command(name = "tune", sortOptions = false, customSynopsis = "balanceroute tune --trace FILE [options]",
         description = {"", "Tunes BR-H (beta, gamma, H, and br0) on the first minutes of a trace replayed at an"
@@ -38,6 +45,9 @@ final class TuneCommand extends CliCommand {
 
     /** The runtime tuner's default margin ({@code org.balanceroute.tuner}'s {@code margin}). */
     static final double DEFAULT_MARGIN = 0.05;
+
+    /** Replays of the rest the evaluation averages over by default. */
+    static final int DEFAULT_EVAL_REPLAYS = 5;
 
     @Option(names = "--trace", paramLabel = "FILE", order = 1, description = "as simulate")
     String trace;
@@ -87,6 +97,16 @@ final class TuneCommand extends CliCommand {
                     + " chosen; default: ${DEFAULT-VALUE}")
     double quorum = RobustChoice.DEFAULT.quorum();
 
+    @Option(names = "--replays", paramLabel = "K", converter = Values.Int.class, order = 3,
+            description = "every candidate is judged on its mean over K perturbed replays of the window (its requests"
+                    + " shuffled over its arrival times; 1: the window as recorded only); default: ${DEFAULT-VALUE}")
+    int replays = ParameterTuner.DEFAULT_REPLAYS;
+
+    @Option(names = "--eval-replays", paramLabel = "K", converter = Values.Int.class, order = 3,
+            description = "the rest is also scored as the mean over K perturbed replays of it, the best fixed setting"
+                    + " being the best on average; 1: the rest as recorded only; default: ${DEFAULT-VALUE}")
+    int evalReplays = DEFAULT_EVAL_REPLAYS;
+
     @Option(names = "--margin", paramLabel = "M", converter = Values.Real.class, order = 3,
             description = "the predicted gain, in [0, 1], the choice must reach to replace the start (the runtime's"
                     + " margin); default: ${DEFAULT-VALUE}")
@@ -125,6 +145,8 @@ final class TuneCommand extends CliCommand {
         if (!(margin >= 0 && margin <= 1)) {
             throw new UsageException("--margin must be in [0, 1], got " + margin);
         }
+        requireReplays("--replays", replays);
+        requireReplays("--eval-replays", evalReplays);
         RobustChoice rule;
         try {
             rule = new RobustChoice(parts, quorum);
@@ -161,24 +183,38 @@ final class TuneCommand extends CliCommand {
             return 1;
         }
         ParameterTuner.Report tuned = new ParameterTuner(config, SteadyState.DEFAULT, ParameterTuner.CATALOG,
-                System::currentTimeMillis, rule).tune(head, policy, start, policy, grid, Long.MAX_VALUE, () -> false);
+                System::currentTimeMillis, rule, replays).tune(head, policy, start, policy, grid, Long.MAX_VALUE, () -> false);
         // every candidate on the rest: the best fixed setting, and the start and the choice among them
         ParameterTuner.Report after = new ParameterTuner(config, SteadyState.DEFAULT, ParameterTuner.CATALOG,
-                System::currentTimeMillis).tune(rest, policy, start, policy, grid, Long.MAX_VALUE, () -> false);
-        double startImb = ParameterTuner.objective(after.current().result());
-        double bestImb = ParameterTuner.objective(after.best().result());
+                System::currentTimeMillis, RobustChoice.WHOLE_WINDOW, evalReplays).tune(rest, policy, start, policy,
+                        grid, Long.MAX_VALUE, () -> false);
+        ParameterTuner.Score onceBest = after.ranked().stream().min(Comparator.comparingDouble(
+                (ParameterTuner.Score s) -> s.replays().get(0))).orElseThrow();
+        double startImb = after.current().replays().get(0);
+        double bestImb = onceBest.replays().get(0);
         // what the runtime would apply: the winner, if it is not the start and its gain clears the margin
         boolean replaces = tuned.best() != tuned.current() && tuned.predictedGain() >= margin;
         ParameterTuner.Candidate choice = replaces ? tuned.best().candidate() : tuned.current().candidate();
-        double choiceImb = after.ranked().stream().filter(s -> s.candidate().equals(choice)).findFirst()
-                .map(s -> ParameterTuner.objective(s.result())).orElseThrow();
+        ParameterTuner.Score tunedOnRest = after.ranked().stream().filter(s -> s.candidate().equals(choice))
+                .findFirst().orElseThrow();
+        double choiceImb = tunedOnRest.replays().get(0);
         out.printf(Locale.ROOT, "tuned on the first %.1f min (%d requests, %d runs, %.1f s): %s%n", windowMinutes,
-                head.size(), tuned.ranked().size(), tuned.elapsedMillis() / 1000.0, decision(tuned, margin));
+                head.size(), tuned.ranked().size() * replays, tuned.elapsedMillis() / 1000.0, decision(tuned, margin));
         out.printf(Locale.ROOT, "on the rest (%d requests), steady-state average imbalance:%n", rest.size());
         out.printf(Locale.ROOT, "  start      %-40s %12.0f%n", after.current().candidate().label(), startImb);
         out.printf(Locale.ROOT, "  tuned      %-40s %12.0f%n", choice.label(), choiceImb);
-        out.printf(Locale.ROOT, "  best fixed %-40s %12.0f%n", after.best().candidate().label(), bestImb);
+        out.printf(Locale.ROOT, "  best fixed %-40s %12.0f%n", onceBest.candidate().label(), bestImb);
         out.println(verdict(startImb, choiceImb, bestImb));
+        if (evalReplays > 1) {
+            out.printf(Locale.ROOT, "on the mean over %d perturbed replays of the rest:%n", evalReplays);
+            out.printf(Locale.ROOT, "  start      %-40s %12.0f%n", after.current().candidate().label(),
+                    after.current().imbalance());
+            out.printf(Locale.ROOT, "  tuned      %-40s %12.0f%n", choice.label(), tunedOnRest.imbalance());
+            out.printf(Locale.ROOT, "  best fixed %-40s %12.0f%n", after.best().candidate().label(),
+                    after.best().imbalance());
+            out.println(verdict(after.current().imbalance(), tunedOnRest.imbalance(), after.best().imbalance())
+                    + " (on the mean)");
+        }
         return 0;
     }
 
@@ -207,6 +243,13 @@ final class TuneCommand extends CliCommand {
         }
         return String.format(Locale.ROOT, "recovered %.0f%% of the best fixed setting's gain",
                 100 * (startImb - choiceImb) / (startImb - bestImb));
+    }
+
+    private static void requireReplays(String option, int k) throws UsageException {
+        if (k < 1 || k > ParameterTuner.MAX_REPLAYS) {
+            throw new UsageException(String.format(Locale.ROOT, "%s must be in [1, %d], got %d", option,
+                    ParameterTuner.MAX_REPLAYS, k));
+        }
     }
 
     private static List<Double> numbers(String csv) throws UsageException {

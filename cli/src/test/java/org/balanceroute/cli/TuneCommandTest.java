@@ -29,13 +29,14 @@ class TuneCommandTest {
     private static ParameterTuner.Score score(String policy, double imbalance) {
         SimulationResult r = new SimulationResult(policy, imbalance, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1,
                 imbalance, 0, 0);
-        return new ParameterTuner.Score(new ParameterTuner.Candidate(policy, BalanceSettings.defaults()), r, List.of());
+        return new ParameterTuner.Score(new ParameterTuner.Candidate(policy, BalanceSettings.defaults()), r, List.of(),
+                List.of(imbalance));
     }
 
     private static ParameterTuner.Report report(ParameterTuner.Score current, ParameterTuner.Score best, int wins) {
         double gain = 1 - best.result().steadyAvgImbalance() / current.result().steadyAvgImbalance();
         return new ParameterTuner.Report(current, best, gain, List.of(best, current), 2, true, 1, 10,
-                new RobustChoice(5, 1), wins);
+                new RobustChoice(5, 1), wins, 1);
     }
 
     @Test
