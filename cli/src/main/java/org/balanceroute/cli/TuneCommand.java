@@ -47,7 +47,7 @@ final class TuneCommand extends CliCommand {
     static final double DEFAULT_MARGIN = 0.05;
 
     /** Replays of the rest the evaluation averages over by default. */
-    static final int DEFAULT_EVAL_REPLAYS = 5;
+    static final int DEFAULT_EVAL_REPLAYS = 8;
 
     @Option(names = "--trace", paramLabel = "FILE", order = 1, description = "as simulate")
     String trace;

@@ -26,7 +26,8 @@ import org.balanceroute.trace.TraceRequest;
  * requests moved change a setting's imbalance by several percent), so one replay ranks candidates
  * partly by luck; a candidate's imbalance is its mean over the replays, and its imbalance per part
  * the mean over the replays of each part (the arrivals, hence the steady window and its parts,
- * are the same in every replay). One replay is the search before replays, exactly.
+ * are the same in every replay). The robust rule then also asks a candidate to beat the settings
+ * in force on the quorum of the replays. One replay is the search before replays, exactly.
  *
  * <p>Bounded: candidates run in order (the current settings first, then br0, then the grid),
  * and the search stops after the candidate during which the time budget ran out or
@@ -133,7 +134,7 @@ public final class ParameterTuner {
     public static final int MAX_REPLAYS = 50;
 
     /** The replays per candidate the runtime and {@code balanceroute tune} use unless configured. */
-    public static final int DEFAULT_REPLAYS = 1;
+    public static final int DEFAULT_REPLAYS = 3;
 
     /** The lowest imbalance over the whole window wins ({@link RobustChoice#WHOLE_WINDOW}). */
     public ParameterTuner(SimulationConfig config, SteadyState steady, Candidates factory, LongSupplier clockMillis) {
@@ -207,12 +208,18 @@ public final class ParameterTuner {
                 clockMillis.getAsLong() - start, traffic.size(), choice, wins, replays);
     }
 
-    /** The winner among the ranked scores: the first with one part, else the robust rule's (the current one if none). */
+    /**
+     * The winner among the ranked scores: the first with one part, else the robust rule's (the
+     * current one if none); with several replays the robust rule also asks the quorum of the
+     * replays, so that a candidate whose mean comes from one lucky replay is refused.
+     */
     private Score choose(List<Score> ranked, Score current) {
         if (choice.parts() == 1 || current.result().steadySteps() == 0) { // no steady window to cut into parts
             return ranked.get(0);
         }
-        List<Score> others = ranked.stream().filter(s -> s != current).toList();
+        int replaysRequired = replays == 1 ? 0 : choice.required(replays);
+        List<Score> others = ranked.stream().filter(s -> s != current)
+                .filter(s -> RobustChoice.wins(current.replays(), s.replays()) >= replaysRequired).toList();
         int i = choice.winner(current.parts(), others.stream().map(Score::parts).toList());
         return i < 0 ? current : others.get(i);
     }

@@ -220,4 +220,30 @@ class ParameterTunerTest {
         assertTrue(br0.replays().get(0) < mean.best().replays().get(0), "br0 still wins the recorded replay");
         assertTrue(br0.imbalance() > mean.best().imbalance());
     }
+    /**
+     * The robust rule with replays: a candidate better than the settings in force on the recorded
+     * window only (br0 there, the same random policy as the settings in force on the other replays) beats
+     * them on every part of the mean over the replays, but not on every replay: refused.
+     */
+    @Test
+    void theRobustRuleAsksEveryReplayNotOnlyTheirMean() {
+        List<TraceRequest> traffic = DecodeSimulatorTest.workload(27, 500);
+        ParameterTuner.Grid br0Only = new ParameterTuner.Grid(List.of(), List.of(), List.of(), true);
+        ParameterTuner.Candidates lucky = (c, t) -> PolicyCatalog.create(
+                c.policy().equals(BalancePolicy.BR0) && t == traffic ? BalancePolicy.BR0 : "random", 1, c.settings(),
+                id -> 0, t);
+        ParameterTuner.Report once = new ParameterTuner(SMALL, SteadyState.DEFAULT, lucky, System::currentTimeMillis,
+                RobustChoice.DEFAULT, 1).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR, BalancePolicy.BRH_SURVIVAL,
+                        br0Only, 60_000, () -> false);
+        assertEquals(BalancePolicy.BR0, once.best().candidate().policy(), "br0 wins every part of the recorded window");
+        ParameterTuner.Report thrice = new ParameterTuner(SMALL, SteadyState.DEFAULT, lucky, System::currentTimeMillis,
+                RobustChoice.DEFAULT, 3).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR, BalancePolicy.BRH_SURVIVAL,
+                        br0Only, 60_000, () -> false);
+        ParameterTuner.Score br0 = thrice.ranked().stream().filter(s -> s != thrice.current()).findFirst().orElseThrow();
+        assertEquals(0, RobustChoice.DEFAULT.winner(thrice.current().parts(), List.of(br0.parts())),
+                "on the mean over the replays it wins every part");
+        assertEquals(1, RobustChoice.wins(thrice.current().replays(), br0.replays()));
+        assertEquals(thrice.current(), thrice.best());
+        assertEquals(0, thrice.wins());
+    }
 }

@@ -57,7 +57,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
             + "mean over this many perturbed replays of the window (its requests shuffled over their own arrival "
             + "times: the simulator is chaotic, one replay ranks candidates partly by luck); each replay costs one "
             + "run of the window per candidate, within the same time budget; 1: the window as recorded only. "
-            + "Integer in [1, 50]; default 1.")
+            + "Integer in [1, 50]; default 3.")
     int replays() default ParameterTuner.DEFAULT_REPLAYS;
 
     @AttributeDefinition(name = "beta values", description = "BR-H overflow weights of the grid, comma-separated. "
