@@ -220,11 +220,15 @@ final class TuneCommand extends CliCommand {
 
     /** What the search chose and why, as the runtime's report says it. */
     static String decision(ParameterTuner.Report r, double margin) {
-        String wins = String.format(Locale.ROOT, "%d of %d parts", r.wins(), r.choice().parts());
+        String wins = String.format(Locale.ROOT, "%d of %d parts", r.wins(), r.choice().parts())
+                + (r.replays() == 1 ? "" : String.format(Locale.ROOT, " and %d of %d replays",
+                        RobustChoice.wins(r.current().replays(), r.best().replays()), r.replays()));
         if (r.best() == r.current()) {
+            String replays = r.replays() == 1 ? "" : String.format(Locale.ROOT, " and %d of %d replays",
+                    r.choice().required(r.replays()), r.replays());
             return r.choice().parts() == 1 ? "kept the start: no candidate has a lower imbalance"
-                    : String.format(Locale.ROOT, "kept the start: no candidate beats it on %d of %d parts of the window",
-                            r.choice().required(), r.choice().parts());
+                    : String.format(Locale.ROOT, "kept the start: no candidate beats it on %d of %d parts of the window%s",
+                            r.choice().required(), r.choice().parts(), replays);
         }
         String best = String.format(Locale.ROOT, "%s (predicted gain %.1f%%%s)", r.best().candidate().label(),
                 100 * r.predictedGain(), r.choice().parts() == 1 ? "" : ", better on " + wins);

@@ -49,4 +49,21 @@ class TuneCommandTest {
         assertEquals("kept the start: the best, br0 (predicted gain 8.0%, better on 5 of 5 parts), is below the margin"
                 + " 10.0%", TuneCommand.decision(report(start, br0, 5), 0.10));
     }
+
+    @Test
+    void withReplaysTheDecisionSaysOnHowManyTheWinnerWasBetter() {
+        ParameterTuner.Candidate brh = new ParameterTuner.Candidate(BalancePolicy.BRH_SURVIVAL, BalanceSettings.defaults());
+        ParameterTuner.Score start = new ParameterTuner.Score(brh, score(BalancePolicy.BRH_SURVIVAL, 100).result(),
+                List.of(), List.of(100.0, 110.0, 90.0));
+        ParameterTuner.Score br0 = new ParameterTuner.Score(new ParameterTuner.Candidate(BalancePolicy.BR0,
+                BalanceSettings.defaults()), score(BalancePolicy.BR0, 92).result(), List.of(), List.of(92.0, 100.0, 84.0));
+        ParameterTuner.Report moved = new ParameterTuner.Report(start, br0, 1 - 92.0 / 100, List.of(br0, start), 2, true,
+                1, 10, new RobustChoice(5, 1), 5, 3);
+        assertEquals("br0 (predicted gain 8.0%, better on 5 of 5 parts and 3 of 3 replays)",
+                TuneCommand.decision(moved, 0.05));
+        ParameterTuner.Report kept = new ParameterTuner.Report(start, start, 0, List.of(start, br0), 2, true, 1, 10,
+                new RobustChoice(5, 1), 0, 3);
+        assertEquals("kept the start: no candidate beats it on 5 of 5 parts of the window and 3 of 3 replays",
+                TuneCommand.decision(kept, 0.05));
+    }
 }
