@@ -17,6 +17,7 @@ import org.balanceroute.trace.TraceFormatException;
 import org.balanceroute.trace.TraceLoader;
 import org.balanceroute.trace.TraceOptions;
 import org.balanceroute.trace.TraceRequest;
+import org.balanceroute.trace.WorkloadGenerator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -36,7 +37,7 @@ import picocli.CommandLine.Option;
  * requests shuffled over its own arrival times, replay 0 the rest as recorded), where the best
  * fixed setting is the one best on average.
  */
-@Command(name = "tune", sortOptions = false, customSynopsis = "balanceroute tune --trace FILE [options]",
+@Command(name = "tune", sortOptions = false, customSynopsis = "balanceroute tune (--trace FILE | --generate N) [options]",
         description = {"", "Tunes BR-H (beta, gamma, H, and br0) on the first minutes of a trace replayed at an"
                 + " offered load, the way the runtime's self-tuner does on live traffic, then measures the choice"
                 + " on the rest of the trace against the settings it started from and the best fixed setting of"
@@ -51,6 +52,11 @@ final class TuneCommand extends CliCommand {
 
     @Option(names = "--trace", paramLabel = "FILE", order = 1, description = "as simulate")
     String trace;
+
+    @Option(names = "--generate", paramLabel = "N", converter = Values.Int.class, order = 1,
+            description = "instead of --trace: N requests of the built-in seeded Mooncake-like workload (seeded by"
+                    + " --seed; stationary, unlike the traces)")
+    int generate;
 
     @Option(names = "--load", paramLabel = "X", converter = Values.Real.class, order = 1,
             description = "offered load (as simulate); default: ${DEFAULT-VALUE}")
@@ -135,8 +141,11 @@ final class TuneCommand extends CliCommand {
     @Override
     int run() throws UsageException {
         String file = trace;
-        if (file == null) {
-            throw new UsageException("--trace FILE is required");
+        if (file == null && generate <= 0) {
+            throw new UsageException("--trace FILE (or --generate N, N > 0) is required");
+        }
+        if (file != null && generate != 0) {
+            throw new UsageException("--trace and --generate both give the workload: give one of them");
         }
         SimulationConfig config = cluster.config(workers);
         if (!(load > 0) || !(windowMinutes > 0)) {
@@ -161,7 +170,8 @@ final class TuneCommand extends CliCommand {
                 numbers(horizons).stream().map(Double::intValue).toList(), true);
         Trace trace;
         try {
-            trace = TraceLoader.load(Path.of(file), new TraceOptions(limit, -1, 1, promptPrefixBlocks));
+            trace = file == null ? new WorkloadGenerator(cluster.seed, WorkloadGenerator.MOONCAKE_RATE).generate(generate)
+                    : TraceLoader.load(Path.of(file), new TraceOptions(limit, -1, 1, promptPrefixBlocks));
         } catch (TraceFormatException e) {
             err.println("balanceroute tune: " + e.getMessage());
             return 1;
