@@ -33,7 +33,8 @@ import org.balanceroute.trace.TraceRequest;
  * and the search stops after the candidate during which the time budget ran out or
  * {@code cancelled} said so; the report says whether it went through the whole grid. One run
  * costs about what simulating the window costs (milliseconds to a second for minutes of
- * traffic), one candidate {@code replays} runs. Not thread-safe; a caller runs it on a thread of its own, never on a dispatch thread.
+ * traffic), one candidate {@code replays} runs. Not thread-safe; a caller runs it on a thread of
+ * its own, never on a dispatch thread.
  */
 public final class ParameterTuner {
 
