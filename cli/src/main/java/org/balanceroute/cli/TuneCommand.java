@@ -2,6 +2,7 @@ package org.balanceroute.cli;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import org.balanceroute.policy.balance.BalancePolicy;
@@ -16,6 +17,7 @@ import org.balanceroute.trace.TraceFormatException;
 import org.balanceroute.trace.TraceLoader;
 import org.balanceroute.trace.TraceOptions;
 import org.balanceroute.trace.TraceRequest;
+import org.balanceroute.trace.WorkloadGenerator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -26,10 +28,16 @@ import picocli.CommandLine.Option;
  * them), then runs the settings it started from, the tuner's choice and every grid candidate on
  * the rest of the trace, and reports the share of the best fixed setting's gain the tuner
  * recovered: (start - tuned) / (start - best fixed), by steady-state average imbalance. The
- * choice is what the runtime would apply with the same {@code parts}, {@code quorum} and
- * {@code margin}: the start unless a candidate passes both.
+ * choice is what the runtime would apply with the same {@code replays}, {@code parts}, {@code quorum}
+ * and {@code margin}: the start unless a candidate passes both.
+ *
+ * <p>The share is given twice: on the rest as recorded (one run: its best fixed setting is partly
+ * the simulator's noise, a few requests moved change a setting's imbalance by several percent),
+ * and with {@code --eval-replays} K > 1 on the mean over K perturbed replays of the rest (its
+ * requests shuffled over its own arrival times, replay 0 the rest as recorded), where the best
+ * fixed setting is the one best on average.
  */
-@Command(name = "tune", sortOptions = false, customSynopsis = "balanceroute tune --trace FILE [options]",
+@Command(name = "tune", sortOptions = false, customSynopsis = "balanceroute tune (--trace FILE | --generate N) [options]",
         description = {"", "Tunes BR-H (beta, gamma, H, and br0) on the first minutes of a trace replayed at an"
                 + " offered load, the way the runtime's self-tuner does on live traffic, then measures the choice"
                 + " on the rest of the trace against the settings it started from and the best fixed setting of"
@@ -39,8 +47,16 @@ final class TuneCommand extends CliCommand {
     /** The runtime tuner's default margin ({@code org.balanceroute.tuner}'s {@code margin}). */
     static final double DEFAULT_MARGIN = 0.05;
 
+    /** Replays of the rest the evaluation averages over by default. */
+    static final int DEFAULT_EVAL_REPLAYS = 8;
+
     @Option(names = "--trace", paramLabel = "FILE", order = 1, description = "as simulate")
     String trace;
+
+    @Option(names = "--generate", paramLabel = "N", converter = Values.Int.class, order = 1,
+            description = "instead of --trace: N requests of the built-in seeded Mooncake-like workload (seeded by"
+                    + " --seed; stationary, unlike the traces)")
+    int generate;
 
     @Option(names = "--load", paramLabel = "X", converter = Values.Real.class, order = 1,
             description = "offered load (as simulate); default: ${DEFAULT-VALUE}")
@@ -87,6 +103,16 @@ final class TuneCommand extends CliCommand {
                     + " chosen; default: ${DEFAULT-VALUE}")
     double quorum = RobustChoice.DEFAULT.quorum();
 
+    @Option(names = "--replays", paramLabel = "K", converter = Values.Int.class, order = 3,
+            description = "every candidate is judged on its mean over K perturbed replays of the window (its requests"
+                    + " shuffled over its arrival times; 1: the window as recorded only); default: ${DEFAULT-VALUE}")
+    int replays = ParameterTuner.DEFAULT_REPLAYS;
+
+    @Option(names = "--eval-replays", paramLabel = "K", converter = Values.Int.class, order = 3,
+            description = "the rest is also scored as the mean over K perturbed replays of it, the best fixed setting"
+                    + " being the best on average; 1: the rest as recorded only; default: ${DEFAULT-VALUE}")
+    int evalReplays = DEFAULT_EVAL_REPLAYS;
+
     @Option(names = "--margin", paramLabel = "M", converter = Values.Real.class, order = 3,
             description = "the predicted gain, in [0, 1], the choice must reach to replace the start (the runtime's"
                     + " margin); default: ${DEFAULT-VALUE}")
@@ -115,8 +141,11 @@ final class TuneCommand extends CliCommand {
     @Override
     int run() throws UsageException {
         String file = trace;
-        if (file == null) {
-            throw new UsageException("--trace FILE is required");
+        if (file == null && generate <= 0) {
+            throw new UsageException("--trace FILE (or --generate N, N > 0) is required");
+        }
+        if (file != null && generate != 0) {
+            throw new UsageException("--trace and --generate both give the workload: give one of them");
         }
         SimulationConfig config = cluster.config(workers);
         if (!(load > 0) || !(windowMinutes > 0)) {
@@ -125,6 +154,8 @@ final class TuneCommand extends CliCommand {
         if (!(margin >= 0 && margin <= 1)) {
             throw new UsageException("--margin must be in [0, 1], got " + margin);
         }
+        requireReplays("--replays", replays);
+        requireReplays("--eval-replays", evalReplays);
         RobustChoice rule;
         try {
             rule = new RobustChoice(parts, quorum);
@@ -139,7 +170,8 @@ final class TuneCommand extends CliCommand {
                 numbers(horizons).stream().map(Double::intValue).toList(), true);
         Trace trace;
         try {
-            trace = TraceLoader.load(Path.of(file), new TraceOptions(limit, -1, 1, promptPrefixBlocks));
+            trace = file == null ? new WorkloadGenerator(cluster.seed, WorkloadGenerator.MOONCAKE_RATE).generate(generate)
+                    : TraceLoader.load(Path.of(file), new TraceOptions(limit, -1, 1, promptPrefixBlocks));
         } catch (TraceFormatException e) {
             err.println("balanceroute tune: " + e.getMessage());
             return 1;
@@ -161,34 +193,52 @@ final class TuneCommand extends CliCommand {
             return 1;
         }
         ParameterTuner.Report tuned = new ParameterTuner(config, SteadyState.DEFAULT, ParameterTuner.CATALOG,
-                System::currentTimeMillis, rule).tune(head, policy, start, policy, grid, Long.MAX_VALUE, () -> false);
+                System::currentTimeMillis, rule, replays).tune(head, policy, start, policy, grid, Long.MAX_VALUE, () -> false);
         // every candidate on the rest: the best fixed setting, and the start and the choice among them
         ParameterTuner.Report after = new ParameterTuner(config, SteadyState.DEFAULT, ParameterTuner.CATALOG,
-                System::currentTimeMillis).tune(rest, policy, start, policy, grid, Long.MAX_VALUE, () -> false);
-        double startImb = ParameterTuner.objective(after.current().result());
-        double bestImb = ParameterTuner.objective(after.best().result());
+                System::currentTimeMillis, RobustChoice.WHOLE_WINDOW, evalReplays).tune(rest, policy, start, policy,
+                        grid, Long.MAX_VALUE, () -> false);
+        ParameterTuner.Score onceBest = after.ranked().stream().min(Comparator.comparingDouble(
+                (ParameterTuner.Score s) -> s.replays().get(0))).orElseThrow();
+        double startImb = after.current().replays().get(0);
+        double bestImb = onceBest.replays().get(0);
         // what the runtime would apply: the winner, if it is not the start and its gain clears the margin
         boolean replaces = tuned.best() != tuned.current() && tuned.predictedGain() >= margin;
         ParameterTuner.Candidate choice = replaces ? tuned.best().candidate() : tuned.current().candidate();
-        double choiceImb = after.ranked().stream().filter(s -> s.candidate().equals(choice)).findFirst()
-                .map(s -> ParameterTuner.objective(s.result())).orElseThrow();
+        ParameterTuner.Score tunedOnRest = after.ranked().stream().filter(s -> s.candidate().equals(choice))
+                .findFirst().orElseThrow();
+        double choiceImb = tunedOnRest.replays().get(0);
         out.printf(Locale.ROOT, "tuned on the first %.1f min (%d requests, %d runs, %.1f s): %s%n", windowMinutes,
-                head.size(), tuned.ranked().size(), tuned.elapsedMillis() / 1000.0, decision(tuned, margin));
+                head.size(), tuned.ranked().size() * replays, tuned.elapsedMillis() / 1000.0, decision(tuned, margin));
         out.printf(Locale.ROOT, "on the rest (%d requests), steady-state average imbalance:%n", rest.size());
         out.printf(Locale.ROOT, "  start      %-40s %12.0f%n", after.current().candidate().label(), startImb);
         out.printf(Locale.ROOT, "  tuned      %-40s %12.0f%n", choice.label(), choiceImb);
-        out.printf(Locale.ROOT, "  best fixed %-40s %12.0f%n", after.best().candidate().label(), bestImb);
+        out.printf(Locale.ROOT, "  best fixed %-40s %12.0f%n", onceBest.candidate().label(), bestImb);
         out.println(verdict(startImb, choiceImb, bestImb));
+        if (evalReplays > 1) {
+            out.printf(Locale.ROOT, "on the mean over %d perturbed replays of the rest:%n", evalReplays);
+            out.printf(Locale.ROOT, "  start      %-40s %12.0f%n", after.current().candidate().label(),
+                    after.current().imbalance());
+            out.printf(Locale.ROOT, "  tuned      %-40s %12.0f%n", choice.label(), tunedOnRest.imbalance());
+            out.printf(Locale.ROOT, "  best fixed %-40s %12.0f%n", after.best().candidate().label(),
+                    after.best().imbalance());
+            out.println(verdict(after.current().imbalance(), tunedOnRest.imbalance(), after.best().imbalance())
+                    + " (on the mean)");
+        }
         return 0;
     }
 
     /** What the search chose and why, as the runtime's report says it. */
     static String decision(ParameterTuner.Report r, double margin) {
-        String wins = String.format(Locale.ROOT, "%d of %d parts", r.wins(), r.choice().parts());
+        String wins = String.format(Locale.ROOT, "%d of %d parts", r.wins(), r.choice().parts())
+                + (r.replays() == 1 ? "" : String.format(Locale.ROOT, " and %d of %d replays",
+                        RobustChoice.wins(r.current().replays(), r.best().replays()), r.replays()));
         if (r.best() == r.current()) {
+            String replays = r.replays() == 1 ? "" : String.format(Locale.ROOT, " and %d of %d replays",
+                    r.choice().required(r.replays()), r.replays());
             return r.choice().parts() == 1 ? "kept the start: no candidate has a lower imbalance"
-                    : String.format(Locale.ROOT, "kept the start: no candidate beats it on %d of %d parts of the window",
-                            r.choice().required(), r.choice().parts());
+                    : String.format(Locale.ROOT, "kept the start: no candidate beats it on %d of %d parts of the window%s",
+                            r.choice().required(), r.choice().parts(), replays);
         }
         String best = String.format(Locale.ROOT, "%s (predicted gain %.1f%%%s)", r.best().candidate().label(),
                 100 * r.predictedGain(), r.choice().parts() == 1 ? "" : ", better on " + wins);
@@ -207,6 +257,13 @@ final class TuneCommand extends CliCommand {
         }
         return String.format(Locale.ROOT, "recovered %.0f%% of the best fixed setting's gain",
                 100 * (startImb - choiceImb) / (startImb - bestImb));
+    }
+
+    private static void requireReplays(String option, int k) throws UsageException {
+        if (k < 1 || k > ParameterTuner.MAX_REPLAYS) {
+            throw new UsageException(String.format(Locale.ROOT, "%s must be in [1, %d], got %d", option,
+                    ParameterTuner.MAX_REPLAYS, k));
+        }
     }
 
     private static List<Double> numbers(String csv) throws UsageException {

@@ -69,6 +69,11 @@ class HelpTest {
             {"tune", "--trace", "t", "--parts", "0", "balanceroute tune: --parts must be in [1, 60], got 0\n"},
             {"tune", "--trace", "t", "--quorum", "0.5", "balanceroute tune: --quorum must be in (0.5, 1], got 0.5\n"},
             {"tune", "--trace", "t", "--margin", "2", "balanceroute tune: --margin must be in [0, 1], got 2.0\n"},
+            {"tune", "--trace", "t", "--replays", "0", "balanceroute tune: --replays must be in [1, 50], got 0\n"},
+            {"tune", "--trace", "t", "--generate", "10", "balanceroute tune: --trace and --generate both give the workload:"
+                    + " give one of them\n"},
+            {"tune", "--generate", "0", "balanceroute tune: --trace FILE (or --generate N, N > 0) is required\n"},
+            {"tune", "--trace", "t", "--eval-replays", "51", "balanceroute tune: --eval-replays must be in [1, 50], got 51\n"},
             {"sim-cluster", "--capacity", "balanceroute sim-cluster: option --capacity needs a value\n"
                 + "Try 'balanceroute sim-cluster --help'.\n"},
             {"sim-cluster", "--step-a", "fast", "balanceroute sim-cluster: --step-a must be a number, got 'fast'\n"},

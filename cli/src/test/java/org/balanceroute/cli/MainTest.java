@@ -278,6 +278,22 @@ class MainTest {
         assertTrue(stderr().contains("--trace FILE is required"), stderr());
     }
 
+    /** tune on the built-in workload, with replays on both sides: the one-run and the mean figures side by side. */
+    @Test
+    void tuneTakesTheBuiltInWorkloadAndReportsBothDefinitions() {
+        String[] args = {"tune", "--generate", "800", "--workers", "4", "--window-minutes", "1", "--betas", "8",
+            "--gammas", "0.5", "--horizons", "20", "--replays", "2", "--eval-replays", "3"};
+        assertEquals(0, run(args), stderr());
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains(", " + 3 * 2 + " runs,"), text); // 3 candidates x 2 replays
+        assertTrue(text.contains("on the mean over 3 perturbed replays of the rest:"), text);
+        assertTrue(text.contains("(on the mean)"), text);
+        out.reset();
+        assertEquals(0, run(args));
+        assertEquals(text.replaceAll("[0-9.]+ s\\)", ""), out.toString(StandardCharsets.UTF_8)
+                .replaceAll("[0-9.]+ s\\)", ""), "seeded: the same figures again");
+    }
+
     @Test
     void aMalformedTraceNamesFileLineAndFieldAndRunsNothing() throws Exception {
         Path bad = dir.resolve("bad.csv");

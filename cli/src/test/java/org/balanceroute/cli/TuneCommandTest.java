@@ -29,13 +29,14 @@ class TuneCommandTest {
     private static ParameterTuner.Score score(String policy, double imbalance) {
         SimulationResult r = new SimulationResult(policy, imbalance, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1,
                 imbalance, 0, 0);
-        return new ParameterTuner.Score(new ParameterTuner.Candidate(policy, BalanceSettings.defaults()), r, List.of());
+        return new ParameterTuner.Score(new ParameterTuner.Candidate(policy, BalanceSettings.defaults()), r, List.of(),
+                List.of(imbalance));
     }
 
     private static ParameterTuner.Report report(ParameterTuner.Score current, ParameterTuner.Score best, int wins) {
         double gain = 1 - best.result().steadyAvgImbalance() / current.result().steadyAvgImbalance();
         return new ParameterTuner.Report(current, best, gain, List.of(best, current), 2, true, 1, 10,
-                new RobustChoice(5, 1), wins);
+                new RobustChoice(5, 1), wins, 1);
     }
 
     @Test
@@ -47,5 +48,22 @@ class TuneCommandTest {
         assertEquals("br0 (predicted gain 8.0%, better on 5 of 5 parts)", TuneCommand.decision(report(start, br0, 5), 0.05));
         assertEquals("kept the start: the best, br0 (predicted gain 8.0%, better on 5 of 5 parts), is below the margin"
                 + " 10.0%", TuneCommand.decision(report(start, br0, 5), 0.10));
+    }
+
+    @Test
+    void withReplaysTheDecisionSaysOnHowManyTheWinnerWasBetter() {
+        ParameterTuner.Candidate brh = new ParameterTuner.Candidate(BalancePolicy.BRH_SURVIVAL, BalanceSettings.defaults());
+        ParameterTuner.Score start = new ParameterTuner.Score(brh, score(BalancePolicy.BRH_SURVIVAL, 100).result(),
+                List.of(), List.of(100.0, 110.0, 90.0));
+        ParameterTuner.Score br0 = new ParameterTuner.Score(new ParameterTuner.Candidate(BalancePolicy.BR0,
+                BalanceSettings.defaults()), score(BalancePolicy.BR0, 92).result(), List.of(), List.of(92.0, 100.0, 84.0));
+        ParameterTuner.Report moved = new ParameterTuner.Report(start, br0, 1 - 92.0 / 100, List.of(br0, start), 2, true,
+                1, 10, new RobustChoice(5, 1), 5, 3);
+        assertEquals("br0 (predicted gain 8.0%, better on 5 of 5 parts and 3 of 3 replays)",
+                TuneCommand.decision(moved, 0.05));
+        ParameterTuner.Report kept = new ParameterTuner.Report(start, start, 0, List.of(start, br0), 2, true, 1, 10,
+                new RobustChoice(5, 1), 0, 3);
+        assertEquals("kept the start: no candidate beats it on 5 of 5 parts of the window and 3 of 3 replays",
+                TuneCommand.decision(kept, 0.05));
     }
 }

@@ -20,11 +20,21 @@ import org.balanceroute.trace.TraceRequest;
  * imbalance ({@link #objective}; ties: higher steady throughput). The winner's predicted gain is
  * the share of the current settings' imbalance it removes on the whole window.
  *
+ * <p>Judged over {@code replays} perturbed replays of the window: replay 0 is the window as
+ * recorded, replay k > 0 its requests dealt onto its own arrival times in an order shuffled with
+ * the config's seed ({@link TraceSample#shuffled}, copy k). The simulator is chaotic (a few
+ * requests moved change a setting's imbalance by several percent), so one replay ranks candidates
+ * partly by luck; a candidate's imbalance is its mean over the replays, and its imbalance per part
+ * the mean over the replays of each part (the arrivals, hence the steady window and its parts,
+ * are the same in every replay). The robust rule then also asks a candidate to beat the settings
+ * in force on the quorum of the replays. One replay is the search before replays, exactly.
+ *
  * <p>Bounded: candidates run in order (the current settings first, then br0, then the grid),
  * and the search stops after the candidate during which the time budget ran out or
  * {@code cancelled} said so; the report says whether it went through the whole grid. One run
  * costs about what simulating the window costs (milliseconds to a second for minutes of
- * traffic). Not thread-safe; a caller runs it on a thread of its own, never on a dispatch thread.
+ * traffic), one candidate {@code replays} runs. Not thread-safe; a caller runs it on a thread of
+ * its own, never on a dispatch thread.
  */
 public final class ParameterTuner {
 
@@ -72,12 +82,21 @@ public final class ParameterTuner {
     /**
      * A candidate and what it did on the traffic.
      *
-     * @param parts its steady-state average imbalance per part of the window (NaN: a part without steps)
+     * @param result its run on the traffic as recorded (replay 0)
+     * @param parts its steady-state average imbalance per part of the window, the mean over the
+     *     replays (NaN: a part without steps)
+     * @param replays its {@link #objective} on each replay, replay 0 first
      */
-    public record Score(Candidate candidate, SimulationResult result, List<Double> parts) {
+    public record Score(Candidate candidate, SimulationResult result, List<Double> parts, List<Double> replays) {
 
         public Score {
             parts = List.copyOf(parts);
+            replays = List.copyOf(replays);
+        }
+
+        /** What the search ranks by: the mean {@link #objective} over the replays. */
+        public double imbalance() {
+            return replays.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
         }
     }
 
@@ -89,9 +108,10 @@ public final class ParameterTuner {
      * @param complete whether every candidate ran within the budget
      * @param wins the parts of the window on which the winner's imbalance is below the current one's
      *     (0 when the current settings stay)
+     * @param replays the replays every candidate ran on
      */
     public record Report(Score current, Score best, double predictedGain, List<Score> ranked, int candidates,
-            boolean complete, long elapsedMillis, int requests, RobustChoice choice, int wins) {
+            boolean complete, long elapsedMillis, int requests, RobustChoice choice, int wins, int replays) {
     }
 
     /** Builds the policy of a candidate for one run; {@link PolicyCatalog#create} by default. */
@@ -109,6 +129,13 @@ public final class ParameterTuner {
     private final Candidates factory;
     private final LongSupplier clockMillis;
     private final RobustChoice choice;
+    private final int replays;
+
+    /** The most replays a search may run per candidate. */
+    public static final int MAX_REPLAYS = 50;
+
+    /** The replays per candidate the runtime and {@code balanceroute tune} use unless configured. */
+    public static final int DEFAULT_REPLAYS = 3;
 
     /** The lowest imbalance over the whole window wins ({@link RobustChoice#WHOLE_WINDOW}). */
     public ParameterTuner(SimulationConfig config, SteadyState steady, Candidates factory, LongSupplier clockMillis) {
@@ -122,11 +149,23 @@ public final class ParameterTuner {
      */
     public ParameterTuner(SimulationConfig config, SteadyState steady, Candidates factory, LongSupplier clockMillis,
             RobustChoice choice) {
+        this(config, steady, factory, clockMillis, choice, 1);
+    }
+
+    /**
+     * @param replays the perturbed replays every candidate is judged over, in [1, {@link #MAX_REPLAYS}]
+     */
+    public ParameterTuner(SimulationConfig config, SteadyState steady, Candidates factory, LongSupplier clockMillis,
+            RobustChoice choice, int replays) {
+        if (replays < 1 || replays > MAX_REPLAYS) {
+            throw new IllegalArgumentException("replays must be in [1, " + MAX_REPLAYS + "], got " + replays);
+        }
         this.config = config;
         this.steady = steady;
         this.factory = factory;
         this.clockMillis = clockMillis;
         this.choice = choice;
+        this.replays = replays;
     }
 
     /**
@@ -143,7 +182,11 @@ public final class ParameterTuner {
         }
         long start = clockMillis.getAsLong();
         Candidate now = new Candidate(currentPolicy, current);
-        Score currentScore = run(now, traffic);
+        List<List<TraceRequest>> perturbed = new ArrayList<>(replays);
+        for (int k = 0; k < replays; k++) {
+            perturbed.add(TraceSample.shuffled(traffic, config.seed(), k));
+        }
+        Score currentScore = run(now, perturbed);
         List<Score> scores = new ArrayList<>(List.of(currentScore));
         List<Candidate> todo = grid.candidates(brhPolicy, current);
         boolean complete = true;
@@ -153,25 +196,31 @@ public final class ParameterTuner {
                 break;
             }
             if (!c.equals(now)) {
-                scores.add(run(c, traffic));
+                scores.add(run(c, perturbed));
             }
         }
-        scores.sort(Comparator.comparingDouble((Score s) -> objective(s.result()))
+        scores.sort(Comparator.comparingDouble(Score::imbalance)
                 .thenComparing(s -> -s.result().steadyThroughputTokPerS()));
         Score best = choose(scores, currentScore);
-        double cur = objective(currentScore.result());
-        double gain = cur <= 0 ? 0 : Math.max(0, 1 - objective(best.result()) / cur);
+        double cur = currentScore.imbalance();
+        double gain = cur <= 0 ? 0 : Math.max(0, 1 - best.imbalance() / cur);
         int wins = best == currentScore ? 0 : RobustChoice.wins(currentScore.parts(), best.parts());
         return new Report(currentScore, best, gain, List.copyOf(scores), todo.size() + 1, complete,
-                clockMillis.getAsLong() - start, traffic.size(), choice, wins);
+                clockMillis.getAsLong() - start, traffic.size(), choice, wins, replays);
     }
 
-    /** The winner among the ranked scores: the first with one part, else the robust rule's (the current one if none). */
+    /**
+     * The winner among the ranked scores: the first with one part, else the robust rule's (the
+     * current one if none); with several replays the robust rule also asks the quorum of the
+     * replays, so that a candidate whose mean comes from one lucky replay is refused.
+     */
     private Score choose(List<Score> ranked, Score current) {
         if (choice.parts() == 1 || current.result().steadySteps() == 0) { // no steady window to cut into parts
             return ranked.get(0);
         }
-        List<Score> others = ranked.stream().filter(s -> s != current).toList();
+        int replaysRequired = replays == 1 ? 0 : choice.required(replays);
+        List<Score> others = ranked.stream().filter(s -> s != current)
+                .filter(s -> RobustChoice.wins(current.replays(), s.replays()) >= replaysRequired).toList();
         int i = choice.winner(current.parts(), others.stream().map(Score::parts).toList());
         return i < 0 ? current : others.get(i);
     }
@@ -184,12 +233,35 @@ public final class ParameterTuner {
         return r.steadySteps() > 0 ? r.steadyAvgImbalance() : r.avgImbalance();
     }
 
-    private Score run(Candidate c, List<TraceRequest> traffic) {
-        PolicyCatalog.Setup setup = factory.create(c, traffic);
-        PartImbalance parts = new PartImbalance(steady.window(traffic), choice.parts());
-        SimulationResult r = new DecodeSimulator(config, ProxyReplicas.SINGLE, steady).run(traffic, setup.policy(),
-                setup.learners(), parts, n -> { });
-        return new Score(c, r, parts.averages());
+    /** The candidate on every replay; each replay's policy and predictors fresh, warm-started on that replay. */
+    private Score run(Candidate c, List<List<TraceRequest>> perturbed) {
+        SimulationResult first = null;
+        List<Double> objectives = new ArrayList<>(perturbed.size());
+        List<List<Double>> parts = new ArrayList<>(perturbed.size());
+        for (List<TraceRequest> traffic : perturbed) {
+            PolicyCatalog.Setup setup = factory.create(c, traffic);
+            PartImbalance observer = new PartImbalance(steady.window(traffic), choice.parts());
+            SimulationResult r = new DecodeSimulator(config, ProxyReplicas.SINGLE, steady).run(traffic, setup.policy(),
+                    setup.learners(), observer, n -> { });
+            first = first == null ? r : first;
+            objectives.add(objective(r));
+            parts.add(observer.averages());
+        }
+        return new Score(c, first, meanPerPart(parts), objectives);
+    }
+
+    /** Per part, the mean over the replays that have steps in it; NaN if none has. */
+    private static List<Double> meanPerPart(List<List<Double>> perReplay) {
+        if (perReplay.size() == 1) {
+            return perReplay.get(0);
+        }
+        List<Double> out = new ArrayList<>();
+        for (int p = 0; p < perReplay.get(0).size(); p++) {
+            int part = p;
+            out.add(perReplay.stream().mapToDouble(l -> l.get(part)).filter(v -> !Double.isNaN(v)).average()
+                    .orElse(Double.NaN));
+        }
+        return out;
     }
 
     private static String trim(double v) {

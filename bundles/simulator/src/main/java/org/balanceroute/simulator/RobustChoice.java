@@ -38,7 +38,12 @@ public record RobustChoice(int parts, double quorum) {
 
     /** The parts a candidate must win: quorum x parts, rounded up. */
     public int required() {
-        return (int) Math.ceil(quorum * parts - 1e-9);
+        return required(parts);
+    }
+
+    /** Of {@code n} comparisons (parts, or replays of the window), the quorum: quorum x n, rounded up. */
+    public int required(int n) {
+        return (int) Math.ceil(quorum * n - 1e-9);
     }
 
     /** The parts on which the candidate's imbalance is lower than the current one's (a part without steps is no win). */

@@ -136,4 +136,114 @@ class ParameterTunerTest {
                 StepObserver.NONE, n -> { });
         assertEquals(direct, real.current().result());
     }
+    /** One replay is the search before replays: every score is its single run on the window as recorded. */
+    @Test
+    void oneReplayIsTheWindowAsRecordedAndReplayZeroOfMore() {
+        List<TraceRequest> traffic = DecodeSimulatorTest.workload(24, 400);
+        ParameterTuner.Report once = new ParameterTuner(SMALL, SteadyState.DEFAULT, ParameterTuner.CATALOG,
+                System::currentTimeMillis, RobustChoice.DEFAULT, 1).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR,
+                        BalancePolicy.BRH_SURVIVAL, GRID, 60_000, () -> false);
+        ParameterTuner.Report before = new ParameterTuner(SMALL, SteadyState.DEFAULT, ParameterTuner.CATALOG,
+                System::currentTimeMillis, RobustChoice.DEFAULT).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR,
+                        BalancePolicy.BRH_SURVIVAL, GRID, 60_000, () -> false);
+        assertEquals(1, once.replays());
+        assertEquals(before.best().candidate(), once.best().candidate());
+        assertEquals(before.predictedGain(), once.predictedGain());
+        ParameterTuner.Report thrice = new ParameterTuner(SMALL, SteadyState.DEFAULT, ParameterTuner.CATALOG,
+                System::currentTimeMillis, RobustChoice.DEFAULT, 3).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR,
+                        BalancePolicy.BRH_SURVIVAL, GRID, 60_000, () -> false);
+        for (ParameterTuner.Score s : once.ranked()) {
+            assertEquals(List.of(ParameterTuner.objective(s.result())), s.replays());
+            assertEquals(ParameterTuner.objective(s.result()), s.imbalance());
+            ParameterTuner.Score three = thrice.ranked().stream().filter(t -> t.candidate().equals(s.candidate()))
+                    .findFirst().orElseThrow();
+            assertEquals(s.result(), three.result(), "replay 0 is the window as recorded");
+            assertEquals(3, three.replays().size());
+            assertEquals(s.replays().get(0), three.replays().get(0));
+        }
+        assertThrows(IllegalArgumentException.class, () -> new ParameterTuner(SMALL, SteadyState.DEFAULT,
+                ParameterTuner.CATALOG, System::currentTimeMillis, RobustChoice.DEFAULT, 0));
+    }
+
+    /** Replay k is the sweep's shuffled copy k of the window, seeded by the config's seed, each with fresh predictors. */
+    @Test
+    void theReplaysAreTheSeededShufflesOfTheWindow() {
+        List<TraceRequest> traffic = DecodeSimulatorTest.workload(25, 400);
+        ParameterTuner.Grid none = new ParameterTuner.Grid(List.of(), List.of(), List.of(), false);
+        ParameterTuner.Report r = new ParameterTuner(SMALL, SteadyState.DEFAULT, ParameterTuner.CATALOG,
+                System::currentTimeMillis, RobustChoice.WHOLE_WINDOW, 3).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR,
+                        BalancePolicy.BRH_SURVIVAL, none, 60_000, () -> false);
+        for (int k = 0; k < 3; k++) {
+            List<TraceRequest> shuffled = TraceSample.shuffled(traffic, SMALL.seed(), k);
+            PolicyCatalog.Setup setup = ParameterTuner.CATALOG.create(r.current().candidate(), shuffled);
+            SimulationResult direct = new DecodeSimulator(SMALL).run(shuffled, setup.policy(), setup.learners(),
+                    StepObserver.NONE, n -> { });
+            assertEquals(ParameterTuner.objective(direct), r.current().replays().get(k), "replay " + k);
+        }
+        assertNotEquals(r.current().replays().get(0), r.current().replays().get(1));
+        double mean = r.current().replays().stream().mapToDouble(Double::doubleValue).average().orElseThrow();
+        assertEquals(mean, r.current().imbalance(), 1e-9);
+    }
+
+    /**
+     * A candidate that is best on the window as recorded by luck (here: br0 there, everything on
+     * one worker on every other replay) wins one replay and loses on the mean to a candidate that
+     * is good on every replay (jsq on all): one replay picks the lucky one, three the steady one.
+     */
+    @Test
+    void aCandidateLuckyOnOneReplayLosesOnTheMean() {
+        List<TraceRequest> traffic = DecodeSimulatorTest.workload(26, 500);
+        ParameterTuner.Grid two = new ParameterTuner.Grid(List.of(8.0), List.of(0.64), List.of(20), true);
+        RoutingPolicy oneWorker = new RoutingPolicy() {
+            public String name() { return "one-worker"; }
+            public boolean usesPromptPool() { return false; }
+            public int route(ClusterView cluster, RequestView request) { return 0; }
+        };
+        ParameterTuner.Candidates lucky = (c, t) -> {
+            if (c.policy().equals(BalancePolicy.BR0)) {
+                return t == traffic ? PolicyCatalog.create(BalancePolicy.BR0, 1, c.settings(), id -> 0, t)
+                        : new PolicyCatalog.Setup(oneWorker, List.of());
+            }
+            return c.settings().equals(POOR) ? new PolicyCatalog.Setup(oneWorker, List.of())
+                    : PolicyCatalog.create("jsq", 1, c.settings(), id -> 0, t);
+        };
+        ParameterTuner.Report once = new ParameterTuner(SMALL, SteadyState.DEFAULT, lucky, System::currentTimeMillis,
+                RobustChoice.WHOLE_WINDOW, 1).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR, BalancePolicy.BRH_SURVIVAL,
+                        two, 60_000, () -> false);
+        ParameterTuner.Report mean = new ParameterTuner(SMALL, SteadyState.DEFAULT, lucky, System::currentTimeMillis,
+                RobustChoice.WHOLE_WINDOW, 3).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR, BalancePolicy.BRH_SURVIVAL,
+                        two, 60_000, () -> false);
+        assertEquals(BalancePolicy.BR0, once.best().candidate().policy());
+        assertEquals(BalancePolicy.BRH_SURVIVAL, mean.best().candidate().policy());
+        ParameterTuner.Score br0 = mean.ranked().stream().filter(s -> s.candidate().policy().equals(BalancePolicy.BR0))
+                .findFirst().orElseThrow();
+        assertTrue(br0.replays().get(0) < mean.best().replays().get(0), "br0 still wins the recorded replay");
+        assertTrue(br0.imbalance() > mean.best().imbalance());
+    }
+    /**
+     * The robust rule with replays: a candidate better than the settings in force on the recorded
+     * window only (br0 there, the same random policy as the settings in force on the other replays) beats
+     * them on every part of the mean over the replays, but not on every replay: refused.
+     */
+    @Test
+    void theRobustRuleAsksEveryReplayNotOnlyTheirMean() {
+        List<TraceRequest> traffic = DecodeSimulatorTest.workload(27, 500);
+        ParameterTuner.Grid br0Only = new ParameterTuner.Grid(List.of(), List.of(), List.of(), true);
+        ParameterTuner.Candidates lucky = (c, t) -> PolicyCatalog.create(
+                c.policy().equals(BalancePolicy.BR0) && t == traffic ? BalancePolicy.BR0 : "random", 1, c.settings(),
+                id -> 0, t);
+        ParameterTuner.Report once = new ParameterTuner(SMALL, SteadyState.DEFAULT, lucky, System::currentTimeMillis,
+                RobustChoice.DEFAULT, 1).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR, BalancePolicy.BRH_SURVIVAL,
+                        br0Only, 60_000, () -> false);
+        assertEquals(BalancePolicy.BR0, once.best().candidate().policy(), "br0 wins every part of the recorded window");
+        ParameterTuner.Report thrice = new ParameterTuner(SMALL, SteadyState.DEFAULT, lucky, System::currentTimeMillis,
+                RobustChoice.DEFAULT, 3).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR, BalancePolicy.BRH_SURVIVAL,
+                        br0Only, 60_000, () -> false);
+        ParameterTuner.Score br0 = thrice.ranked().stream().filter(s -> s != thrice.current()).findFirst().orElseThrow();
+        assertEquals(0, RobustChoice.DEFAULT.winner(thrice.current().parts(), List.of(br0.parts())),
+                "on the mean over the replays it wins every part");
+        assertEquals(1, RobustChoice.wins(thrice.current().replays(), br0.replays()));
+        assertEquals(thrice.current(), thrice.best());
+        assertEquals(0, thrice.wins());
+    }
 }

@@ -41,8 +41,9 @@ import org.slf4j.LoggerFactory;
  * {@code intervalMinutes} replays the last {@code windowMinutes} of it through the simulator's
  * {@link ParameterTuner} (the same core the proxy runs) on a low-priority thread of its own,
  * within {@code budgetSeconds}. The replay runs on the router's G and B (from its snapshot) and
- * the configured step model; the winner must beat the settings in force on the {@code quorum} of
- * the window's {@code parts} ({@link RobustChoice}). With {@code autoApply} the winner is applied through
+ * the configured step model, each candidate on {@code replays} perturbed replays of the window
+ * (its mean decides); the winner must beat the settings in force on the {@code quorum} of the
+ * window's {@code parts} ({@link RobustChoice}). With {@code autoApply} the winner is applied through
  * {@link PolicyAdmin#change}, the path {@code PUT /admin/policy} takes (ConfigAdmin, answered
  * once in force), when its predicted gain is at least {@code margin} and it differs from what is
  * in force. Never on the dispatch thread: only {@link #onCompleted} runs there.
@@ -68,7 +69,7 @@ public final class TunerComponent implements CompletionListener {
 
     /** The configuration, read once per change. */
     record Settings(long windowNanos, int maxRequests, long budgetMillis, double intervalMinutes, boolean autoApply,
-            double margin, RobustChoice choice, ParameterTuner.Grid grid, String brhPolicy, double stepA,
+            double margin, RobustChoice choice, int replays, ParameterTuner.Grid grid, String brhPolicy, double stepA,
             double stepB) {
 
         static Settings of(TunerConfig c) {
@@ -81,6 +82,8 @@ public final class TunerComponent implements CompletionListener {
             require(c.parts() >= 1 && c.parts() <= RobustChoice.MAX_PARTS, "parts", c.parts(),
                     "in [1, " + RobustChoice.MAX_PARTS + "]");
             require(c.quorum() > 0.5 && c.quorum() <= 1, "quorum", c.quorum(), "in (0.5, 1]");
+            require(c.replays() >= 1 && c.replays() <= ParameterTuner.MAX_REPLAYS, "replays", c.replays(),
+                    "in [1, " + ParameterTuner.MAX_REPLAYS + "]");
             require(c.stepA() >= 0 && c.stepB() >= 0 && c.stepA() + c.stepB() > 0, "stepA/stepB",
                     c.stepA() + "/" + c.stepB(), ">= 0, not both 0");
             require(c.brhPolicy().equals(BalancePolicy.BRH_SURVIVAL) || c.brhPolicy().equals(BalancePolicy.BRH_EXACT),
@@ -101,7 +104,7 @@ public final class TunerComponent implements CompletionListener {
             }
             return new Settings((long) (c.windowMinutes() * 60e9), c.maxRequests(), (long) (c.budgetSeconds() * 1000),
                     c.intervalMinutes(), c.autoApply(), c.margin(), new RobustChoice(c.parts(), c.quorum()),
-                    new ParameterTuner.Grid(betas, gammas, horizons, c.withBr0()), c.brhPolicy(), c.stepA(), c.stepB());
+                    c.replays(), new ParameterTuner.Grid(betas, gammas, horizons, c.withBr0()), c.brhPolicy(), c.stepA(), c.stepB());
         }
 
         private static List<Double> numbers(String field, String csv) {
@@ -247,6 +250,7 @@ public final class TunerComponent implements CompletionListener {
         m.put("margin", s.margin());
         m.put("parts", s.choice().parts());
         m.put("quorum", s.choice().quorum());
+        m.put("replays", s.replays());
         m.put("last", last);
         return m;
     }
@@ -271,7 +275,7 @@ public final class TunerComponent implements CompletionListener {
                 : active.equals(BalancePolicy.BRH_SURVIVAL) ? BalancePolicy.BRH_SURVIVAL : s.brhPolicy();
         SimulationConfig replay = new SimulationConfig(snap.workers(), snap.capacity(), s.stepA(), s.stepB(), 0, 0, 0, 1);
         ParameterTuner.Report r = new ParameterTuner(replay, SteadyState.DEFAULT, ParameterTuner.CATALOG,
-                System::currentTimeMillis, s.choice()).tune(traffic, active, current, brh, s.grid(),
+                System::currentTimeMillis, s.choice(), s.replays()).tune(traffic, active, current, brh, s.grid(),
                         s.budgetMillis(), () -> cancelled);
         report.put("workers", snap.workers());
         report.put("capacity", snap.capacity());
@@ -280,6 +284,7 @@ public final class TunerComponent implements CompletionListener {
         report.put("predictedGain", r.predictedGain());
         report.put("parts", r.choice().parts());
         report.put("wins", r.wins());
+        report.put("replays", r.replays());
         report.put("complete", r.complete());
         report.put("candidates", r.candidates());
         report.put("evaluated", r.ranked().size());
@@ -297,8 +302,8 @@ public final class TunerComponent implements CompletionListener {
                             s.margin()));
         }
         LOG.info("tuner: {} requests, best {} (steady imbalance {} vs {} now, gain {}), applied {}", traffic.size(),
-                r.best().candidate().label(), Math.round(r.best().result().steadyAvgImbalance()),
-                Math.round(r.current().result().steadyAvgImbalance()), String.format(Locale.ROOT, "%.3f",
+                r.best().candidate().label(), Math.round(r.best().imbalance()),
+                Math.round(r.current().imbalance()), String.format(Locale.ROOT, "%.3f",
                         r.predictedGain()), report.get("applied"));
         return report;
     }
@@ -330,6 +335,7 @@ public final class TunerComponent implements CompletionListener {
         m.put("beta", c.settings().beta());
         m.put("gamma", c.settings().gamma());
         m.put("steadyAvgImbalance", r.steadyAvgImbalance());
+        m.put("meanImbalance", s.imbalance());
         m.put("steadyThroughputTokPerS", r.steadyThroughputTokPerS());
         m.put("steadyTpotP95Ms", r.steadyTpotP95Ms());
         return m;

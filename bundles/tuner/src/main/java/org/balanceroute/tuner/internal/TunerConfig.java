@@ -1,5 +1,6 @@
 package org.balanceroute.tuner.internal;
 
+import org.balanceroute.simulator.ParameterTuner;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
@@ -51,6 +52,13 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     @AttributeDefinition(name = "Quorum", description = "The share of the parts on which a candidate's imbalance "
             + "must be below the settings in force for it to be chosen. Number in (0.5, 1]; default 1.")
     double quorum() default 1;
+
+    @AttributeDefinition(name = "Replays", min = "1", max = "50", description = "Every candidate is judged on its "
+            + "mean over this many perturbed replays of the window (its requests shuffled over their own arrival "
+            + "times: the simulator is chaotic, one replay ranks candidates partly by luck); each replay costs one "
+            + "run of the window per candidate, within the same time budget; 1: the window as recorded only. "
+            + "Integer in [1, 50]; default 3.")
+    int replays() default ParameterTuner.DEFAULT_REPLAYS;
 
     @AttributeDefinition(name = "beta values", description = "BR-H overflow weights of the grid, comma-separated. "
             + "Default 8,14.67,43.")

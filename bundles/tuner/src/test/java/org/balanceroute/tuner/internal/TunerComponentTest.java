@@ -18,6 +18,7 @@ import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.core.TrackedRequest;
 import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.router.RouterService;
+import org.balanceroute.simulator.ParameterTuner;
 import org.junit.jupiter.api.Test;
 
 class TunerComponentTest {
@@ -86,6 +87,7 @@ class TunerComponentTest {
             assertTrue((Double) report.get("predictedGain") >= 0);
             assertEquals(true, report.get("complete"));
             assertEquals(5, report.get("parts"));
+            assertEquals(ParameterTuner.DEFAULT_REPLAYS, report.get("replays"));
             int wins = (Integer) report.get("wins");
             assertEquals(((Map<?, ?>) report.get("best")).get("label").equals(((Map<?, ?>) report.get("current"))
                     .get("label")) ? 0 : 5, wins, report.toString());
@@ -147,9 +149,12 @@ class TunerComponentTest {
             assertEquals(false, tuner.status().get("autoApply"));
             tuner.modified(config(Map.of("parts", 0, "autoApply", true)));
             tuner.modified(config(Map.of("quorum", 0.5, "autoApply", true)));
+            tuner.modified(config(Map.of("replays", 0, "autoApply", true)));
+            tuner.modified(config(Map.of("replays", ParameterTuner.MAX_REPLAYS + 1, "autoApply", true)));
             assertEquals(false, tuner.status().get("autoApply"));
             assertEquals(5, tuner.status().get("parts"));
             assertEquals(1.0, tuner.status().get("quorum"));
+            assertEquals(ParameterTuner.DEFAULT_REPLAYS, tuner.status().get("replays"));
             tuner.modified(config(Map.of("windowMinutes", 0.5, "autoApply", true)));
             assertEquals(0.5, (Double) tuner.status().get("windowMinutes"), 1e-9);
             assertEquals(true, tuner.status().get("autoApply"));
