@@ -503,11 +503,14 @@ public final class Demo extends CliCommand {
         }
         JsonNode last = JSON.readTree(r.body()).path("last");
         err.printf(Locale.ROOT, "balanceroute demo: self-tuning: %d requests, %d of %d candidates in %.1f s; best %s "
-                + "(replayed imbalance %.0f vs %.0f now, predicted gain %.0f%%, better on %d of %d parts); %s%n",
+                + "(replayed imbalance %.0f vs %.0f now, mean over %d replays: predicted gain %.0f%%, better on %d of %d"
+                + " parts); %s%n",
                 last.path("requests").asInt(),
                 last.path("evaluated").asInt(), last.path("candidates").asInt(), last.path("elapsedMillis").asLong() / 1e3,
-                last.path("best").path("label").asText(), last.path("best").path("steadyAvgImbalance").asDouble(),
-                last.path("current").path("steadyAvgImbalance").asDouble(), 100 * last.path("predictedGain").asDouble(),
+                // the mean the choice and its predicted gain are made on, not the first replay's figure alone
+                last.path("best").path("label").asText(), last.path("best").path("meanImbalance").asDouble(),
+                last.path("current").path("meanImbalance").asDouble(), last.path("replays").asInt(1),
+                100 * last.path("predictedGain").asDouble(),
                 last.path("wins").asInt(), last.path("parts").asInt(), last.path("applied").asBoolean() ? "applied: " + last.path("applyMessage").asText()
                         : "not applied: " + last.path("applyMessage").asText());
         String active = JSON.readTree(get(base + "/admin/policies", true).body()).path("active").asText();
