@@ -12,6 +12,10 @@ G >= 8. A variant is judged everywhere, never on one workload.
   benchmarks/sweeps/variants.py --loads 1.0,1.1 --workers 8,16   # only those workloads
   benchmarks/sweeps/variants.py --base defaults --only "defaults,quantile 0.25"
   benchmarks/sweeps/variants.py --json-dir /tmp/v    # keep every sweep's JSON; one already there is reused
+  benchmarks/sweeps/variants.py --superpose          # the load sweep's grid (G/G_min copies per G)
+
+By default each sweep offers every G the trace once (`sweep --no-superpose`): the grid the
+variants in docs/results.md were measured on, so the command reproduces that table.
 
 Not a test: it reports figures.
 """
@@ -63,10 +67,12 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
-def sweep(launcher, extra, loads, workers, out):
+def sweep(launcher, extra, loads, workers, superpose, out):
     # a variant's JSON already in --json-dir is reused: a table can add variants without rerunning the others
     if not os.path.exists(out + ".json"):
         cmd = [launcher, "sweep", "--policies", POLICIES, "--loads", loads, "--workers", workers, "--out", out] + extra
+        if not superpose:
+            cmd.append("--no-superpose")
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return json.load(open(out + ".json"))
 
@@ -87,6 +93,8 @@ def main():
     ap.add_argument("--json-dir", default=None)
     ap.add_argument("--only", default=None, help="comma-separated variant names")
     ap.add_argument("--launcher", default=os.path.join(ROOT, "balanceroute"))
+    ap.add_argument("--superpose", action="store_true",
+                    help="offer every G the same span, as the load sweep does (default: the trace once per G)")
     args = ap.parse_args()
     out_dir = args.json_dir or tempfile.mkdtemp(prefix="variants-")
     os.makedirs(out_dir, exist_ok=True)
@@ -95,7 +103,8 @@ def main():
         names.insert(0, args.base)
     docs = {}
     for name in names:
-        docs[name] = sweep(args.launcher, VARIANTS[name], args.loads, args.workers, os.path.join(out_dir, slug(name)))
+        docs[name] = sweep(args.launcher, VARIANTS[name], args.loads, args.workers, args.superpose,
+                            os.path.join(out_dir, slug(name)))
     base = {key(r): {p["policy"]: p for p in r["results"]} for r in docs[args.base]["runs"]}
     print(f"{len(base)} workloads; geometric means of steady-state ratios (worst workload in brackets)")
     print("variant".ljust(24) + "".join(f"{p:>42}" for p in POLICIES.split(",")[1:]))
