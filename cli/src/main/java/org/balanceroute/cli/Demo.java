@@ -24,6 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.balanceroute.chart.LoadChart;
 import org.balanceroute.chart.LoadSeries;
+import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.replay.ReplayResult;
 import org.balanceroute.replay.Replayer;
 import org.balanceroute.trace.Trace;
@@ -135,6 +136,11 @@ public final class Demo extends CliCommand {
                     + " quorum 1); 1: the lowest imbalance over the whole window wins; default: ${DEFAULT-VALUE}")
     int tuneParts = RobustChoice.DEFAULT.parts();
 
+    @Option(names = "--tune-horizon", paramLabel = "H", converter = Values.Int.class,
+            description = "with --tune: the horizon BR-H starts at with (43, 0.86) (0.."
+                    + BalanceSettings.MAX_HORIZON + "); default: ${DEFAULT-VALUE}, the paper's")
+    int tuneHorizon = 80;
+
     @Option(names = "--exit", description = "stop the processes after the comparison")
     boolean exit;
 
@@ -185,7 +191,9 @@ public final class Demo extends CliCommand {
     static final String TUNED = "tuned";
     static final String KEPT = "kept";
     /** The pair the issue starts the tuner from: the paper's second setting, which looks too far ahead here. */
-    static final ObjectNode POOR_PARAMETERS = JSON.createObjectNode().put("horizon", 80).put("beta", 43).put("gamma", 0.86);
+    static ObjectNode poorParameters(int horizon) {
+        return JSON.createObjectNode().put("horizon", horizon).put("beta", 43).put("gamma", 0.86);
+    }
 
     /** The phases of a run: the three policies on one runtime, or the replica comparison. */
     static List<Phase> phases(int replicas) {
@@ -211,6 +219,9 @@ public final class Demo extends CliCommand {
         }
         if (tuneParts < 1 || tuneParts > RobustChoice.MAX_PARTS) {
             throw new UsageException("--tune-parts must be in [1, " + RobustChoice.MAX_PARTS + "], got " + tuneParts);
+        }
+        if (tuneHorizon < 0 || tuneHorizon > BalanceSettings.MAX_HORIZON) {
+            throw new UsageException("--tune-horizon must be in [0, " + BalanceSettings.MAX_HORIZON + "], got " + tuneHorizon);
         }
         if (tune && replicas > 1) {
             throw new UsageException("--tune runs on one replica, not with --replicas");
@@ -327,7 +338,7 @@ public final class Demo extends CliCommand {
                 phase = tuneNow(base); // what the tuner put in force
             } else {
                 for (String b : targets) {
-                    switchPolicy(b, phase.policy(), POOR.equals(phase.tuning()) ? POOR_PARAMETERS : null, logs);
+                    switchPolicy(b, phase.policy(), POOR.equals(phase.tuning()) ? poorParameters(tuneHorizon) : null, logs);
                 }
             }
             HttpResponse<String> reset = send(HttpRequest.newBuilder(URI.create(sim + "/sim/stats/reset"))
@@ -503,14 +514,14 @@ public final class Demo extends CliCommand {
         }
         JsonNode last = JSON.readTree(r.body()).path("last");
         err.printf(Locale.ROOT, "balanceroute demo: self-tuning: %d requests, %d of %d candidates in %.1f s; best %s "
-                + "(replayed imbalance %.0f vs %.0f now, mean over %d replays: predicted gain %.0f%%, better on %d of %d"
-                + " parts); %s%n",
+                + "(replayed imbalance %.0f vs %.0f now, mean over %d replays whose halves agree at %.2f: predicted gain"
+                + " %.0f%%, better on %d of %d parts); %s%n",
                 last.path("requests").asInt(),
                 last.path("evaluated").asInt(), last.path("candidates").asInt(), last.path("elapsedMillis").asLong() / 1e3,
                 // the mean the choice and its predicted gain are made on, not the first replay's figure alone
                 last.path("best").path("label").asText(), last.path("best").path("meanImbalance").asDouble(),
                 last.path("current").path("meanImbalance").asDouble(), last.path("replays").asInt(1),
-                100 * last.path("predictedGain").asDouble(),
+                last.path("agreement").asDouble(Double.NaN), 100 * last.path("predictedGain").asDouble(),
                 last.path("wins").asInt(), last.path("parts").asInt(), last.path("applied").asBoolean() ? "applied: " + last.path("applyMessage").asText()
                         : "not applied: " + last.path("applyMessage").asText());
         String active = JSON.readTree(get(base + "/admin/policies", true).body()).path("active").asText();

@@ -45,7 +45,7 @@ import picocli.CommandLine.Option;
 final class TuneCommand extends CliCommand {
 
     /** The runtime tuner's default margin ({@code org.balanceroute.tuner}'s {@code margin}). */
-    static final double DEFAULT_MARGIN = 0.05;
+    static final double DEFAULT_MARGIN = 0;
 
     /** Replays of the rest the evaluation averages over by default. */
     static final int DEFAULT_EVAL_REPLAYS = 8;
@@ -103,6 +103,11 @@ final class TuneCommand extends CliCommand {
                     + " chosen; default: ${DEFAULT-VALUE}")
     double quorum = RobustChoice.DEFAULT.quorum();
 
+    @Option(names = "--agreement", paramLabel = "A", converter = Values.Real.class, order = 3,
+            description = "the gate: unless the two halves of the replays rank the candidates with a rank correlation"
+                    + " of at least A, in [-1, 1], the start stays (-1: no gate); default: ${DEFAULT-VALUE}")
+    double agreement = RobustChoice.DEFAULT.agreement();
+
     @Option(names = "--replays", paramLabel = "K", converter = Values.Int.class, order = 3,
             description = "every candidate is judged on its mean over K perturbed replays of the window (its requests"
                     + " shuffled over its arrival times; 1: the window as recorded only); default: ${DEFAULT-VALUE}")
@@ -158,7 +163,7 @@ final class TuneCommand extends CliCommand {
         requireReplays("--eval-replays", evalReplays);
         RobustChoice rule;
         try {
-            rule = new RobustChoice(parts, quorum);
+            rule = new RobustChoice(parts, quorum, agreement);
         } catch (IllegalArgumentException e) {
             throw new UsageException("--" + e.getMessage());
         }
@@ -224,8 +229,42 @@ final class TuneCommand extends CliCommand {
                     after.best().imbalance());
             out.println(verdict(after.current().imbalance(), tunedOnRest.imbalance(), after.best().imbalance())
                     + " (on the mean)");
+            out.printf(Locale.ROOT, "  the best fixed setting chosen on half of these replays and scored on the other half"
+                    + " gains %.1f%% over the start (the rest of the best fixed gain is the luck of picking the best of %d);"
+                    + " the start's standard error: %.1f%%%n", 100 * crossValidatedGain(after), after.ranked().size(),
+                    100 * standardError(after.current().replays()));
         }
         return 0;
+    }
+
+    /**
+     * The best fixed setting's gain over the start without the winner's curse: the best on the
+     * mean of the first half of the replays, its gain on the second half, and the other way round,
+     * averaged.
+     */
+    static double crossValidatedGain(ParameterTuner.Report r) {
+        int half = r.replays() / 2;
+        return (heldOutGain(r, 0, half, half, r.replays()) + heldOutGain(r, half, r.replays(), 0, half)) / 2;
+    }
+
+    private static double heldOutGain(ParameterTuner.Report r, int chooseFrom, int chooseTo, int scoreFrom, int scoreTo) {
+        ParameterTuner.Score best = r.ranked().stream().min(Comparator.comparingDouble(
+                (ParameterTuner.Score s) -> mean(s.replays(), chooseFrom, chooseTo))).orElseThrow();
+        double start = mean(r.current().replays(), scoreFrom, scoreTo);
+        return 1 - mean(best.replays(), scoreFrom, scoreTo) / start;
+    }
+
+    private static double mean(List<Double> v, int from, int to) {
+        return v.subList(from, to).stream().mapToDouble(Double::doubleValue).average().orElseThrow();
+    }
+
+    /** The standard error of a mean, relative to it. */
+    static double standardError(List<Double> v) {
+        double m = mean(v, 0, v.size()), ss = 0;
+        for (double x : v) {
+            ss += (x - m) * (x - m);
+        }
+        return v.size() < 2 ? Double.NaN : Math.sqrt(ss / (v.size() - 1) / v.size()) / m;
     }
 
     /** What the search chose and why, as the runtime's report says it. */
@@ -233,6 +272,11 @@ final class TuneCommand extends CliCommand {
         String wins = String.format(Locale.ROOT, "%d of %d parts", r.wins(), r.choice().parts())
                 + (r.replays() == 1 ? "" : String.format(Locale.ROOT, " and %d of %d replays",
                         RobustChoice.wins(r.current().replays(), r.best().replays()), r.replays()));
+        if (r.best() == r.current() && r.replays() > 1 && !r.choice().agreed(r.agreement())) {
+            return String.format(Locale.ROOT, "kept the start: the halves of the %d replays do not agree on the"
+                    + " candidates' order (rank correlation %.2f, the gate %.2f): their differences are noise",
+                    r.replays(), r.agreement(), r.choice().agreement());
+        }
         if (r.best() == r.current()) {
             String replays = r.replays() == 1 ? "" : String.format(Locale.ROOT, " and %d of %d replays",
                     r.choice().required(r.replays()), r.replays());
@@ -240,8 +284,10 @@ final class TuneCommand extends CliCommand {
                     : String.format(Locale.ROOT, "kept the start: no candidate beats it on %d of %d parts of the window%s",
                             r.choice().required(), r.choice().parts(), replays);
         }
-        String best = String.format(Locale.ROOT, "%s (predicted gain %.1f%%%s)", r.best().candidate().label(),
-                100 * r.predictedGain(), r.choice().parts() == 1 ? "" : ", better on " + wins);
+        String agreed = r.replays() == 1 ? "" : String.format(Locale.ROOT, ", the replays' halves agreeing at %.2f",
+                r.agreement());
+        String best = String.format(Locale.ROOT, "%s (predicted gain %.1f%%%s%s)", r.best().candidate().label(),
+                100 * r.predictedGain(), r.choice().parts() == 1 ? "" : ", better on " + wins, agreed);
         return r.predictedGain() >= margin ? best
                 : String.format(Locale.ROOT, "kept the start: the best, %s, is below the margin %.1f%%", best, 100 * margin);
     }

@@ -46,7 +46,8 @@ public class TunerIT extends BalanceRouteTestSupport {
     public void postTunesOverHttpAndAutoApplyPutsTheWinnerInForceThroughConfigAdmin() throws Exception {
         awaitAdminApi();
         assertEquals(401, http("GET", "/admin/tune", null, false).statusCode());
-        configure("org.balanceroute.tuner", "autoApply", true, "margin", 0.0, "budgetSeconds", 60.0,
+        // no agreement gate: this tests the path a winner takes into force, not whether 60 requests show one
+        configure("org.balanceroute.tuner", "autoApply", true, "margin", 0.0, "budgetSeconds", 60.0, "agreement", -1.0,
                 "betas", "8,43", "gammas", "0.64,0.86", "horizons", "20,80", "withBr0", false);
         traffic(60);
         HttpResponse<String> r = http("POST", "/admin/tune?wait=120", null, true);

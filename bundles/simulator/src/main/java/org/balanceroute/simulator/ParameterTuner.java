@@ -27,7 +27,9 @@ import org.balanceroute.trace.TraceRequest;
  * partly by luck; a candidate's imbalance is its mean over the replays, and its imbalance per part
  * the mean over the replays of each part (the arrivals, hence the steady window and its parts,
  * are the same in every replay). The robust rule then also asks a candidate to beat the settings
- * in force on the quorum of the replays. One replay is the search before replays, exactly.
+ * in force on the quorum of the replays, and the rule's agreement gate may keep the settings in
+ * force when the two halves of the replays rank the candidates unalike ({@link #agreement}). One
+ * replay is the search before replays, exactly.
  *
  * <p>Bounded: candidates run in order (the current settings first, then br0, then the grid),
  * and the search stops after the candidate during which the time budget ran out or
@@ -109,9 +111,11 @@ public final class ParameterTuner {
      * @param wins the parts of the window on which the winner's imbalance is below the current one's
      *     (0 when the current settings stay)
      * @param replays the replays every candidate ran on
+     * @param agreement the {@link #agreement} of the candidates run (NaN with one replay)
      */
     public record Report(Score current, Score best, double predictedGain, List<Score> ranked, int candidates,
-            boolean complete, long elapsedMillis, int requests, RobustChoice choice, int wins, int replays) {
+            boolean complete, long elapsedMillis, int requests, RobustChoice choice, int wins, int replays,
+            double agreement) {
     }
 
     /** Builds the policy of a candidate for one run; {@link PolicyCatalog#create} by default. */
@@ -134,8 +138,13 @@ public final class ParameterTuner {
     /** The most replays a search may run per candidate. */
     public static final int MAX_REPLAYS = 50;
 
-    /** The replays per candidate the runtime and {@code balanceroute tune} use unless configured. */
-    public static final int DEFAULT_REPLAYS = 3;
+    /**
+     * The replays per candidate the runtime and {@code balanceroute tune} use unless configured:
+     * eight, so that each half of them, four, is enough for the {@link RobustChoice#DEFAULT}
+     * agreement gate to tell real differences from noise (with three, the halves are one and two
+     * replays).
+     */
+    public static final int DEFAULT_REPLAYS = 8;
 
     /** The lowest imbalance over the whole window wins ({@link RobustChoice#WHOLE_WINDOW}). */
     public ParameterTuner(SimulationConfig config, SteadyState steady, Candidates factory, LongSupplier clockMillis) {
@@ -201,12 +210,34 @@ public final class ParameterTuner {
         }
         scores.sort(Comparator.comparingDouble(Score::imbalance)
                 .thenComparing(s -> -s.result().steadyThroughputTokPerS()));
-        Score best = choose(scores, currentScore);
+        double agreement = agreement(scores);
+        // one replay has no halves to compare: no gate, the search before replays
+        Score best = replays == 1 || choice.agreed(agreement) ? choose(scores, currentScore) : currentScore;
         double cur = currentScore.imbalance();
         double gain = cur <= 0 ? 0 : Math.max(0, 1 - best.imbalance() / cur);
         int wins = best == currentScore ? 0 : RobustChoice.wins(currentScore.parts(), best.parts());
         return new Report(currentScore, best, gain, List.copyOf(scores), todo.size() + 1, complete,
-                clockMillis.getAsLong() - start, traffic.size(), choice, wins, replays);
+                clockMillis.getAsLong() - start, traffic.size(), choice, wins, replays, agreement);
+    }
+
+    /**
+     * How alike the two halves of the replays rank the candidates: Spearman's correlation, over the
+     * scores, of their mean {@link #objective} on the first half of the replays (the first
+     * replays / 2) and on the rest. Near 1: the replays agree, the differences between candidates
+     * are real; near 0: they are noise. NaN with one replay (no halves) or fewer than two scores.
+     */
+    public static double agreement(List<Score> scores) {
+        if (scores.isEmpty() || scores.get(0).replays().size() < 2) {
+            return Double.NaN;
+        }
+        int half = scores.get(0).replays().size() / 2;
+        double[] first = new double[scores.size()], second = new double[scores.size()];
+        for (int i = 0; i < scores.size(); i++) {
+            List<Double> r = scores.get(i).replays();
+            first[i] = r.subList(0, half).stream().mapToDouble(Double::doubleValue).average().orElseThrow();
+            second[i] = r.subList(half, r.size()).stream().mapToDouble(Double::doubleValue).average().orElseThrow();
+        }
+        return RobustChoice.rankCorrelation(first, second);
     }
 
     /**

@@ -13,19 +13,42 @@ import java.util.List;
  * once in 32); among those, the lowest median over the parts of its imbalance relative to theirs
  * wins (ties: the lowest mean). No candidate: the settings in force stay.
  *
+ * <p>Over several replays of the window, the {@code agreement} gate comes first: the candidates'
+ * mean imbalance over the first half of the replays and over the second half are ranked, and if
+ * the two rankings' correlation ({@link #rankCorrelation}, Spearman's) is below the gate the
+ * replays cannot tell the candidates apart (their differences are the simulator's noise) and the
+ * settings in force stay, whatever the lowest mean is: picking the best of a few dozen noisy
+ * scores otherwise picks the luckiest.
+ *
  * @param parts the steady window is cut into this many spans of equal simulated time; 1: the
  *     whole window decides, the lowest imbalance wins (the rule before parts, {@link #WHOLE_WINDOW})
  * @param quorum the share of the parts a candidate must win, in (0.5, 1]
+ * @param agreement the least rank correlation, in [-1, 1], between the halves of the replays for
+ *     any candidate to replace the settings in force; {@link #NO_GATE} (-1): no gate
  */
-public record RobustChoice(int parts, double quorum) {
+public record RobustChoice(int parts, double quorum, double agreement) {
 
     public static final int MAX_PARTS = 60;
+
+    /** The agreement that lets every search through: no gate. */
+    public static final double NO_GATE = -1;
 
     /** The lowest steady-state imbalance over the whole window wins. */
     public static final RobustChoice WHOLE_WINDOW = new RobustChoice(1, 1);
 
-    /** What the runtime and {@code balanceroute tune} use unless configured. */
-    public static final RobustChoice DEFAULT = new RobustChoice(5, 1);
+    /**
+     * What the runtime and {@code balanceroute tune} use unless configured: the lowest mean over
+     * the replays wins, if the halves of the replays rank the candidates alike (rank correlation
+     * at least 0.5). Chosen on measurement (docs/self-tuning.md): on 12 workloads the halves of 8
+     * replays agreed at 0.74 to 0.89 where the settings differ beyond noise (Azure) and at -0.40 to
+     * 0.34 where they do not (Mooncake, the built-in workload).
+     */
+    public static final RobustChoice DEFAULT = new RobustChoice(1, 1, 0.5);
+
+    /** No agreement gate. */
+    public RobustChoice(int parts, double quorum) {
+        this(parts, quorum, NO_GATE);
+    }
 
     public RobustChoice {
         if (parts < 1 || parts > MAX_PARTS) {
@@ -34,6 +57,59 @@ public record RobustChoice(int parts, double quorum) {
         if (!(quorum > 0.5 && quorum <= 1)) {
             throw new IllegalArgumentException("quorum must be in (0.5, 1], got " + quorum);
         }
+        if (!(agreement >= -1 && agreement <= 1)) {
+            throw new IllegalArgumentException("agreement must be in [-1, 1], got " + agreement);
+        }
+    }
+
+    /**
+     * Whether replays whose halves rank the candidates with this correlation may replace the
+     * settings in force; NaN (no ranking: every candidate alike) does not, unless there is no gate.
+     */
+    public boolean agreed(double rankCorrelation) {
+        return agreement <= NO_GATE || rankCorrelation >= agreement;
+    }
+
+    /**
+     * Spearman's rank correlation of two equally long series (ties get their mean rank); NaN with
+     * fewer than two values or when either series is constant.
+     */
+    public static double rankCorrelation(double[] x, double[] y) {
+        if (x.length != y.length) {
+            throw new IllegalArgumentException("series of " + x.length + " and " + y.length + " values");
+        }
+        if (x.length < 2) {
+            return Double.NaN;
+        }
+        double[] rx = ranks(x), ry = ranks(y);
+        double mean = (x.length + 1) / 2.0, sxy = 0, sxx = 0, syy = 0;
+        for (int i = 0; i < x.length; i++) {
+            sxy += (rx[i] - mean) * (ry[i] - mean);
+            sxx += (rx[i] - mean) * (rx[i] - mean);
+            syy += (ry[i] - mean) * (ry[i] - mean);
+        }
+        return sxx == 0 || syy == 0 ? Double.NaN : sxy / Math.sqrt(sxx * syy);
+    }
+
+    /** 1-based ranks, ties sharing their mean rank. */
+    private static double[] ranks(double[] v) {
+        Integer[] order = new Integer[v.length];
+        for (int i = 0; i < v.length; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> Double.compare(v[a], v[b]));
+        double[] r = new double[v.length];
+        for (int i = 0; i < v.length;) {
+            int j = i;
+            while (j + 1 < v.length && v[order[j + 1]] == v[order[i]]) {
+                j++;
+            }
+            for (int k = i; k <= j; k++) {
+                r[order[k]] = (i + j) / 2.0 + 1;
+            }
+            i = j + 1;
+        }
+        return r;
     }
 
     /** The parts a candidate must win: quorum x parts, rounded up. */

@@ -25,6 +25,8 @@ class ParameterTunerTest {
     private static final ParameterTuner.Grid GRID = new ParameterTuner.Grid(List.of(8.0, 14.67), List.of(0.64, 0.86),
             List.of(20, 80), true);
     private static final BalanceSettings POOR = BalanceSettings.defaults().withHorizon(80, 1, 43, 0.86);
+    /** The rule before the agreement gate: beat the settings in force on all five parts. */
+    private static final RobustChoice EVERY_PART = new RobustChoice(5, 1);
 
     private static ParameterTuner tuner(ParameterTuner.Candidates factory) {
         return new ParameterTuner(SMALL, SteadyState.DEFAULT, factory, System::currentTimeMillis);
@@ -141,16 +143,16 @@ class ParameterTunerTest {
     void oneReplayIsTheWindowAsRecordedAndReplayZeroOfMore() {
         List<TraceRequest> traffic = DecodeSimulatorTest.workload(24, 400);
         ParameterTuner.Report once = new ParameterTuner(SMALL, SteadyState.DEFAULT, ParameterTuner.CATALOG,
-                System::currentTimeMillis, RobustChoice.DEFAULT, 1).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR,
+                System::currentTimeMillis, EVERY_PART, 1).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR,
                         BalancePolicy.BRH_SURVIVAL, GRID, 60_000, () -> false);
         ParameterTuner.Report before = new ParameterTuner(SMALL, SteadyState.DEFAULT, ParameterTuner.CATALOG,
-                System::currentTimeMillis, RobustChoice.DEFAULT).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR,
+                System::currentTimeMillis, EVERY_PART).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR,
                         BalancePolicy.BRH_SURVIVAL, GRID, 60_000, () -> false);
         assertEquals(1, once.replays());
         assertEquals(before.best().candidate(), once.best().candidate());
         assertEquals(before.predictedGain(), once.predictedGain());
         ParameterTuner.Report thrice = new ParameterTuner(SMALL, SteadyState.DEFAULT, ParameterTuner.CATALOG,
-                System::currentTimeMillis, RobustChoice.DEFAULT, 3).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR,
+                System::currentTimeMillis, EVERY_PART, 3).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR,
                         BalancePolicy.BRH_SURVIVAL, GRID, 60_000, () -> false);
         for (ParameterTuner.Score s : once.ranked()) {
             assertEquals(List.of(ParameterTuner.objective(s.result())), s.replays());
@@ -162,7 +164,7 @@ class ParameterTunerTest {
             assertEquals(s.replays().get(0), three.replays().get(0));
         }
         assertThrows(IllegalArgumentException.class, () -> new ParameterTuner(SMALL, SteadyState.DEFAULT,
-                ParameterTuner.CATALOG, System::currentTimeMillis, RobustChoice.DEFAULT, 0));
+                ParameterTuner.CATALOG, System::currentTimeMillis, EVERY_PART, 0));
     }
 
     /** Replay k is the sweep's shuffled copy k of the window, seeded by the config's seed, each with fresh predictors. */
@@ -233,17 +235,85 @@ class ParameterTunerTest {
                 c.policy().equals(BalancePolicy.BR0) && t == traffic ? BalancePolicy.BR0 : "random", 1, c.settings(),
                 id -> 0, t);
         ParameterTuner.Report once = new ParameterTuner(SMALL, SteadyState.DEFAULT, lucky, System::currentTimeMillis,
-                RobustChoice.DEFAULT, 1).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR, BalancePolicy.BRH_SURVIVAL,
+                EVERY_PART, 1).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR, BalancePolicy.BRH_SURVIVAL,
                         br0Only, 60_000, () -> false);
         assertEquals(BalancePolicy.BR0, once.best().candidate().policy(), "br0 wins every part of the recorded window");
         ParameterTuner.Report thrice = new ParameterTuner(SMALL, SteadyState.DEFAULT, lucky, System::currentTimeMillis,
-                RobustChoice.DEFAULT, 3).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR, BalancePolicy.BRH_SURVIVAL,
+                EVERY_PART, 3).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR, BalancePolicy.BRH_SURVIVAL,
                         br0Only, 60_000, () -> false);
         ParameterTuner.Score br0 = thrice.ranked().stream().filter(s -> s != thrice.current()).findFirst().orElseThrow();
-        assertEquals(0, RobustChoice.DEFAULT.winner(thrice.current().parts(), List.of(br0.parts())),
+        assertEquals(0, EVERY_PART.winner(thrice.current().parts(), List.of(br0.parts())),
                 "on the mean over the replays it wins every part");
         assertEquals(1, RobustChoice.wins(thrice.current().replays(), br0.replays()));
         assertEquals(thrice.current(), thrice.best());
         assertEquals(0, thrice.wins());
+    }
+
+    /** The gate's measure: the halves of the replays ranking the candidates alike (1), reversed (-1), or no halves. */
+    @Test
+    void theAgreementIsTheRankCorrelationOfTheHalvesOfTheReplays() {
+        List<ParameterTuner.Score> alike = List.of(score(10, 11, 10, 12), score(20, 19, 21, 20), score(30, 30, 29, 31));
+        assertEquals(1.0, ParameterTuner.agreement(alike), 1e-12);
+        List<ParameterTuner.Score> reversed = List.of(score(10, 10, 30, 30), score(20, 20, 20, 20), score(30, 30, 10, 10));
+        assertEquals(-1.0, ParameterTuner.agreement(reversed), 1e-12);
+        assertTrue(Double.isNaN(ParameterTuner.agreement(List.of(score(10), score(20)))), "one replay: no halves");
+        assertTrue(Double.isNaN(ParameterTuner.agreement(List.of(score(10, 10), score(10, 10)))), "all alike");
+        // ties share their mean rank
+        assertEquals(1.0, RobustChoice.rankCorrelation(new double[] {1, 1, 2}, new double[] {5, 5, 9}), 1e-12);
+        assertTrue(RobustChoice.DEFAULT.agreed(0.5));
+        assertFalse(RobustChoice.DEFAULT.agreed(0.49));
+        assertFalse(RobustChoice.DEFAULT.agreed(Double.NaN));
+        assertTrue(new RobustChoice(1, 1).agreed(Double.NaN), "no gate");
+        assertThrows(IllegalArgumentException.class, () -> new RobustChoice(1, 1, 1.01));
+        assertThrows(IllegalArgumentException.class, () -> new RobustChoice(1, 1, Double.NaN));
+    }
+
+    /**
+     * Candidates that differ only by luck (each a random policy seeded by candidate and replay):
+     * the lowest mean over four replays is some candidate's, but the halves of the replays rank
+     * them unalike, so the gate keeps the settings in force; without the gate the lucky one wins.
+     * Candidates that differ for real (the settings in force send everything to one worker, the
+     * others balance) pass the gate and the lowest mean wins.
+     */
+    @Test
+    void theAgreementGateKeepsTheSettingsInForceWhenTheReplaysDisagree() {
+        List<TraceRequest> traffic = DecodeSimulatorTest.workload(28, 400);
+        List<List<TraceRequest>> replays = List.of(traffic, TraceSample.shuffled(traffic, SMALL.seed(), 1),
+                TraceSample.shuffled(traffic, SMALL.seed(), 2), TraceSample.shuffled(traffic, SMALL.seed(), 3));
+        ParameterTuner.Candidates luck = (c, t) -> PolicyCatalog.create("random",
+                31L * c.label().hashCode() + replays.indexOf(t), c.settings(), id -> 0, t);
+        ParameterTuner.Report gated = new ParameterTuner(SMALL, SteadyState.DEFAULT, luck, System::currentTimeMillis,
+                RobustChoice.DEFAULT, 4).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR, BalancePolicy.BRH_SURVIVAL,
+                        GRID, 60_000, () -> false);
+        assertTrue(gated.agreement() < RobustChoice.DEFAULT.agreement(), "agreement " + gated.agreement());
+        assertEquals(gated.current(), gated.best());
+        assertEquals(0, gated.predictedGain());
+        ParameterTuner.Report open = new ParameterTuner(SMALL, SteadyState.DEFAULT, luck, System::currentTimeMillis,
+                RobustChoice.WHOLE_WINDOW, 4).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR, BalancePolicy.BRH_SURVIVAL,
+                        GRID, 60_000, () -> false);
+        assertNotEquals(open.current(), open.best(), "without the gate the luckiest mean wins");
+        assertEquals(gated.agreement(), open.agreement());
+
+        RoutingPolicy oneWorker = new RoutingPolicy() {
+            public String name() { return "one-worker"; }
+            public boolean usesPromptPool() { return false; }
+            public int route(ClusterView cluster, RequestView request) { return 0; }
+        };
+        // three levels, far apart on every replay: one worker (in force), random (H=20), br0 (the rest)
+        ParameterTuner.Candidates real = (c, t) -> c.policy().equals(BalancePolicy.BRH_SURVIVAL) && c.settings().equals(POOR)
+                ? new PolicyCatalog.Setup(oneWorker, List.of())
+                : PolicyCatalog.create(c.policy().equals(BalancePolicy.BR0) || c.settings().horizon() != 20 ? BalancePolicy.BR0
+                        : "random", 1, c.settings(), id -> 0, t);
+        ParameterTuner.Report moved = new ParameterTuner(SMALL, SteadyState.DEFAULT, real, System::currentTimeMillis,
+                RobustChoice.DEFAULT, 4).tune(traffic, BalancePolicy.BRH_SURVIVAL, POOR, BalancePolicy.BRH_SURVIVAL,
+                        GRID, 60_000, () -> false);
+        assertTrue(moved.agreement() >= RobustChoice.DEFAULT.agreement(), "agreement " + moved.agreement());
+        assertEquals(moved.ranked().get(0), moved.best());
+        assertNotEquals(moved.current(), moved.best());
+    }
+
+    private static ParameterTuner.Score score(double... replays) {
+        return new ParameterTuner.Score(new ParameterTuner.Candidate(BalancePolicy.BR0, BalanceSettings.defaults()), null,
+                List.of(), java.util.Arrays.stream(replays).boxed().toList());
     }
 }

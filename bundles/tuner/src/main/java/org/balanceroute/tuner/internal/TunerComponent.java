@@ -82,6 +82,7 @@ public final class TunerComponent implements CompletionListener {
             require(c.parts() >= 1 && c.parts() <= RobustChoice.MAX_PARTS, "parts", c.parts(),
                     "in [1, " + RobustChoice.MAX_PARTS + "]");
             require(c.quorum() > 0.5 && c.quorum() <= 1, "quorum", c.quorum(), "in (0.5, 1]");
+            require(c.agreement() >= -1 && c.agreement() <= 1, "agreement", c.agreement(), "in [-1, 1]");
             require(c.replays() >= 1 && c.replays() <= ParameterTuner.MAX_REPLAYS, "replays", c.replays(),
                     "in [1, " + ParameterTuner.MAX_REPLAYS + "]");
             require(c.stepA() >= 0 && c.stepB() >= 0 && c.stepA() + c.stepB() > 0, "stepA/stepB",
@@ -103,7 +104,7 @@ public final class TunerComponent implements CompletionListener {
                 require(b >= 0, "betas", b, ">= 0");
             }
             return new Settings((long) (c.windowMinutes() * 60e9), c.maxRequests(), (long) (c.budgetSeconds() * 1000),
-                    c.intervalMinutes(), c.autoApply(), c.margin(), new RobustChoice(c.parts(), c.quorum()),
+                    c.intervalMinutes(), c.autoApply(), c.margin(), new RobustChoice(c.parts(), c.quorum(), c.agreement()),
                     c.replays(), new ParameterTuner.Grid(betas, gammas, horizons, c.withBr0()), c.brhPolicy(), c.stepA(), c.stepB());
         }
 
@@ -251,6 +252,7 @@ public final class TunerComponent implements CompletionListener {
         m.put("parts", s.choice().parts());
         m.put("quorum", s.choice().quorum());
         m.put("replays", s.replays());
+        m.put("agreement", s.choice().agreement());
         m.put("last", last);
         return m;
     }
@@ -285,6 +287,8 @@ public final class TunerComponent implements CompletionListener {
         report.put("parts", r.choice().parts());
         report.put("wins", r.wins());
         report.put("replays", r.replays());
+        // the halves of the replays' rank correlation: below the gate, the settings in force stay
+        report.put("agreement", Double.isNaN(r.agreement()) ? null : r.agreement());
         report.put("complete", r.complete());
         report.put("candidates", r.candidates());
         report.put("evaluated", r.ranked().size());
@@ -297,6 +301,10 @@ public final class TunerComponent implements CompletionListener {
         } else {
             report.put("applied", false);
             report.put("applyMessage", !applying ? "autoApply is off"
+                    : !differs && r.replays() > 1 && !r.choice().agreed(r.agreement())
+                            ? String.format(Locale.ROOT, "the replays do not agree on the candidates' order (agreement "
+                                    + "%.2f below %.2f): their differences are noise, the settings in force stay",
+                                    r.agreement(), r.choice().agreement())
                     : !differs ? "the settings in force are the best"
                     : String.format(Locale.ROOT, "predicted gain %.3f below the margin %.3f", r.predictedGain(),
                             s.margin()));

@@ -38,16 +38,15 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     boolean autoApply() default false;
 
     @AttributeDefinition(name = "Margin", min = "0", max = "1", description = "The predicted gain (share of "
-            + "the current settings' steady-state imbalance removed) a winner must reach to be applied. "
-            + "Number in [0, 1]; default 0.05.")
-    double margin() default 0.05;
+            + "the current settings' steady-state imbalance removed) a winner must reach to be applied (the agreement "
+            + "gate is the guard against noise; a margin only holds back small changes). Number in [0, 1]; default 0.")
+    double margin() default 0;
 
     @AttributeDefinition(name = "Parts", min = "1", max = "60", description = "The window's steady state is cut "
             + "into this many parts of equal time, and a candidate wins only if it beats the settings in force on "
-            + "the quorum of them (the differences between candidates are of the size of the variation between "
-            + "minutes of traffic; a winner of the whole window is often a fluke of one part); 1: the lowest "
-            + "imbalance over the whole window wins. Integer in [1, 60]; default 5.")
-    int parts() default 5;
+            + "the quorum of them (a rule before the agreement gate: a winner of the whole window may be a fluke "
+            + "of one part); 1: the lowest mean imbalance over the whole window wins. Integer in [1, 60]; default 1.")
+    int parts() default 1;
 
     @AttributeDefinition(name = "Quorum", description = "The share of the parts on which a candidate's imbalance "
             + "must be below the settings in force for it to be chosen. Number in (0.5, 1]; default 1.")
@@ -57,8 +56,15 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
             + "mean over this many perturbed replays of the window (its requests shuffled over their own arrival "
             + "times: the simulator is chaotic, one replay ranks candidates partly by luck); each replay costs one "
             + "run of the window per candidate, within the same time budget; 1: the window as recorded only. "
-            + "Integer in [1, 50]; default 3.")
+            + "Integer in [1, 50]; default 8.")
     int replays() default ParameterTuner.DEFAULT_REPLAYS;
+
+    @AttributeDefinition(name = "Agreement", min = "-1", max = "1", description = "The gate against noise: the "
+            + "candidates' mean imbalance over the first half of the replays and over the second half are ranked, and "
+            + "unless the two rankings correlate at least this much (Spearman) the settings in force stay (the "
+            + "replays cannot tell the candidates apart, and the lowest mean is the luckiest); -1: no gate; no "
+            + "effect with one replay. Number in [-1, 1]; default 0.5.")
+    double agreement() default 0.5;
 
     @AttributeDefinition(name = "beta values", description = "BR-H overflow weights of the grid, comma-separated. "
             + "Default 8,14.67,43.")
