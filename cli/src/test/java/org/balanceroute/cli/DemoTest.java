@@ -50,7 +50,10 @@ class DemoTest {
     void withTuneJsqThenBrhFromThePoorPairThenTuned() {
         List<Demo.Phase> phases = Demo.phases(1, true);
         assertEquals(List.of(new Demo.Phase("jsq", 1, false), new Demo.Phase("brh-survival", 1, false, Demo.POOR),
-                new Demo.Phase("brh-survival", 1, false, Demo.TUNED)), phases);
+                new Demo.Phase("brh-survival", 1, false, Demo.POOR_AGAIN), new Demo.Phase("brh-survival", 1, false,
+                        Demo.TUNED)), phases);
+        assertEquals("brh-survival (43, 0.86) again", Demo.label(phases.get(2)));
+        assertEquals("tune-poor-again.png", Demo.chartName(phases.get(2)));
         assertEquals("brh-survival (43, 0.86)", Demo.label(phases.get(1)));
         assertEquals("tune-poor.png", Demo.chartName(phases.get(1)));
         assertEquals("br0 tuned", Demo.label(new Demo.Phase("br0", 1, false, Demo.TUNED)));
