@@ -533,7 +533,9 @@ public class ReplicasIT {
         try (RuntimeProcess late = new RuntimeProcess("late", work, connectorConfig)) {
             late.start(null).awaitUp();
             assertEquals("local", late.cluster().path("store").asText());
-            CompletableFuture<Integer> before = stream(late, 3000, 600);
+            // long enough to outlive the join (4000 steps of >= 10 ms; joins measured up to 16 s): with 600
+            // tokens it could end before the cluster formed, and then no view ever showed it running
+            CompletableFuture<Integer> before = stream(late, 3000, 4000);
             RuntimeProcess.await("its stream running", Duration.ofSeconds(30), () -> running(late.snapshot()) == 1);
 
             Path feature = RuntimeProcess.distribution().resolve("features/cluster");
@@ -559,7 +561,7 @@ public class ReplicasIT {
                 }
                 return false;
             });
-            assertEquals("the stream that began before the join ends whole", 600, (int) before.get(60, TimeUnit.SECONDS));
+            assertEquals("the stream that began before the join ends whole", 4000, (int) before.get(90, TimeUnit.SECONDS));
 
             CompletableFuture<Integer> during = stream(late, 3000, 600);
             RuntimeProcess.await("its second stream running", Duration.ofSeconds(30), () -> running(late.snapshot()) >= 1);
