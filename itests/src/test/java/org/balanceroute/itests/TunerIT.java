@@ -55,6 +55,9 @@ public class TunerIT extends BalanceRouteTestSupport {
         String body = r.body();
         assertTrue(body, body.contains("\"state\":\"idle\"") && body.contains("\"best\"")
                 && body.contains("\"predictedGain\"") && body.contains("\"requests\":60"));
+        // the gate's setting, and the replays' measured agreement (null when every candidate ran alike)
+        assertTrue(body, body.contains("\"agreement\":-1.0")
+                && body.matches("(?s).*\"last\":\\{.*\"agreement\":(null|-?[0-9]).*"));
         String get = http("GET", "/admin/tune", null, true).body();
         assertTrue(get, get.contains("\"runs\":1") && get.contains("\"last\""));
         if (body.contains("\"applied\":true")) {
