@@ -39,9 +39,9 @@ public record RobustChoice(int parts, double quorum, double agreement) {
     /**
      * What the runtime and {@code balanceroute tune} use unless configured: the lowest mean over
      * the replays wins, if the halves of the replays rank the candidates alike (rank correlation
-     * at least 0.5). Chosen on measurement (docs/self-tuning.md): on 15 workloads the halves of 8
-     * replays agreed at 0.74 to 0.94 where the settings differ beyond noise (Azure) and at -0.40 to
-     * 0.30 where they do not (Mooncake, the built-in workload).
+     * at least 0.5). Chosen on measurement (docs/self-tuning.md): on 20 workloads the halves of 8
+     * replays agreed at 0.58 to 0.94 where the settings differ beyond noise (Azure) and at -0.40 to
+     * 0.31 where they do not (Mooncake, the built-in workload).
      */
     public static final RobustChoice DEFAULT = new RobustChoice(1, 1, 0.5);
 
