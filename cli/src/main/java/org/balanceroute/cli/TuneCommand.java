@@ -44,9 +44,6 @@ import picocli.CommandLine.Option;
                 + " the grid.", ""})
 final class TuneCommand extends CliCommand {
 
-    /** The runtime tuner's default margin ({@code org.balanceroute.tuner}'s {@code margin}). */
-    static final double DEFAULT_MARGIN = 0;
-
     /** Replays of the rest the evaluation averages over by default. */
     static final int DEFAULT_EVAL_REPLAYS = 8;
 
@@ -121,7 +118,7 @@ final class TuneCommand extends CliCommand {
     @Option(names = "--margin", paramLabel = "M", converter = Values.Real.class, order = 3,
             description = "the predicted gain, in [0, 1], the choice must reach to replace the start (the runtime's"
                     + " margin); default: ${DEFAULT-VALUE}")
-    double margin = DEFAULT_MARGIN;
+    double margin = ParameterTuner.DEFAULT_MARGIN;
 
     @Option(names = "--workers", paramLabel = "G", converter = Values.Int.class, order = 4,
             description = "as simulate; default: ${DEFAULT-VALUE}")
@@ -249,18 +246,13 @@ final class TuneCommand extends CliCommand {
 
     private static double heldOutGain(ParameterTuner.Report r, int chooseFrom, int chooseTo, int scoreFrom, int scoreTo) {
         ParameterTuner.Score best = r.ranked().stream().min(Comparator.comparingDouble(
-                (ParameterTuner.Score s) -> mean(s.replays(), chooseFrom, chooseTo))).orElseThrow();
-        double start = mean(r.current().replays(), scoreFrom, scoreTo);
-        return 1 - mean(best.replays(), scoreFrom, scoreTo) / start;
-    }
-
-    private static double mean(List<Double> v, int from, int to) {
-        return v.subList(from, to).stream().mapToDouble(Double::doubleValue).average().orElseThrow();
+                (ParameterTuner.Score s) -> s.imbalance(chooseFrom, chooseTo))).orElseThrow();
+        return 1 - best.imbalance(scoreFrom, scoreTo) / r.current().imbalance(scoreFrom, scoreTo);
     }
 
     /** The standard error of a mean, relative to it. */
     static double standardError(List<Double> v) {
-        double m = mean(v, 0, v.size()), ss = 0;
+        double m = v.stream().mapToDouble(Double::doubleValue).average().orElseThrow(), ss = 0;
         for (double x : v) {
             ss += (x - m) * (x - m);
         }
@@ -272,7 +264,7 @@ final class TuneCommand extends CliCommand {
         String wins = String.format(Locale.ROOT, "%d of %d parts", r.wins(), r.choice().parts())
                 + (r.replays() == 1 ? "" : String.format(Locale.ROOT, " and %d of %d replays",
                         RobustChoice.wins(r.current().replays(), r.best().replays()), r.replays()));
-        if (r.best() == r.current() && r.replays() > 1 && !r.choice().agreed(r.agreement())) {
+        if (r.gated()) {
             return String.format(Locale.ROOT, "kept the start: the halves of the %d replays do not agree on the"
                     + " candidates' order (rank correlation %.2f, the gate %.2f): their differences are noise",
                     r.replays(), r.agreement(), r.choice().agreement());

@@ -98,7 +98,12 @@ public final class ParameterTuner {
 
         /** What the search ranks by: the mean {@link #objective} over the replays. */
         public double imbalance() {
-            return replays.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
+            return imbalance(0, replays.size());
+        }
+
+        /** The mean {@link #objective} over replays {@code from} (inclusive) to {@code to} (exclusive). */
+        public double imbalance(int from, int to) {
+            return replays.subList(from, to).stream().mapToDouble(Double::doubleValue).average().orElseThrow();
         }
     }
 
@@ -116,6 +121,11 @@ public final class ParameterTuner {
     public record Report(Score current, Score best, double predictedGain, List<Score> ranked, int candidates,
             boolean complete, long elapsedMillis, int requests, RobustChoice choice, int wins, int replays,
             double agreement) {
+
+        /** Whether the agreement gate kept the settings in force (one replay has no halves: never). */
+        public boolean gated() {
+            return ParameterTuner.gated(replays, choice, agreement);
+        }
     }
 
     /** Builds the policy of a candidate for one run; {@link PolicyCatalog#create} by default. */
@@ -145,6 +155,13 @@ public final class ParameterTuner {
      * replays).
      */
     public static final int DEFAULT_REPLAYS = 8;
+
+    /**
+     * The predicted gain a winner must reach to be applied, unless configured (the runtime's
+     * {@code margin}, {@code balanceroute tune --margin}): none, the agreement gate is the guard
+     * against noise.
+     */
+    public static final double DEFAULT_MARGIN = 0;
 
     /** The lowest imbalance over the whole window wins ({@link RobustChoice#WHOLE_WINDOW}). */
     public ParameterTuner(SimulationConfig config, SteadyState steady, Candidates factory, LongSupplier clockMillis) {
@@ -208,16 +225,20 @@ public final class ParameterTuner {
                 scores.add(run(c, perturbed));
             }
         }
-        scores.sort(Comparator.comparingDouble(Score::imbalance)
+        scores.sort(Comparator.comparingDouble((Score s) -> s.imbalance())
                 .thenComparing(s -> -s.result().steadyThroughputTokPerS()));
         double agreement = agreement(scores);
-        // one replay has no halves to compare: no gate, the search before replays
-        Score best = replays == 1 || choice.agreed(agreement) ? choose(scores, currentScore) : currentScore;
+        Score best = gated(replays, choice, agreement) ? currentScore : choose(scores, currentScore);
         double cur = currentScore.imbalance();
         double gain = cur <= 0 ? 0 : Math.max(0, 1 - best.imbalance() / cur);
         int wins = best == currentScore ? 0 : RobustChoice.wins(currentScore.parts(), best.parts());
         return new Report(currentScore, best, gain, List.copyOf(scores), todo.size() + 1, complete,
                 clockMillis.getAsLong() - start, traffic.size(), choice, wins, replays, agreement);
+    }
+
+    /** Whether the rule's agreement gate keeps the settings in force; one replay has no halves to compare: never. */
+    static boolean gated(int replays, RobustChoice choice, double agreement) {
+        return replays > 1 && !choice.agreed(agreement);
     }
 
     /**
@@ -230,12 +251,11 @@ public final class ParameterTuner {
         if (scores.isEmpty() || scores.get(0).replays().size() < 2) {
             return Double.NaN;
         }
-        int half = scores.get(0).replays().size() / 2;
+        int n = scores.get(0).replays().size(), half = n / 2;
         double[] first = new double[scores.size()], second = new double[scores.size()];
         for (int i = 0; i < scores.size(); i++) {
-            List<Double> r = scores.get(i).replays();
-            first[i] = r.subList(0, half).stream().mapToDouble(Double::doubleValue).average().orElseThrow();
-            second[i] = r.subList(half, r.size()).stream().mapToDouble(Double::doubleValue).average().orElseThrow();
+            first[i] = scores.get(i).imbalance(0, half);
+            second[i] = scores.get(i).imbalance(half, n);
         }
         return RobustChoice.rankCorrelation(first, second);
     }

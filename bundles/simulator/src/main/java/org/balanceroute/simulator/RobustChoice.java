@@ -30,6 +30,10 @@ public record RobustChoice(int parts, double quorum, double agreement) {
 
     public static final int MAX_PARTS = 60;
 
+    /** {@link #DEFAULT}'s parts and agreement, as constants (the tuner's metatype defaults are these). */
+    public static final int DEFAULT_PARTS = 1;
+    public static final double DEFAULT_AGREEMENT = 0.5;
+
     /** The agreement that lets every search through: no gate. */
     public static final double NO_GATE = -1;
 
@@ -43,7 +47,7 @@ public record RobustChoice(int parts, double quorum, double agreement) {
      * replays agreed at 0.58 to 0.94 where the settings differ beyond noise (Azure) and at -0.40 to
      * 0.31 where they do not (Mooncake, the built-in workload).
      */
-    public static final RobustChoice DEFAULT = new RobustChoice(1, 1, 0.5);
+    public static final RobustChoice DEFAULT = new RobustChoice(DEFAULT_PARTS, 1, DEFAULT_AGREEMENT);
 
     /** No agreement gate. */
     public RobustChoice(int parts, double quorum) {

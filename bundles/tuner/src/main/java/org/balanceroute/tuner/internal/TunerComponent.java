@@ -301,7 +301,7 @@ public final class TunerComponent implements CompletionListener {
         } else {
             report.put("applied", false);
             report.put("applyMessage", !applying ? "autoApply is off"
-                    : !differs && r.replays() > 1 && !r.choice().agreed(r.agreement())
+                    : r.gated()
                             ? String.format(Locale.ROOT, "the replays do not agree on the candidates' order (agreement "
                                     + "%.2f below %.2f): their differences are noise, the settings in force stay",
                                     r.agreement(), r.choice().agreement())

@@ -1,6 +1,7 @@
 package org.balanceroute.tuner.internal;
 
 import org.balanceroute.simulator.ParameterTuner;
+import org.balanceroute.simulator.RobustChoice;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
@@ -40,13 +41,13 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     @AttributeDefinition(name = "Margin", min = "0", max = "1", description = "The predicted gain (share of "
             + "the current settings' steady-state imbalance removed) a winner must reach to be applied (the agreement "
             + "gate is the guard against noise; a margin only holds back small changes). Number in [0, 1]; default 0.")
-    double margin() default 0;
+    double margin() default ParameterTuner.DEFAULT_MARGIN;
 
     @AttributeDefinition(name = "Parts", min = "1", max = "60", description = "The window's steady state is cut "
             + "into this many parts of equal time, and a candidate wins only if it beats the settings in force on "
             + "the quorum of them (a rule before the agreement gate: a winner of the whole window may be a fluke "
             + "of one part); 1: the lowest mean imbalance over the whole window wins. Integer in [1, 60]; default 1.")
-    int parts() default 1;
+    int parts() default RobustChoice.DEFAULT_PARTS;
 
     @AttributeDefinition(name = "Quorum", description = "The share of the parts on which a candidate's imbalance "
             + "must be below the settings in force for it to be chosen. Number in (0.5, 1]; default 1.")
@@ -64,7 +65,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
             + "unless the two rankings correlate at least this much (Spearman) the settings in force stay (the "
             + "replays cannot tell the candidates apart, and the lowest mean is the luckiest); -1: no gate; no "
             + "effect with one replay. Number in [-1, 1]; default 0.5.")
-    double agreement() default 0.5;
+    double agreement() default RobustChoice.DEFAULT_AGREEMENT;
 
     @AttributeDefinition(name = "beta values", description = "BR-H overflow weights of the grid, comma-separated. "
             + "Default 8,14.67,43.")
