@@ -3,8 +3,15 @@ package org.balanceroute.api;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
- * Read-only view of the G data-parallel decode workers, as the dispatch loop sees them at the
- * current decode step. Workers are numbered 0..G-1.
+ * Read-only view of the data-parallel decode workers of one pool, as the dispatch loop sees them
+ * at the current decode step. Workers are numbered 0..{@link #workers()}-1.
+ *
+ * <p><b>Groups.</b> A pool may have several decode instances; each is one DP group, whose ranks
+ * (and only those) meet at one barrier every step. Workers of a group are numbered
+ * consecutively: group i holds workers {@link #groupStart}(i) .. groupStart(i) + {@link
+ * #groupSize}(i) - 1. A barrier-aware policy judges a worker against its own group (its G, its
+ * M); a driver that says nothing has one group of every worker (the methods' defaults), which
+ * is the single barrier of API versions before 0.10.
  *
  * <p>Loads follow the spec's notation: L_g is the sum of the KV loads of the requests running
  * on worker g, M the maximum over g. Requests routed at arrival to a full worker wait in that
@@ -13,11 +20,53 @@ import org.osgi.annotation.versioning.ProviderType;
 @ProviderType
 public interface ClusterView {
 
-    /** G: number of DP decode workers. */
+    /** Number of DP decode workers over all groups (G when there is one group). */
     int workers();
 
-    /** B: per-worker concurrency cap (vLLM {@code max_num_seqs}). */
+    /** B: per-worker concurrency cap (vLLM {@code max_num_seqs}); with groups of different B, the largest. */
     int capacity();
+
+    /** B of worker g: its own group's concurrency cap. */
+    default int capacity(int worker) {
+        return capacity();
+    }
+
+    /** Number of decode instances (DP groups); 1 unless the driver says otherwise. */
+    default int groups() {
+        return 1;
+    }
+
+    /** The group (decode instance) worker g belongs to, in [0, {@link #groups()}). */
+    default int group(int worker) {
+        return 0;
+    }
+
+    /** The first worker of group i. */
+    default int groupStart(int group) {
+        return 0;
+    }
+
+    /** G of group i: how many ranks meet at its barrier. */
+    default int groupSize(int group) {
+        return workers();
+    }
+
+    /** M of group i: the heaviest load among its workers. */
+    default long groupMaxLoad(int group) {
+        long max = 0;
+        for (int g = groupStart(group), end = g + groupSize(group); g < end; g++) {
+            max = Math.max(max, load(g));
+        }
+        return max;
+    }
+
+    /**
+     * Whether worker g is being drained by an operator: it takes no new requests (it is not
+     * {@link #available}), the ones on it run to their end. False unless the driver says otherwise.
+     */
+    default boolean draining(int worker) {
+        return false;
+    }
 
     /** k: index of the current decode step. */
     long step();
@@ -41,9 +90,9 @@ public interface ClusterView {
     RequestView active(int worker, int index);
 
     /**
-     * Whether worker g takes new requests. False while its engine fails its health check: no
-     * policy may place a request there (it offers no {@link #freeSlots}); the requests already on
-     * it stay until they end. True unless the driver says otherwise.
+     * Whether worker g takes new requests. False while its engine fails its health check or it is
+     * {@link #draining}: no policy may place a request there (it offers no {@link #freeSlots});
+     * the requests already on it stay until they end. True unless the driver says otherwise.
      */
     default boolean available(int worker) {
         return true;
@@ -62,7 +111,7 @@ public interface ClusterView {
 
     /** cap_g: free slots of worker g = B - running - queued (never negative); 0 when it is not {@link #available}. */
     default int freeSlots(int worker) {
-        return available(worker) ? Math.max(0, capacity() - running(worker) - queued(worker)) : 0;
+        return available(worker) ? Math.max(0, capacity(worker) - running(worker) - queued(worker)) : 0;
     }
 
     /** Outstanding requests of worker g: running plus queued (what JSQ balances). */
@@ -70,7 +119,7 @@ public interface ClusterView {
         return running(worker) + queued(worker);
     }
 
-    /** M: the heaviest worker's load. */
+    /** The heaviest worker's load over every group (M when there is one group). */
     default long maxLoad() {
         long max = 0;
         for (int g = 0, n = workers(); g < n; g++) {

@@ -6,35 +6,61 @@ import org.balanceroute.api.ClusterView;
 
 /**
  * The decode workers' state as the router tracks it: per worker the running requests (at most
- * B), their KV load L_g, and an FCFS queue for requests routed to a full worker. Updated in
- * place, token by token; no allocation on the token path.
+ * its group's B), their KV load L_g, and an FCFS queue for requests routed to a full worker; the
+ * workers' groups (decode instances, one barrier each) as the {@link DecodeLayout} says. Updated
+ * in place, token by token; no allocation on the token path.
  */
 public final class ClusterState implements ClusterView {
 
+    private final DecodeLayout layout;
     private final int workers;
     private final int capacity;
+    private final int[] capacityOf;
+    private final int[] groupOf;
     private final long[] load;
     private final TrackedRequest[][] active;
     private final int[] running;
     private final ArrayDeque<TrackedRequest>[] queue;
     private final long[] queuedTokens;
     private final long[] inFlightBytes;
-    private final boolean[] unavailable;
-    private int markedDown;
+    private final boolean[] down;
+    private final boolean[] draining;
+    private int unavailableCount;
     private long step;
 
-    @SuppressWarnings("unchecked")
+    /** One group of {@code workers} ranks, each of B {@code capacity}: a single barrier. */
     public ClusterState(int workers, int capacity) {
+        this(checked(workers, capacity));
+    }
+
+    private static DecodeLayout checked(int workers, int capacity) {
         if (workers < 1) {
             throw new IllegalArgumentException("workers must be >= 1, got " + workers);
         }
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be >= 1, got " + capacity);
         }
-        this.workers = workers;
-        this.capacity = capacity;
+        return DecodeLayout.single(workers, capacity);
+    }
+
+    @SuppressWarnings("unchecked")
+    public ClusterState(DecodeLayout layout) {
+        this.layout = layout;
+        this.workers = layout.workers();
+        this.capacity = layout.maxCapacity();
+        this.capacityOf = new int[workers];
+        this.groupOf = new int[workers];
+        for (int i = 0; i < layout.groups(); i++) {
+            for (int g = layout.start(i), end = g + layout.size(i); g < end; g++) {
+                capacityOf[g] = layout.capacityOfGroup(i);
+                groupOf[g] = i;
+            }
+        }
         this.load = new long[workers];
-        this.active = new TrackedRequest[workers][capacity];
+        this.active = new TrackedRequest[workers][];
+        for (int g = 0; g < workers; g++) {
+            active[g] = new TrackedRequest[capacityOf[g]];
+        }
         this.running = new int[workers];
         this.queue = new ArrayDeque[workers];
         for (int g = 0; g < workers; g++) {
@@ -42,7 +68,12 @@ public final class ClusterState implements ClusterView {
         }
         this.queuedTokens = new long[workers];
         this.inFlightBytes = new long[workers];
-        this.unavailable = new boolean[workers];
+        this.down = new boolean[workers];
+        this.draining = new boolean[workers];
+    }
+
+    public DecodeLayout layout() {
+        return layout;
     }
 
     @Override
@@ -53,6 +84,31 @@ public final class ClusterState implements ClusterView {
     @Override
     public int capacity() {
         return capacity;
+    }
+
+    @Override
+    public int capacity(int worker) {
+        return capacityOf[worker];
+    }
+
+    @Override
+    public int groups() {
+        return layout.groups();
+    }
+
+    @Override
+    public int group(int worker) {
+        return groupOf[worker];
+    }
+
+    @Override
+    public int groupStart(int group) {
+        return layout.start(group);
+    }
+
+    @Override
+    public int groupSize(int group) {
+        return layout.size(group);
     }
 
     @Override
@@ -86,22 +142,37 @@ public final class ClusterState implements ClusterView {
     }
 
     /**
-     * Not marked down. With every worker marked down none is available: requests wait in the pool
-     * (bounded by the proxy's placement timeout) until a health check brings one back.
+     * Neither marked down nor draining. With every worker unavailable requests wait in the pool
+     * (bounded by the proxy's placement timeout) until a health check or an undrain brings one back.
      */
     @Override
     public boolean available(int worker) {
-        return !unavailable[worker];
+        return !down[worker] && !draining[worker];
     }
 
     @Override
     public int availableWorkers() {
-        return workers - markedDown;
+        return workers - unavailableCount;
     }
 
     @Override
     public int freeSlots(int worker) {
-        return available(worker) ? Math.max(0, capacity - running[worker] - queue[worker].size()) : 0;
+        return available(worker) ? Math.max(0, capacityOf[worker] - running[worker] - queue[worker].size()) : 0;
+    }
+
+    /** Whether worker g's engine is marked down (failed its health check). */
+    public boolean down(int worker) {
+        return down[worker];
+    }
+
+    @Override
+    public boolean draining(int worker) {
+        return draining[worker];
+    }
+
+    /** Draining and nothing left on it: running and queued are both 0. */
+    public boolean drained(int worker) {
+        return draining[worker] && running[worker] == 0 && queue[worker].isEmpty();
     }
 
     /**
@@ -112,12 +183,53 @@ public final class ClusterState implements ClusterView {
      */
     boolean setAvailable(int worker, boolean available) {
         checkWorker(worker);
-        if (unavailable[worker] != available) {
+        if (down[worker] != available) {
             return false;
         }
-        unavailable[worker] = !available;
-        markedDown += available ? -1 : 1;
+        boolean was = available(worker);
+        down[worker] = !available;
+        countAvailability(worker, was);
         return true;
+    }
+
+    /**
+     * Starts or ends an operator's drain of worker g: while draining it takes no new requests;
+     * those on it (running and queued) run to their end.
+     *
+     * @return whether this changed the mark
+     */
+    boolean setDraining(int worker, boolean drain) {
+        checkWorker(worker);
+        if (draining[worker] == drain) {
+            return false;
+        }
+        boolean was = available(worker);
+        draining[worker] = drain;
+        countAvailability(worker, was);
+        return true;
+    }
+
+    private void countAvailability(int worker, boolean was) {
+        boolean now = available(worker);
+        if (was != now) {
+            unavailableCount += now ? -1 : 1;
+        }
+    }
+
+    /**
+     * The imbalance of group i now: its heaviest minus its lightest worker's load, over the
+     * workers not draining (a drained rank's empty KV is the operator's doing, not the router's).
+     * 0 when fewer than two count.
+     */
+    public long groupImbalance(int group) {
+        long max = Long.MIN_VALUE, min = Long.MAX_VALUE;
+        for (int g = layout.start(group), end = g + layout.size(group); g < end; g++) {
+            if (!draining[g]) {
+                max = Math.max(max, load[g]);
+                min = Math.min(min, load[g]);
+            }
+        }
+        return max >= min ? max - min : 0;
     }
 
     @Override
@@ -148,7 +260,7 @@ public final class ClusterState implements ClusterView {
         checkWorker(worker);
         r.worker = worker;
         inFlightBytes[worker] += r.bodyBytes();
-        if (running[worker] < capacity && queue[worker].isEmpty()) {
+        if (running[worker] < capacityOf[worker] && queue[worker].isEmpty()) {
             start(r, worker);
         } else {
             queue[worker].addLast(r);
@@ -195,7 +307,7 @@ public final class ClusterState implements ClusterView {
         }
         inFlightBytes[g] -= r.bodyBytes();
         r.phase = TrackedRequest.Phase.DONE;
-        while (running[g] < capacity && !queue[g].isEmpty()) {
+        while (running[g] < capacityOf[g] && !queue[g].isEmpty()) {
             TrackedRequest next = queue[g].pollFirst();
             queuedTokens[g] -= next.promptTokens();
             start(next, g);
@@ -222,8 +334,9 @@ public final class ClusterState implements ClusterView {
         boolean[] up = new boolean[workers];
         for (int g = 0; g < workers; g++) {
             q[g] = queue[g].size();
-            up[g] = !unavailable[g];
+            up[g] = !down[g];
         }
-        return new ClusterSnapshot(source, step, nowNanos, capacity, load, running, q, poolDepth, up);
+        return new ClusterSnapshot(source, step, nowNanos, capacity, load, running, q, poolDepth, up, groupOf,
+                capacityOf, draining);
     }
 }

@@ -20,12 +20,23 @@ public final class Router {
     private final PromptPool pool = new PromptPool();
     private final List<? extends CompletionListener> completionListeners;
     private final Step step = new Step();
+    private ClusterView seen;
     private RoutingPolicy policy;
 
     public Router(ClusterState cluster, RoutingPolicy policy, List<? extends CompletionListener> completionListeners) {
         this.cluster = Objects.requireNonNull(cluster, "cluster");
         this.policy = Objects.requireNonNull(policy, "policy");
         this.completionListeners = List.copyOf(completionListeners);
+        this.seen = cluster;
+    }
+
+    /**
+     * Whether policies see every worker as one barrier ({@code true}: what a router blind to the
+     * decode instances does when they are listed as one worker set; for comparison in the
+     * simulator) or each group as its own (the default). The state and its groups are unchanged.
+     */
+    public void viewAsOneBarrier(boolean flat) {
+        seen = flat ? new OneBarrierView(cluster) : cluster;
     }
 
     public ClusterState cluster() {
@@ -65,6 +76,17 @@ public final class Router {
         return cluster.setAvailable(worker, available);
     }
 
+    /**
+     * Starts ({@code true}) or ends an operator's drain of worker g, in force for the next arrival
+     * or dispatch step: while draining no policy places a request there; the ones on it end as the
+     * engine ends them. An undrained worker takes requests again at the next step.
+     *
+     * @return whether this changed anything
+     */
+    public boolean setWorkerDraining(int worker, boolean draining) {
+        return cluster.setDraining(worker, draining);
+    }
+
     /** A request that finished prefill: it waits in the pool or is routed now, as the policy wants. */
     public void submit(TrackedRequest r) {
         if (r.phase != TrackedRequest.Phase.NEW) {
@@ -85,7 +107,7 @@ public final class Router {
     }
 
     private void routeNow(TrackedRequest r) {
-        int g = policy.route(cluster, r);
+        int g = policy.route(seen, r);
         if (g < 0 || g >= cluster.workers()) {
             throw new IllegalStateException("policy " + policy.name() + " routed to worker " + g
                     + ", outside [0, " + cluster.workers() + ")");
@@ -177,7 +199,7 @@ public final class Router {
 
         @Override
         public ClusterView cluster() {
-            return cluster;
+            return seen;
         }
 
         @Override

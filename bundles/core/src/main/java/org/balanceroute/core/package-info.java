@@ -7,7 +7,7 @@
  * only thread that touches them, so the hot path takes no locks.
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package org.balanceroute.core;
 
 import org.osgi.annotation.bundle.Export;

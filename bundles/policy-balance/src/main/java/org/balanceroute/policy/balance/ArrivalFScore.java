@@ -10,7 +10,7 @@ import org.balanceroute.api.RequestView;
  * free slots, then the largest margin; when every worker overflows, the lightest. Workers that
  * are not {@link ClusterView#available} are skipped (their load still counts in M: their running
  * requests are still in the barrier until they end). Stage 2's subset choice is lost, which is the
- * price of the lowest latency. O(G).
+ * price of the lowest latency. Each worker is judged in its own group (its M, its G). O(G).
  */
 final class ArrivalFScore {
 
@@ -18,27 +18,30 @@ final class ArrivalFScore {
     }
 
     static int route(ClusterView cluster, RequestView request) {
-        int workers = cluster.workers();
-        long max = 0;
-        for (int g = 0; g < workers; g++) {
-            max = Math.max(max, effectiveLoad(cluster, g));
-        }
         int best = 0;
         long bestF = Long.MIN_VALUE;
         int bestFree = 0;
         long bestMargin = 0;
-        for (int g = 0; g < workers; g++) {
-            if (!cluster.available(g)) {
-                continue;
+        for (int group = 0, groups = cluster.groups(); group < groups; group++) {
+            int first = cluster.groupStart(group);
+            int end = first + cluster.groupSize(group);
+            long max = 0;
+            for (int g = first; g < end; g++) {
+                max = Math.max(max, effectiveLoad(cluster, g));
             }
-            long margin = max - effectiveLoad(cluster, g);
-            long f = FScore.br0(request.promptTokens(), margin, workers);
-            int free = cluster.freeSlots(g);
-            if (f > bestF || (f == bestF && (free > bestFree || (free == bestFree && margin > bestMargin)))) {
-                best = g;
-                bestF = f;
-                bestFree = free;
-                bestMargin = margin;
+            for (int g = first; g < end; g++) {
+                if (!cluster.available(g)) {
+                    continue;
+                }
+                long margin = max - effectiveLoad(cluster, g);
+                long f = FScore.br0(request.promptTokens(), margin, end - first);
+                int free = cluster.freeSlots(g);
+                if (f > bestF || (f == bestF && (free > bestFree || (free == bestFree && margin > bestMargin)))) {
+                    best = g;
+                    bestF = f;
+                    bestFree = free;
+                    bestMargin = margin;
+                }
             }
         }
         return best;

@@ -3,44 +3,64 @@ package org.balanceroute.policy.balance;
 import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.RequestView;
 
-/** BR-0: {@link FScore#br0} against the current step's margins. O(1) per score. */
+/**
+ * BR-0: {@link FScore#br0} against the current step's margins, each worker judged in its own
+ * group (decode instance): m_g = M_group - L_g and the overflow penalty is the group's G - 1,
+ * since only a group's ranks wait for each other at its barrier. O(1) per score.
+ */
 public final class Br0Score implements BarrierScore {
 
     private long[] load = new long[0];
-    private long max;
+    private int[] groupOf = new int[0];
+    private int[] groupSize = new int[0];
+    private long[] groupMax = new long[0];
 
     @Override
     public void prepare(ClusterView cluster) {
-        int g = cluster.workers();
-        if (load.length != g) {
-            load = new long[g];
+        int n = cluster.workers();
+        int groups = cluster.groups();
+        if (load.length != n) {
+            load = new long[n];
+            groupOf = new int[n];
         }
-        max = 0;
-        for (int w = 0; w < g; w++) {
+        if (groupMax.length != groups) {
+            groupMax = new long[groups];
+            groupSize = new int[groups];
+        }
+        for (int i = 0; i < groups; i++) {
+            groupSize[i] = cluster.groupSize(i);
+            groupMax[i] = 0;
+        }
+        for (int w = 0; w < n; w++) {
+            int i = cluster.group(w);
+            groupOf[w] = i;
             load[w] = cluster.load(w);
-            max = Math.max(max, load[w]);
+            groupMax[i] = Math.max(groupMax[i], load[w]);
         }
     }
 
     @Override
     public double score(int worker, long delta) {
-        return FScore.br0(delta, max - load[worker], load.length);
+        int i = groupOf[worker];
+        return FScore.br0(delta, groupMax[i] - load[worker], groupSize[i]);
     }
 
     @Override
     public double slope(int worker, long delta) {
         // +1 below the margin, 1 - G from it on
-        return delta < max - load[worker] ? 1 : 1 - load.length;
+        int i = groupOf[worker];
+        return delta < groupMax[i] - load[worker] ? 1 : 1 - groupSize[i];
     }
 
     @Override
     public long orderMargin(int worker) {
-        return max - load[worker];
+        return groupMax[groupOf[worker]] - load[worker];
     }
 
     @Override
     public void assigned(int worker, RequestView request) {
         load[worker] += request.promptTokens();
-        max = Math.max(max, load[worker]);
+        int i = groupOf[worker];
+        groupMax[i] = Math.max(groupMax[i], load[worker]);
     }
 }

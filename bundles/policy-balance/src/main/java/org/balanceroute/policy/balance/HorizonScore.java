@@ -17,7 +17,8 @@ import org.balanceroute.api.TerminationPredictor;
  * </pre>
  *
  * Each future step's overflow is judged against that step's own margin. H=0, alpha=1, beta=G
- * is exactly BR-0.
+ * is exactly BR-0. With several groups (decode instances) M(k+h) is each group's own: a worker's
+ * margins are measured against the projected barrier of its group only; beta is shared.
  *
  * <p>Cost: {@link #prepare} is O(running requests + G*H) (one predictor call per running
  * request, difference arrays for the projection). Scoring is O(log H): a worker's margins are
@@ -44,7 +45,8 @@ public final class HorizonScore implements BarrierScore {
 
     private int workers;
     private long[][] projected;   // [g][h] = L_g(k+h)
-    private final long[] maxAhead;  // [h]    = M(k+h)
+    private long[][] maxAhead;     // [group][h] = M(k+h) of the group
+    private int[] groupOf = new int[0]; // [g]
     private long[][] sortedMargin; // [g][rank] ascending
     private double[][] prefixD;    // [g][rank]: sum of gamma^h over the first rank margins
     private double[][] prefixDm;   // [g][rank]: sum of gamma^h * m over the first rank margins
@@ -72,7 +74,7 @@ public final class HorizonScore implements BarrierScore {
             d *= settings.gamma();
         }
         this.discountSum = sum;
-        this.maxAhead = new long[horizon + 1];
+        this.maxAhead = new long[0][];
         this.sortKeys = new long[horizon + 1];
         this.endCount = new long[horizon + 2];
         this.endLoad = new long[horizon + 2];
@@ -91,9 +93,17 @@ public final class HorizonScore implements BarrierScore {
             minStale = new boolean[g];
             minMargin = new long[g];
             endedBy = new int[g][horizon + 2];
+            groupOf = new int[g];
         }
-        Arrays.fill(maxAhead, 0);
+        if (maxAhead.length != cluster.groups()) {
+            maxAhead = new long[cluster.groups()][horizon + 1];
+        }
+        for (long[] row : maxAhead) {
+            Arrays.fill(row, 0);
+        }
         for (int w = 0; w < g; w++) {
+            groupOf[w] = cluster.group(w);
+            long[] groupAhead = maxAhead[groupOf[w]];
             Arrays.fill(endCount, 0);
             Arrays.fill(endLoad, 0);
             for (int i = 0, n = cluster.running(w); i < n; i++) {
@@ -116,7 +126,7 @@ public final class HorizonScore implements BarrierScore {
                 count += endCount[h + 1];
                 load += endLoad[h + 1];
                 row[h] = load + h * count;
-                maxAhead[h] = Math.max(maxAhead[h], row[h]);
+                groupAhead[h] = Math.max(groupAhead[h], row[h]);
             }
         }
         markAllStale();
@@ -175,7 +185,7 @@ public final class HorizonScore implements BarrierScore {
     @Override
     public long orderMargin(int worker) {
         if (orderBy == BalanceSettings.HorizonMargin.NOW) {
-            return maxAhead[0] - projected[worker][0];
+            return maxAhead[groupOf[worker]][0] - projected[worker][0];
         }
         if (orderBy == BalanceSettings.HorizonMargin.MEAN) {
             if (sortedStale[worker]) {
@@ -185,9 +195,10 @@ public final class HorizonScore implements BarrierScore {
         }
         if (minStale[worker]) {
             long[] row = projected[worker];
+            long[] groupAhead = maxAhead[groupOf[worker]];
             long min = Long.MAX_VALUE;
             for (int h = 0; h <= horizon; h++) {
-                min = Math.min(min, maxAhead[h] - row[h]);
+                min = Math.min(min, groupAhead[h] - row[h]);
             }
             minMargin[worker] = min;
             minStale[worker] = false;
@@ -200,17 +211,24 @@ public final class HorizonScore implements BarrierScore {
         int c = stepsLeft(request);
         long w = request.kvLoad();
         long[] row = projected[worker];
+        long[] groupAhead = maxAhead[groupOf[worker]];
         boolean maxRose = false;
         for (int h = 0; h < c && h <= horizon; h++) {
             row[h] += w + h;
-            if (row[h] > maxAhead[h]) {
-                maxAhead[h] = row[h];
+            if (row[h] > groupAhead[h]) {
+                groupAhead[h] = row[h];
                 maxRose = true;
             }
         }
-        // A higher barrier changes every worker's margins; otherwise only this worker's.
+        // A higher barrier changes the margins of every worker of the group; otherwise only this worker's.
         if (maxRose) {
-            markAllStale();
+            int group = groupOf[worker];
+            for (int g = 0; g < workers; g++) {
+                if (groupOf[g] == group) {
+                    sortedStale[g] = true;
+                    minStale[g] = true;
+                }
+            }
         } else {
             sortedStale[worker] = true;
             minStale[worker] = true;
@@ -224,8 +242,9 @@ public final class HorizonScore implements BarrierScore {
 
     private void rebuild(int worker) {
         long[] row = projected[worker];
+        long[] groupAhead = maxAhead[groupOf[worker]];
         for (int h = 0; h <= horizon; h++) {
-            sortKeys[h] = ((maxAhead[h] - row[h]) << HORIZON_BITS) | h;
+            sortKeys[h] = ((groupAhead[h] - row[h]) << HORIZON_BITS) | h;
         }
         Arrays.sort(sortKeys);
         long[] margins = sortedMargin[worker];

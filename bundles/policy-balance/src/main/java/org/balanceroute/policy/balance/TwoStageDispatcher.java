@@ -104,7 +104,7 @@ public final class TwoStageDispatcher {
         if (projectedSlots == 0 || !cluster.available(g)) {
             return free;
         }
-        int projected = cluster.capacity() - cluster.running(g) - cluster.queued(g)
+        int projected = cluster.capacity(g) - cluster.running(g) - cluster.queued(g)
                 + score.endingWithin(g, projectedSlots);
         return Math.max(free, projected);
     }

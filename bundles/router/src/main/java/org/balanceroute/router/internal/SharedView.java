@@ -11,7 +11,8 @@ import org.balanceroute.router.ReplicaShare;
  * Immutable; read by a follower's API calls from any thread.
  *
  * <p>VIEW body: {@code step:long capacity:int workers:int poolDepth:int policy:string
- * stepNanos:long}, per worker {@code load:long running:int queued:int available:byte}, then
+ * stepNanos:long}, per worker {@code load:long running:int queued:int available:byte group:int
+ * capacity:int draining:byte}, then
  * {@code members:int} and per member {@code id:string address:string pooled:int} and per worker
  * {@code load:long running:int queued:int}.
  */
@@ -24,10 +25,14 @@ record SharedView(String dispatcher, ClusterSnapshot totals, String activePolicy
         int[] running = totals.running();
         int[] queued = totals.queued();
         boolean[] available = totals.available();
+        int[] groups = totals.groups();
+        int[] capacities = totals.capacities();
+        boolean[] draining = totals.draining();
         w.putLong(totals.step()).putInt(totals.capacity()).putInt(g).putInt(totals.poolDepth()).putString(policy)
                 .putLong(stepNanos);
         for (int i = 0; i < g; i++) {
-            w.putLong(loads[i]).putInt(running[i]).putInt(queued[i]).putByte(available[i] ? 1 : 0);
+            w.putLong(loads[i]).putInt(running[i]).putInt(queued[i]).putByte(available[i] ? 1 : 0)
+                    .putInt(groups[i]).putInt(capacities[i]).putByte(draining[i] ? 1 : 0);
         }
         w.putInt(shares.size());
         for (ReplicaShare s : shares) {
@@ -45,7 +50,7 @@ record SharedView(String dispatcher, ClusterSnapshot totals, String activePolicy
     static SharedView read(Frames.Reader r, String dispatcher, long receivedAtNanos) {
         long step = r.getLong();
         int capacity = r.getInt();
-        int g = r.getCount(17);
+        int g = r.getCount(26);
         int poolDepth = r.getInt();
         String policy = r.getString();
         long stepNanos = r.getLong();
@@ -53,11 +58,17 @@ record SharedView(String dispatcher, ClusterSnapshot totals, String activePolicy
         int[] running = new int[g];
         int[] queued = new int[g];
         boolean[] available = new boolean[g];
+        int[] groups = new int[g];
+        int[] capacities = new int[g];
+        boolean[] draining = new boolean[g];
         for (int i = 0; i < g; i++) {
             loads[i] = r.getLong();
             running[i] = r.getInt();
             queued[i] = r.getInt();
             available[i] = r.getByte() != 0;
+            groups[i] = r.getInt();
+            capacities[i] = r.getInt();
+            draining[i] = r.getByte() != 0;
         }
         int n = r.getCount(12);
         List<ReplicaShare> shares = new ArrayList<>(n);
@@ -76,7 +87,7 @@ record SharedView(String dispatcher, ClusterSnapshot totals, String activePolicy
             shares.add(new ReplicaShare(id, address, id.equals(dispatcher), pooled, l, run, q));
         }
         ClusterSnapshot totals = new ClusterSnapshot(dispatcher, step, receivedAtNanos, capacity, loads, running, queued,
-                poolDepth, available);
+                poolDepth, available, groups, capacities, draining);
         return new SharedView(dispatcher, totals, policy, stepNanos, List.copyOf(shares), receivedAtNanos);
     }
 }
