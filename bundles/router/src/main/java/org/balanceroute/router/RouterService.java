@@ -42,9 +42,9 @@ import org.osgi.annotation.versioning.ProviderType;
  * <p><b>Learning.</b> Every registered {@code TerminationPredictor} is told each completion,
  * whatever policy is active, so a BR-H policy switched to later starts warm.
  *
- * <p><b>Workers.</b> G, the number of decode workers, has one owner: the worker set the engine
- * connector is configured with ({@link #setWorkers}, told by whoever bridges the two, the proxy).
- * Until it is known nothing is placed: requests wait in the prompt pool.
+ * <p><b>Workers.</b> The decode workers and the instances (DP groups) they form have one owner:
+ * the pool's topology ({@link #setLayout}, told by whoever bridges the two, the proxy). Until it
+ * is known nothing is placed: requests wait in the prompt pool.
  *
  * <p><b>Cluster of proxies.</b> When a shared {@code SnapshotStore} service is registered (the
  * cluster feature), the router joins its membership and routes as part of one cluster: the oldest
@@ -184,13 +184,30 @@ public interface RouterService {
     boolean automaticStepping();
 
     /**
-     * G, the decode workers, from the worker set's one owner (the connector's {@code decodeWorkers}).
-     * Fire and forget: in force at once while no request is on a worker (requests waiting in the
-     * pool are kept), else once the last one has ended. Until first told, requests wait in the pool.
+     * The pool's decode workers, from the topology (their one owner): every worker's identity (its
+     * endpoint, e.g. {@code http://host:port} or {@code http://host:port;rank=3}, unique), in
+     * router order, and the decode instances they form: instance i is the next
+     * {@code groupSizes[i]} workers, one DP group meeting at one barrier, each of B
+     * {@code capacities[i]}. Fire and forget, in force at the next command: a worker that stays
+     * (same identity) keeps its requests, its marks and its drain whatever its new index; new
+     * workers take requests at once; the requests of a removed worker run to their end there
+     * (their tokens and completion are still accepted) but count in no group. Until first told,
+     * requests wait in the pool.
      *
-     * @throws IllegalArgumentException if workers is outside [1, 1024]
+     * @throws IllegalArgumentException if the lists disagree, an identity repeats, a group is
+     *     empty, a capacity is outside [1, 4096], or there are more than 1024 workers
      */
-    void setWorkers(int workers);
+    void setLayout(List<String> workers, int[] groupSizes, int[] capacities);
+
+    /**
+     * Starts ({@code true}) or ends an operator's drain of worker {@code worker} (its index in the
+     * current layout): while draining it takes no new requests, those on it run to their end; it is
+     * drained when none is left ({@link ClusterSnapshot#drained}). Fire and forget, in force at the
+     * next dispatch step, kept across layout changes while the worker stays; in a cluster of
+     * proxies it holds on every replica (the dispatcher applies it). A worker outside the layout is
+     * ignored.
+     */
+    void setWorkerDraining(int worker, boolean draining);
 
     /**
      * The cluster of proxy replicas this router belongs to: the store, this member, the dispatcher,

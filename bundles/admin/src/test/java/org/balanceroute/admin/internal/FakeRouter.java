@@ -33,6 +33,7 @@ final class FakeRouter implements RouterService {
     @Override public long observedStepNanos() { return 0; }
     @Override public void setWorkerAvailable(int worker, boolean available) { }
     @Override public boolean automaticStepping() { return false; }
-    @Override public void setWorkers(int workers) { }
+    @Override public void setLayout(java.util.List<String> workers, int[] groupSizes, int[] capacities) { }
+    @Override public void setWorkerDraining(int worker, boolean draining) { }
     @Override public ClusterStatus cluster() { return cluster; }
 }

@@ -26,7 +26,12 @@ public final class DecodeAvailabilityBridge implements DecodeAvailabilityListene
 
     @Override
     public void decodeWorkers(int count) {
-        router.setWorkers(count);
+        // interim, until the topology reaches the router: one instance of every worker
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        for (int g = 0; g < count; g++) {
+            ids.add("worker-" + g);
+        }
+        router.setLayout(ids, new int[] {count}, new int[] {1});
     }
 
     @Override

@@ -73,7 +73,8 @@ final class FlowFakes {
         @Override public void requestStep() { throw new UnsupportedOperationException("steps automatically"); }
         @Override public long observedStepNanos() { return 0; }
         @Override public void setWorkerAvailable(int worker, boolean available) { }
-        @Override public void setWorkers(int workers) { }
+        @Override public void setLayout(java.util.List<String> workers, int[] groupSizes, int[] capacities) { }
+    @Override public void setWorkerDraining(int worker, boolean draining) { }
         @Override public org.balanceroute.router.ClusterStatus cluster() { throw new UnsupportedOperationException(); }
 
         @Override
