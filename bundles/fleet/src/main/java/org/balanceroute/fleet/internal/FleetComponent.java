@@ -1,0 +1,242 @@
+package org.balanceroute.fleet.internal;
+
+import java.io.IOException;
+import java.util.Dictionary;
+import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.balanceroute.fleet.Endpoint;
+import org.balanceroute.fleet.Fleet;
+import org.balanceroute.fleet.FleetListener;
+import org.balanceroute.fleet.FleetService;
+import org.balanceroute.fleet.PoolTopology;
+import org.osgi.framework.Constants;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.cm.ConfigurationEvent;
+import org.osgi.service.cm.ConfigurationListener;
+import org.osgi.service.cm.ManagedServiceFactory;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The topology's one owner: the pools' factory configurations ({@value Fleet#FACTORY_PID}, one
+ * per pool, {@code org.balanceroute.pool~NAME}) read, checked alone ({@link PoolConfigReader})
+ * and against each other (no model name and no decode worker in two pools), and the accepted
+ * fleet handed to the {@link FleetListener}s. Config-or-error: a rejected configuration is logged
+ * naming its PID and the field, and what was in force for that pool stays in force.
+ *
+ * <p><b>Migration.</b> While no pool is configured, the pool {@value Fleet#DEFAULT_POOL} is made
+ * from the keys that described the one decode tier before pools existed: the connector's
+ * {@code prefillUrls} and {@code decodeWorkers} (one decode instance) and the router's
+ * {@code capacity}; it answers every model name. A pool configuration, once present, replaces it.
+ */
+@Component(immediate = true, configurationPolicy = ConfigurationPolicy.IGNORE,
+        service = {FleetService.class, ManagedServiceFactory.class, ConfigurationListener.class},
+        property = Constants.SERVICE_PID + "=" + Fleet.FACTORY_PID)
+public final class FleetComponent implements FleetService, ManagedServiceFactory, ConfigurationListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FleetComponent.class);
+
+    private final ConfigurationAdmin configurationAdmin;
+    private final Object lock = new Object();
+    /** Accepted pools by the PID of their configuration; guarded by lock. */
+    private final Map<String, PoolTopology> byPid = new LinkedHashMap<>();
+    private final List<FleetListener> listeners = new CopyOnWriteArrayList<>();
+    private volatile Fleet fleet = Fleet.EMPTY;
+
+    @Activate
+    public FleetComponent(@Reference ConfigurationAdmin configurationAdmin) {
+        this.configurationAdmin = configurationAdmin;
+        synchronized (lock) {
+            // the pools present now, at once: waiting for their updated() calls would put the
+            // migrated pool in force for a moment
+            try {
+                Configuration[] present = configurationAdmin.listConfigurations(
+                        "(" + ConfigurationAdmin.SERVICE_FACTORYPID + "=" + Fleet.FACTORY_PID + ")");
+                for (Configuration c : present == null ? new Configuration[0] : present) {
+                    accept(c.getPid(), c.getProperties());
+                }
+            } catch (IOException | InvalidSyntaxException e) {
+                LOG.error("{}: cannot list the pools' configurations: {}", Fleet.FACTORY_PID, e.toString());
+            }
+            publish();
+        }
+    }
+
+    @Override
+    public Fleet fleet() {
+        return fleet;
+    }
+
+    @Override
+    public String getName() {
+        return "BalanceRoute pools";
+    }
+
+    @Override
+    public void updated(String pid, Dictionary<String, ?> properties) {
+        synchronized (lock) {
+            if (accept(pid, properties)) {
+                publish();
+            }
+        }
+    }
+
+    @Override
+    public void deleted(String pid) {
+        synchronized (lock) {
+            PoolTopology gone = byPid.remove(pid);
+            if (gone != null) {
+                LOG.info("{}: pool {} removed", pid, gone.name());
+                publish();
+            }
+        }
+    }
+
+    /** A change of the legacy PIDs matters while no pool is configured. */
+    @Override
+    public void configurationEvent(ConfigurationEvent event) {
+        String pid = event.getPid();
+        if (LegacyPool.CONNECTOR_PID.equals(pid) || LegacyPool.ROUTER_PID.equals(pid)) {
+            synchronized (lock) {
+                if (byPid.isEmpty()) {
+                    publish();
+                }
+            }
+        }
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            unbind = "removeListener")
+    void addListener(FleetListener listener) {
+        synchronized (lock) {
+            listeners.add(listener);
+            tell(listener, fleet);
+        }
+    }
+
+    void removeListener(FleetListener listener) {
+        listeners.remove(listener);
+    }
+
+    /** Checks one pool's configuration alone and against the others; true if it changed what is in force. */
+    private boolean accept(String pid, Dictionary<String, ?> properties) {
+        PoolTopology pool;
+        try {
+            pool = PoolConfigReader.read(poolName(pid, properties), map(properties));
+            checkAgainstOthers(pid, pool);
+        } catch (IllegalArgumentException e) {
+            LOG.error("{}: configuration rejected: {}; {}", pid, e.getMessage(),
+                    byPid.containsKey(pid) ? "the pool's previous configuration stays in force" : "the pool is not added");
+            return false;
+        }
+        PoolTopology before = byPid.put(pid, pool);
+        if (pool.equals(before)) {
+            return false;
+        }
+        LOG.info("{}: pool {} ({}) {}: {} prefill instance(s), decode instances {}", pid, pool.name(),
+                String.join(", ", pool.modelNames()), before == null ? "added" : "changed", pool.prefillUrls().size(),
+                describe(pool));
+        return true;
+    }
+
+    /** {@code org.balanceroute.pool~NAME}: NAME. */
+    static String poolName(String pid, Dictionary<String, ?> properties) {
+        int tilde = pid.indexOf('~');
+        if (tilde >= 0) {
+            return pid.substring(tilde + 1);
+        }
+        Object name = properties == null ? null : properties.get("name");
+        if (name instanceof String s && !s.isBlank()) {
+            return s.trim();
+        }
+        throw new IllegalArgumentException("name: a pool's configuration is " + Fleet.FACTORY_PID
+                + "~NAME (or has a name property)");
+    }
+
+    private void checkAgainstOthers(String pid, PoolTopology pool) {
+        for (Map.Entry<String, PoolTopology> e : byPid.entrySet()) {
+            if (e.getKey().equals(pid)) {
+                continue;
+            }
+            PoolTopology other = e.getValue();
+            if (other.name().equals(pool.name())) {
+                throw new IllegalArgumentException("name: pool '" + pool.name() + "' is configured twice (" + e.getKey() + ")");
+            }
+            for (String n : pool.modelNames()) {
+                if (other.modelNames().contains(n)) {
+                    throw new IllegalArgumentException((n.equals(pool.model()) ? PoolConfigReader.MODEL : PoolConfigReader.ALIASES)
+                            + ": '" + n + "' is already served by pool '" + other.name() + "'");
+                }
+            }
+            for (Endpoint w : pool.workers()) {
+                if (other.workers().contains(w)) {
+                    throw new IllegalArgumentException("instances: worker '" + w.id() + "' already belongs to pool '"
+                            + other.name() + "'");
+                }
+            }
+        }
+    }
+
+    /** Puts the fleet in force and tells the listeners, if it changed; under the lock, so they hear changes in order. */
+    private void publish() {
+        Map<String, PoolTopology> pools = new HashMap<>();
+        if (byPid.isEmpty()) {
+            PoolTopology legacy = LegacyPool.read(configurationAdmin);
+            if (legacy != null) {
+                pools.put(legacy.name(), legacy);
+            }
+        } else {
+            for (PoolTopology p : byPid.values()) {
+                pools.put(p.name(), p);
+            }
+        }
+        Fleet next = new Fleet(pools);
+        if (next.equals(fleet)) {
+            return;
+        }
+        fleet = next;
+        for (FleetListener l : listeners) {
+            tell(l, next);
+        }
+    }
+
+    private static void tell(FleetListener l, Fleet f) {
+        try {
+            l.fleetChanged(f);
+        } catch (RuntimeException e) {
+            LOG.warn("{}: fleet listener {} failed: {}", Fleet.FACTORY_PID, l, e.toString());
+        }
+    }
+
+    static String describe(PoolTopology pool) {
+        StringBuilder b = new StringBuilder();
+        for (var i : pool.instances()) {
+            b.append(b.length() == 0 ? "" : ", ").append(i.name()).append(" (").append(i.workers().size())
+                    .append(" x B ").append(i.capacity()).append(')');
+        }
+        return b.toString();
+    }
+
+    static Map<String, Object> map(Dictionary<String, ?> d) {
+        Map<String, Object> m = new HashMap<>();
+        if (d != null) {
+            for (Enumeration<String> keys = d.keys(); keys.hasMoreElements();) {
+                String k = keys.nextElement();
+                m.put(k, d.get(k));
+            }
+        }
+        return m;
+    }
+}
