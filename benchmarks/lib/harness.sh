@@ -116,9 +116,11 @@ set_property_in() {
 
 configure() {
   local dir="${1:-$config_dir}"
-  set_property_in "$dir" org.balanceroute.connector.vllm prefillUrls "$prefill_url"
-  set_property_in "$dir" org.balanceroute.connector.vllm decodeWorkers "$decode_urls"
-  if [[ -n "$router_capacity" ]]; then set_property_in "$dir" org.balanceroute.router capacity "$router_capacity"; fi
+  set_property_in "$dir" org.balanceroute.pool-default prefillUrls "$prefill_url"
+  set_property_in "$dir" org.balanceroute.pool-default instance.decode.workers "$decode_urls"
+  if [[ -n "$router_capacity" ]]; then
+    set_property_in "$dir" org.balanceroute.pool-default instance.decode.capacity "$router_capacity"
+  fi
 }
 
 # start NAME COMMAND...: in a session of its own, its log in $logs/NAME.log; its pid is ${children[-1]}

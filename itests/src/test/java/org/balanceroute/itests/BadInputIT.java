@@ -65,9 +65,9 @@ public class BadInputIT {
         engines = SimCluster.start(SimConfig.builder().prefill(1).decode(2).portBase(0).timeFactor(0.01).build());
         Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "balanceroute-badinput");
         traces = Files.createDirectories(work.resolve("traces"));
-        String connector = RuntimeProcess.connectorConfig(engines, 1, 2);
+        String pool = RuntimeProcess.poolConfig(engines, 1, 2);
         // FileInstall's write-back off: the cases edit configuration files and must read back only their own edits
-        runtime = new RuntimeProcess("badinput", work, connector)
+        runtime = new RuntimeProcess("badinput", work, pool)
                 .javaOpts("-Xmx512m -Dfelix.fileinstall.enableConfigSave=false").start(null).awaitUp();
     }
 
@@ -232,8 +232,9 @@ public class BadInputIT {
                 () -> runtime.snapshot() != null && runtime.snapshot().path("capacity").asInt() == 64));
         c.add(config("router.cfg `capacity = eight`", "org.balanceroute.router", "capacity", "eight",
                 () -> runtime.snapshot() != null && runtime.snapshot().path("capacity").asInt() == 64));
-        c.add(config("connector.cfg `decodeWorkers = notaurl`", "org.balanceroute.connector.vllm", "decodeWorkers",
-                "notaurl", () -> true));
+        c.add(config("pool-default.cfg `instance.decode.workers = notaurl`", "org.balanceroute.pool-default",
+                "org.balanceroute.pool~default", "instance.decode.workers", "notaurl",
+                () -> runtime.snapshot() != null && runtime.snapshot().path("workers").size() == 8));
         c.add(config("connector.cfg `prefillRetries = many`", "org.balanceroute.connector.vllm", "prefillRetries",
                 "many", () -> true));
         c.add(config("policy.balance.cfg `rMax = 99`", "org.balanceroute.policy.balance", "rMax", "99",
@@ -471,16 +472,21 @@ public class BadInputIT {
      * {@code inForce} holding (the previous configuration stays); then the file as it was.
      */
     static Case config(String name, String pid, String property, String value, Condition inForce) {
+        return config(name, pid, pid, property, value, inForce);
+    }
+
+    /** @param file the file's name without {@code .cfg} (a factory configuration's differs from its PID) */
+    static Case config(String name, String file, String pid, String property, String value, Condition inForce) {
         return new Case("config", name, 1, "logged, previous kept", false, null, "", () -> {
-            Path file = runtime.home.resolve("config").resolve(pid + ".cfg");
-            String original = Files.readString(file);
+            Path path = runtime.home.resolve("config").resolve(file + ".cfg");
+            String original = Files.readString(path);
             Pattern line = Pattern.compile("(?m)^[ \\t]*" + Pattern.quote(property) + "[ \\t]*[=:].*$");
             Matcher m = line.matcher(original);
             String bad = m.find() ? m.replaceFirst(Matcher.quoteReplacement(property + " = " + value))
                     : original + "\n" + property + " = " + value + "\n";
             Path log = runtime.home.resolve("runtime.log");
             long before = logLines(log, pid, property);
-            Files.writeString(file, bad);
+            Files.writeString(path, bad);
             try {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
                 while (logLines(log, pid, property) <= before) {
@@ -492,7 +498,7 @@ public class BadInputIT {
                 boolean kept = inForce.holds();
                 return new Outcome(kept ? 1 : 0, kept ? "" : "the previous configuration is not in force", null);
             } finally {
-                Files.writeString(file, original);
+                Files.writeString(path, original);
                 // FileInstall polls every second: let it apply the file as it was before the next case
                 Thread.sleep(1200);
             }

@@ -157,19 +157,46 @@ public abstract class BalanceRouteTestSupport {
         c.update(props);
     }
 
+    /** The pool {@code default}'s PID ({@code org.balanceroute.pool-default.cfg}: the distribution ships it). */
+    protected static final String POOL_PID = "org.balanceroute.pool~default";
+
     /**
-     * G decode workers through their one owner, the connector's {@code decodeWorkers}: DP ranks
-     * of an endpoint that only answers {@code /health} (200), so that their health checks keep
-     * them in routing (with every worker marked down requests would wait in the pool). Nothing
-     * here sends them a completion.
+     * Merges properties into the pool {@code default}'s configuration (a factory configuration),
+     * as an edit of its file would.
      */
-    protected void configureDecodeWorkers(int g) throws IOException {
-        int port = healthyEndpoint();
-        StringBuilder urls = new StringBuilder();
-        for (int i = 0; i < g; i++) {
-            urls.append(i == 0 ? "" : ", ").append("http://127.0.0.1:").append(port).append(";rank=").append(i);
+    protected void configurePool(Object... keyValues) throws IOException {
+        org.osgi.service.cm.Configuration c = configurationAdmin.getFactoryConfiguration("org.balanceroute.pool",
+                "default", "?");
+        Dictionary<String, Object> props = c.getProperties() == null ? new Hashtable<>() : c.getProperties();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            props.put((String) keyValues[i], keyValues[i + 1]);
         }
-        configure("org.balanceroute.connector.vllm", "decodeWorkers", urls.toString());
+        c.update(props);
+    }
+
+    /**
+     * One decode instance of the given workers and B, and the given prefill instances, as the pool
+     * {@code default}'s topology (their one owner).
+     */
+    protected void configureDecode(String prefillUrls, java.util.List<String> workers, int capacity) throws IOException {
+        configurePool("prefillUrls", prefillUrls, "instances", "decode", "instance.decode.workers",
+                String.join(", ", workers), "instance.decode.capacity", Integer.toString(capacity));
+    }
+
+    /**
+     * G decode workers of B {@code capacity} as the pool's one instance: DP ranks of an endpoint
+     * that only answers {@code /health} (200), so that their health checks keep them in routing
+     * (with every worker marked down requests would wait in the pool). Nothing here sends them a
+     * completion.
+     */
+    protected void configureDecodeWorkers(int g, int capacity) throws IOException {
+        int port = healthyEndpoint();
+        java.util.List<String> urls = new java.util.ArrayList<>();
+        for (int i = 0; i < g; i++) {
+            urls.add("http://127.0.0.1:" + port + ";rank=" + i);
+        }
+        configurePool("instances", "decode", "instance.decode.workers", String.join(", ", urls),
+                "instance.decode.capacity", Integer.toString(capacity));
     }
 
     private static ServerSocket healthy;

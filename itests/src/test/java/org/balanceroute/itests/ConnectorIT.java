@@ -53,8 +53,8 @@ public class ConnectorIT extends SimClusterTestSupport {
         for (int g = 0; g < G; g++) {
             decode.add(shared.decodeUrl(g));
         }
-        configure(CONNECTOR_PID, "prefillUrls", shared.prefillUrl(0), "decodeWorkers", String.join(", ", decode),
-                "healthIntervalMillis", "100", "prefillMaxInFlight", "64", "prefillQueueMax", "4096");
+        configureDecode(shared.prefillUrl(0), decode, 64);
+        configure(CONNECTOR_PID, "healthIntervalMillis", "100", "prefillMaxInFlight", "64", "prefillQueueMax", "4096");
         await("every endpoint healthy through the proxy's GET /health", () -> health().path("status").asText()
                 .equals("ok") && health().path("decode").size() == G && health().path("prefill").size() == 1);
         return shared;
@@ -208,7 +208,7 @@ public class ConnectorIT extends SimClusterTestSupport {
         try {
             // with the prefill server down, only a request that skips the prefill hop can succeed
             cluster.applyFaults("{\"prefill\": 0, \"down\": true}");
-            configure(CONNECTOR_PID, "prefillUrls", "");
+            configurePool("prefillUrls", "");
             await("a completion answered 200 with no prefill tier", () -> {
                 try {
                     return concurrently(1, completion(5)).get(0).statusCode() == 200;
@@ -227,7 +227,7 @@ public class ConnectorIT extends SimClusterTestSupport {
             awaitRouterIdle();
         } finally {
             cluster.applyFaults("{\"clear\": true}");
-            configure(CONNECTOR_PID, "prefillUrls", cluster.prefillUrl(0));
+            configurePool("prefillUrls", cluster.prefillUrl(0));
         }
     }
 }

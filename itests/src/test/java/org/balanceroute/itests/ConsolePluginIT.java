@@ -80,11 +80,8 @@ public class ConsolePluginIT {
         engines = SimCluster.start(SimConfig.builder().prefill(1).decode(WORKERS).portBase(0).timeFactor(0.5)
                 .streamInterval(8).build());
         Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "balanceroute-console");
-        String connector = "prefillUrls = " + engines.prefillUrl(0) + "\n"
-                + "decodeWorkers = " + IntStream.range(0, WORKERS).mapToObj(engines::decodeUrl)
-                        .collect(Collectors.joining(", "))
-                + "\nhealthIntervalMillis = 500\n";
-        runtime = new RuntimeProcess("console", work, connector).start(null).awaitUp();
+        String pool = RuntimeProcess.poolConfig(engines, 1, WORKERS);
+        runtime = new RuntimeProcess("console", work, pool).connector("healthIntervalMillis = 500").start(null).awaitUp();
         ensurePolicyAdmin();
         load = startLoad();
         page = runtime.base().replace("http://", "http://admin:admin@") + "/system/console/balanceroute";

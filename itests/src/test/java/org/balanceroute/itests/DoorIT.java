@@ -68,10 +68,7 @@ public class DoorIT {
     public static void start() throws Exception {
         engines = SimCluster.start(SimConfig.builder().prefill(1).decode(8).portBase(0).timeFactor(0.01).build());
         Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "balanceroute-door");
-        String connector = "prefillUrls = " + engines.prefillUrl(0) + "\n"
-                + "decodeWorkers = " + IntStream.range(0, 8).mapToObj(engines::decodeUrl).collect(Collectors.joining(", "))
-                + "\n";
-        runtime = new RuntimeProcess("door", work, connector).start(null).awaitUp();
+        runtime = new RuntimeProcess("door", work, RuntimeProcess.poolConfig(engines, 1, 8)).start(null).awaitUp();
     }
 
     @AfterClass

@@ -52,7 +52,7 @@ public class FaultsIT {
     private static SimCluster engines;
     private static RuntimeProcess runtime;
     private static ServerSocket closer;
-    private static String connector;
+    private static String pool;
 
     @BeforeClass
     public static void start() throws Exception {
@@ -60,8 +60,8 @@ public class FaultsIT {
                 .handleTtlSeconds(HANDLE_TTL_SECONDS).build());
         closer = closingPort();
         Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "balanceroute-faults");
-        connector = RuntimeProcess.connectorConfig(engines, 2, DECODE) + "healthIntervalMillis = 200\n";
-        runtime = new RuntimeProcess("faults", work, connector)
+        pool = RuntimeProcess.poolConfig(engines, 2, DECODE);
+        runtime = new RuntimeProcess("faults", work, pool).connector("healthIntervalMillis = 200")
                 .javaOpts("-Xmx512m -Dfelix.fileinstall.enableConfigSave=false");
         Path proxy = runtime.home.resolve("config").resolve("org.balanceroute.proxy.cfg");
         Files.writeString(proxy, Files.readString(proxy).replaceAll("(?m)^placementTimeoutMillis = .*$",
@@ -69,8 +69,8 @@ public class FaultsIT {
         runtime.start(null).awaitUp();
     }
 
-    static String connector(String prefill, String decode) {
-        return "prefillUrls = " + prefill + "\ndecodeWorkers = " + decode + "\nhealthIntervalMillis = 200\n";
+    static String pool(String prefill, String decode) {
+        return RuntimeProcess.poolConfig(prefill, decode);
     }
 
     @AfterClass
@@ -96,9 +96,9 @@ public class FaultsIT {
         for (int i = 0; i < 2; i++) {
             engines.applyFaults("{\"prefill\": " + i + ", \"down\": false}");
         }
-        Path cfg = runtime.home.resolve("config").resolve("org.balanceroute.connector.vllm.cfg");
-        if (!Files.readString(cfg).equals(connector)) {
-            Files.writeString(cfg, connector);
+        Path cfg = runtime.home.resolve("config").resolve(RuntimeProcess.POOL_FILE);
+        if (!Files.readString(cfg).equals(pool)) {
+            Files.writeString(cfg, pool);
             RuntimeProcess.await("every decode worker back", Duration.ofSeconds(20), () -> workers() == DECODE);
         }
         RuntimeProcess.await("every worker available", Duration.ofSeconds(20), () -> {
@@ -257,15 +257,15 @@ public class FaultsIT {
         RawHttp.Answer b = complete(false, 3);
         assertEquals("a prefill 500 is retried with backoff: " + b.body(), 200, b.status());
         RawHttp.Answer c = post("{\"model\": \"other-model\", \"prompt\": \"hi\", \"max_tokens\": 3}");
-        assertEquals("the engine's 404 relayed, not retried: " + c.body(), 404, c.status());
+        assertEquals("an unknown model is the proxy's own 404, before any engine: " + c.body(), 404, c.status());
     }
 
     @Test
     public void g_anEngineThatClosesTheConnectionBeforeItsHeaders() throws Exception {
         String closing = "http://127.0.0.1:" + closer.getLocalPort();
-        Path cfg = runtime.home.resolve("config").resolve("org.balanceroute.connector.vllm.cfg");
+        Path cfg = runtime.home.resolve("config").resolve(RuntimeProcess.POOL_FILE);
         // a prefill instance that closes every connection: skipped (retried on a real one)
-        Files.writeString(cfg, connector(closing + ", " + engines.prefillUrl(0),
+        Files.writeString(cfg, pool(closing + ", " + engines.prefillUrl(0),
                 IntStream.range(0, DECODE).mapToObj(engines::decodeUrl).collect(Collectors.joining(", "))));
         Thread.sleep(1500); // FileInstall's poll (1 s), then the connector reconfigures
         for (int i = 0; i < 6; i++) {
@@ -274,7 +274,7 @@ public class FaultsIT {
         }
         // the only decode worker closes every connection: 502 with an OpenAI error, or (once its
         // health check has marked it down) 503 after the placement bound
-        Files.writeString(cfg, connector(engines.prefillUrl(0), closing));
+        Files.writeString(cfg, pool(engines.prefillUrl(0), closing));
         RuntimeProcess.await("one decode worker", Duration.ofSeconds(20), () -> workers() == 1);
         RawHttp.Answer b = complete(false, 3);
         System.out.printf("FaultsIT: the decode worker closes before its headers: %d %s%n", b.status(), b.body());

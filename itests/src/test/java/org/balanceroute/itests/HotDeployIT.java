@@ -30,7 +30,7 @@ public class HotDeployIT extends BalanceRouteTestSupport {
     /** Decode workers whose health checks pass: with every worker down requests wait in the pool. */
     @Before
     public void healthyWorkers() throws Exception {
-        configureDecodeWorkers(2);
+        configureDecodeWorkers(2, 64);
         await("a cluster of 2 workers", () -> router.snapshot().workers() == 2);
     }
 

@@ -59,9 +59,9 @@ public class HotSwapIT {
     public static void start() throws Exception {
         engines = SimCluster.start(SimConfig.builder().prefill(2).decode(8).portBase(0).timeFactor(0.01).build());
         Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "balanceroute-hotswap");
-        String connector = RuntimeProcess.connectorConfig(engines, 2, 8);
+        String pool = RuntimeProcess.poolConfig(engines, 2, 8);
         // changes follow each other quickly: FileInstall's write-back off (docs/runtime.md: Configuration)
-        runtime = new RuntimeProcess("hotswap", work, connector)
+        runtime = new RuntimeProcess("hotswap", work, pool)
                 .javaOpts("-Xmx768m -Dfelix.fileinstall.enableConfigSave=false").start(null).awaitUp();
     }
 

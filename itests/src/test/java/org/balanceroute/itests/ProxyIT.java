@@ -65,8 +65,8 @@ public class ProxyIT extends SimClusterTestSupport {
         for (int g = 0; g < 8; g++) {
             decode.add(cluster.decodeUrl(g));
         }
-        configure(CONNECTOR_PID, "prefillUrls", cluster.prefillUrl(0), "decodeWorkers", String.join(", ", decode),
-                "healthIntervalMillis", "500");
+        configureDecode(cluster.prefillUrl(0), decode, 64);
+        configure(CONNECTOR_PID, "healthIntervalMillis", "500");
         await("the proxy to reach the simulated cluster (GET /v1/models)", () -> {
             try {
                 HttpResponse<String> r = http("GET", "/v1/models", null, false);

@@ -72,7 +72,7 @@ public class ReplicasIT {
 
     private static SimCluster engines;
     private static Path work;
-    private static String connectorConfig;
+    private static String poolConfig;
     private static final List<RuntimeProcess> replicas = new ArrayList<>();
     private static String members;
 
@@ -83,11 +83,9 @@ public class ReplicasIT {
         engines = SimCluster.start(SimConfig.builder().prefill(1).decode(4).portBase(0).timeFactor(0.5)
                 .streamInterval(8).build());
         work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "balanceroute-replicas");
-        connectorConfig = "prefillUrls = " + engines.prefillUrl(0) + "\n"
-                + "decodeWorkers = " + IntStream.range(0, 4).mapToObj(engines::decodeUrl).collect(Collectors.joining(", "))
-                + "\nhealthIntervalMillis = 500\n";
+        poolConfig = RuntimeProcess.poolConfig(engines, 1, 4);
         for (int i = 0; i < 3; i++) {
-            replicas.add(new RuntimeProcess("replica-" + i, work, connectorConfig));
+            replicas.add(new RuntimeProcess("replica-" + i, work, poolConfig).connector("healthIntervalMillis = 500"));
         }
         members = replicas.stream().map(r -> "127.0.0.1:" + r.clusterPort).collect(Collectors.joining(","));
         for (RuntimeProcess r : replicas) {
@@ -229,7 +227,7 @@ public class ReplicasIT {
 
     @Test
     public void c_aReplicaOfAnotherClusterNameStaysAlone() throws Exception {
-        try (RuntimeProcess stranger = new RuntimeProcess("stranger", work, connectorConfig)) {
+        try (RuntimeProcess stranger = new RuntimeProcess("stranger", work, poolConfig).connector("healthIntervalMillis = 500")) {
             Path cfg = stranger.home.resolve("config/org.balanceroute.cluster.cfg");
             Files.copy(RuntimeProcess.distribution().resolve("features/cluster/config/org.balanceroute.cluster.cfg"), cfg);
             Files.writeString(cfg, Files.readString(cfg).replaceFirst("(?m)^clusterName\\s*=.*$", "clusterName = other"));
@@ -530,7 +528,7 @@ public class ReplicasIT {
 
     @Test
     public void f_aRunningRuntimeJoinsAndLeavesThroughDeployWithoutLosingARequestInFlight() throws Exception {
-        try (RuntimeProcess late = new RuntimeProcess("late", work, connectorConfig)) {
+        try (RuntimeProcess late = new RuntimeProcess("late", work, poolConfig).connector("healthIntervalMillis = 500")) {
             late.start(null).awaitUp();
             assertEquals("local", late.cluster().path("store").asText());
             // long enough to outlive the join (4000 steps of >= 10 ms; joins measured up to 16 s): with 600

@@ -43,9 +43,9 @@ final class RuntimeProcess implements AutoCloseable {
     private String javaOpts = "-Xmx512m";
 
     /**
-     * @param connectorConfig the home's {@code org.balanceroute.connector.vllm.cfg} (the engines)
+     * @param poolConfig the home's {@code org.balanceroute.pool-default.cfg} (the engines: {@link #poolConfig})
      */
-    RuntimeProcess(String name, Path work, String connectorConfig) throws IOException {
+    RuntimeProcess(String name, Path work, String poolConfig) throws IOException {
         this.name = name;
         this.httpPort = freePort();
         this.clusterPort = freePort();
@@ -57,7 +57,17 @@ final class RuntimeProcess implements AutoCloseable {
                 Files.copy(f, config.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             }
         }
-        Files.writeString(config.resolve("org.balanceroute.connector.vllm.cfg"), connectorConfig);
+        Files.writeString(config.resolve(POOL_FILE), poolConfig);
+    }
+
+    /** The pool {@code default}'s file in a home's config/. */
+    static final String POOL_FILE = "org.balanceroute.pool-default.cfg";
+
+    /** Sets connector properties (e.g. {@code healthIntervalMillis = 200}) in the home's connector file before the start. */
+    RuntimeProcess connector(String lines) throws IOException {
+        Path cfg = home.resolve("config").resolve("org.balanceroute.connector.vllm.cfg");
+        Files.writeString(cfg, Files.readString(cfg) + "\n" + lines + "\n");
+        return this;
     }
 
     static Path distribution() {
@@ -210,12 +220,18 @@ final class RuntimeProcess implements AutoCloseable {
                 + ")", timeout, this::idle);
     }
 
-    /** A connector configuration for the first {@code prefill} prefill servers and {@code decode} ranks of a cluster. */
-    static String connectorConfig(org.balanceroute.enginesim.SimCluster engines, int prefill, int decode) {
-        return "prefillUrls = " + java.util.stream.IntStream.range(0, prefill).mapToObj(engines::prefillUrl)
-                .collect(java.util.stream.Collectors.joining(", ")) + "\ndecodeWorkers = "
-                + java.util.stream.IntStream.range(0, decode).mapToObj(engines::decodeUrl)
-                .collect(java.util.stream.Collectors.joining(", ")) + "\n";
+    /** The pool {@code default} over the first {@code prefill} prefill servers and {@code decode} ranks of a cluster, as one instance. */
+    static String poolConfig(org.balanceroute.enginesim.SimCluster engines, int prefill, int decode) {
+        return poolConfig(java.util.stream.IntStream.range(0, prefill).mapToObj(engines::prefillUrl)
+                .collect(java.util.stream.Collectors.joining(", ")),
+                java.util.stream.IntStream.range(0, decode).mapToObj(engines::decodeUrl)
+                .collect(java.util.stream.Collectors.joining(", ")));
+    }
+
+    /** The pool {@code default} (model {@code balanceroute-sim}) of these prefill instances and one decode instance of these workers, B 64. */
+    static String poolConfig(String prefillUrls, String decodeWorkers) {
+        return "model = balanceroute-sim\nprefillUrls = " + prefillUrls + "\ninstances = decode\n"
+                + "instance.decode.workers = " + decodeWorkers + "\ninstance.decode.capacity = 64\n";
     }
 
     /** The cluster section of the snapshot; a missing node while it does not answer. */

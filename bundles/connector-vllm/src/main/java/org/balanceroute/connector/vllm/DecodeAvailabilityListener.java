@@ -1,28 +1,31 @@
 package org.balanceroute.connector.vllm;
 
+import java.util.List;
+
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
- * Told the decode worker set (how many workers {@code decodeWorkers} lists: the one place G is
- * configured) and when a decode worker is marked down (its {@code GET /health} failed, or a decode request
- * could not connect) or up again (a health check answered 200), so that routing can eject and
- * re-admit it. Register it as an OSGi service (whiteboard): the connector calls every registered
- * listener. The router is not a dependency of the connector; whoever holds both (the proxy)
- * bridges them.
+ * Told the decode layout (the pool's decode workers and the instances they form, as the fleet's
+ * topology gives them) and when a decode worker is marked down (its {@code GET /health} failed,
+ * or a decode request could not connect) or up again (a health check answered 200), so that
+ * routing can eject and re-admit it. Register it as an OSGi service (whiteboard): the connector
+ * calls every registered listener. The router is not a dependency of the connector; whoever
+ * holds both (the proxy) bridges them.
  *
  * <p>Calls come one at a time, in the order the marks change, on the connector's threads, and
  * must not block. A listener is also told every worker's state when it is registered and when
- * the decode workers are reconfigured, so it never misses the current state: first
- * {@link #decodeWorkers}, then every worker's mark.
+ * the topology changes, so it never misses the current state: first {@link #decodeLayout}, then
+ * every worker's mark (worker indices are those of the layout told last).
  */
 @ConsumerType
 public interface DecodeAvailabilityListener {
 
     /**
-     * The worker set: G decode workers, numbered 0..G-1 in configuration order (router worker g is
-     * decode worker g). Told when the listener is registered and after every reconfiguration.
+     * The decode workers in router order (their identities, {@code URL} or {@code URL;rank=N}) and
+     * the instances they form: instance i is the next {@code groupSizes[i]} workers, of B
+     * {@code capacities[i]}. Told when the listener is registered and after every topology change.
      */
-    default void decodeWorkers(int count) {
+    default void decodeLayout(List<String> workers, int[] groupSizes, int[] capacities) {
     }
 
     /** Decode worker {@code worker} (router worker g) can take new requests ({@code true}) or not. */

@@ -5,10 +5,10 @@ import java.util.concurrent.CompletableFuture;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
- * The prefill and decode tiers of a vLLM / vllm-ascend PD-disaggregated deployment, configured by
- * PID {@value #PID}: P prefill instances, G decode workers (one endpoint per DP rank, or one
- * endpoint with the {@value #RANK_HEADER} header), numbered 0..G-1 in configuration order (the
- * router's worker g is decode worker g).
+ * The prefill and decode tiers of a vLLM / vllm-ascend PD-disaggregated deployment: the engines
+ * of the pool's topology (P prefill instances, decode workers, one endpoint per DP rank or one
+ * endpoint with the {@value #RANK_HEADER} header, numbered instance by instance: the router's
+ * worker g is decode worker g), reached as PID {@value #PID} configures (key, timeouts, retries).
  */
 @ProviderType
 public interface VllmConnector {
@@ -22,7 +22,7 @@ public interface VllmConnector {
     /** Header carrying the request id on both hops. */
     String REQUEST_ID_HEADER = "X-Request-Id";
 
-    /** G, the configured decode workers. */
+    /** The decode workers of the pool's topology, over all its instances. */
     int decodeWorkers();
 
     /** P, the configured prefill instances; 0 in co-located mode (decode workers run the whole request). */

@@ -14,6 +14,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.balanceroute.connector.vllm.VllmConnector;
+import org.balanceroute.fleet.FleetService;
+import org.balanceroute.fleet.PoolTopology;
 import org.balanceroute.proxy.ProxyObserver;
 import org.balanceroute.proxy.ProxyObserver.Outcome;
 import org.balanceroute.router.RouterService;
@@ -111,6 +113,11 @@ public final class CompletionFlow {
     /** Where the event streams of {@link #handle(Endpoint, byte[], String, AsyncResponse)} go (tests); null in the runtime. */
     private final Supplier<ClientOutput> testOutputs;
     private volatile ProxySettings settings;
+
+    /** The topology: which pool serves which model; null when the fleet bundle is absent (tests): every model passes. */
+    @Reference(name = "fleet", cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile FleetService fleet;
 
     /** Told each request's TTFT, TPOT and outcome (the metrics bundle); null when none is registered. */
     @Reference(name = "observer", cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
@@ -279,12 +286,33 @@ public final class CompletionFlow {
         ObjectNode body;
         try {
             body = RequestValidator.validate(endpoint, bytes, s.maxBodyBytes(), s.maxTokensLimit());
+            toPool(body);
         } catch (OpenAiError e) {
             ended(Outcome.REJECTED);
             async.answer(Answers.error(e, requestId));
             return;
         }
         admit(endpoint, body, bytes.length, requestId, async, streams, s);
+    }
+
+    /**
+     * The pool of the request's {@code model} (its model name or an alias, which the engine is sent
+     * as the pool's model name); an unknown model is answered here, as vLLM answers it, before any
+     * engine sees the request.
+     */
+    private void toPool(ObjectNode body) {
+        FleetService f = fleet;
+        if (f == null) {
+            return;
+        }
+        String model = body.get("model").asText();
+        PoolTopology pool = f.fleet().forModel(model);
+        if (pool == null) {
+            throw OpenAiError.unknownModel(model);
+        }
+        if (!model.equals(pool.model()) && !PoolTopology.ANY_MODEL.equals(pool.model())) {
+            body.put("model", pool.model());
+        }
     }
 
     /** Admission (the pool's depth), then the exchange; held while the router or the connector is away. */
@@ -334,8 +362,18 @@ public final class CompletionFlow {
         }
     }
 
-    /** {@code GET /v1/models}: the first decode worker's answer. */
+    /**
+     * {@code GET /v1/models}: every pool's model and aliases (an alias's {@code root} is its
+     * model); while a pool answers every model name (configured without pools), the first decode
+     * worker's answer, as before pools.
+     */
     void models(AsyncResponse async) {
+        FleetService f = fleet;
+        if (f != null && f.fleet().pools().stream().noneMatch(p -> PoolTopology.ANY_MODEL.equals(p.model()))) {
+            async.resume(Response.ok(ModelList.of(f.fleet(), System.currentTimeMillis() / 1000).toString(),
+                    MediaType.APPLICATION_JSON_TYPE).build());
+            return;
+        }
         VllmConnector c = connector;
         if (c == null) {
             async.resume(Answers.unavailable("the connector is not in service (its bundle is being updated)",
@@ -359,6 +397,11 @@ public final class CompletionFlow {
             }
         }
         return UUID.randomUUID().toString();
+    }
+
+    /** Sets the fleet (tests; the framework injects the field itself). */
+    void fleet(FleetService f) {
+        fleet = f;
     }
 
     /** Sets the observer (tests; the framework injects the field itself). */

@@ -1,5 +1,6 @@
 package org.balanceroute.proxy.internal;
 
+import java.util.List;
 import org.balanceroute.connector.vllm.DecodeAvailabilityListener;
 import org.balanceroute.router.RouterService;
 import org.osgi.service.component.annotations.Activate;
@@ -7,10 +8,11 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 /**
- * The connector's decode worker set and health marks, applied to the router: G comes from the
- * connector's {@code decodeWorkers} (configured there only), and a worker that fails its health
- * checks is ejected. The connector does not depend on the router (it publishes to whiteboard
- * listeners); the proxy holds both, so it bridges them. Decode worker g is router worker g. After a worker comes back,
+ * The connector's decode layout and health marks, applied to the router: the workers and the
+ * instances they form come from the pool's topology (through the connector, which tells them in
+ * order with the marks), and a worker that fails its health checks is ejected. The connector does
+ * not depend on the router (it publishes to whiteboard listeners); the proxy holds both, so it
+ * bridges them. Decode worker g is router worker g. After a worker comes back,
  * with manual stepping, one dispatch step places whatever waited in the pool meanwhile.
  * Non-blocking: both calls only enqueue for the dispatch thread.
  */
@@ -25,13 +27,10 @@ public final class DecodeAvailabilityBridge implements DecodeAvailabilityListene
     }
 
     @Override
-    public void decodeWorkers(int count) {
-        // interim, until the topology reaches the router: one instance of every worker
-        java.util.List<String> ids = new java.util.ArrayList<>();
-        for (int g = 0; g < count; g++) {
-            ids.add("worker-" + g);
+    public void decodeLayout(List<String> workers, int[] groupSizes, int[] capacities) {
+        if (!workers.isEmpty()) {
+            router.setLayout(workers, groupSizes, capacities);
         }
-        router.setLayout(ids, new int[] {count}, new int[] {1});
     }
 
     @Override

@@ -19,6 +19,8 @@ final class OpenAiError extends RuntimeException {
     static final String UNAVAILABLE = "service_unavailable_error";
     /** 429: the proxy is at its admission limit (the OpenAI clients retry these after Retry-After). */
     static final String RATE_LIMIT = "rate_limit_error";
+    /** 404: vLLM's type for a model it does not serve. */
+    static final String NOT_FOUND = "NotFoundError";
 
     private final int status;
     private final String type;
@@ -29,6 +31,11 @@ final class OpenAiError extends RuntimeException {
         this.status = status;
         this.type = type;
         this.param = param;
+    }
+
+    /** vLLM's answer for a model it does not serve: 404 NotFoundError naming the model. */
+    static OpenAiError unknownModel(String model) {
+        return new OpenAiError(404, NOT_FOUND, "The model `" + model + "` does not exist.", "model");
     }
 
     /** 400 invalid_request_error naming the field. */

@@ -4,32 +4,14 @@ import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 @ObjectClassDefinition(name = "BalanceRoute vLLM connector",
-        description = "Prefill instances and DP decode workers of a vLLM / vllm-ascend PD-disaggregated deployment.")
+        description = "How the proxy talks to the engines of a vLLM / vllm-ascend PD-disaggregated deployment: key,"
+                + " timeouts, retries, budgets, health checks. Which engines (prefill instances, decode instances and"
+                + " their ranks) is the pool's topology, configuration org.balanceroute.pool~NAME.")
 @interface ConnectorConfig {
-
-    String[] DEFAULT_PREFILL = {"http://127.0.0.1:18100", "http://127.0.0.1:18101"};
-    String[] DEFAULT_DECODE = {"http://127.0.0.1:18200", "http://127.0.0.1:18201", "http://127.0.0.1:18202",
-        "http://127.0.0.1:18203", "http://127.0.0.1:18204", "http://127.0.0.1:18205", "http://127.0.0.1:18206",
-        "http://127.0.0.1:18207"};
 
     int DEFAULT_PREFILL_MAX_IN_FLIGHT = 64;
     long DEFAULT_DRAIN_MILLIS = 10_000;
     int DEFAULT_PREFILL_QUEUE_MAX = 4096;
-
-    // Lists are comma-separated strings, not String[]: a String[] set through ConfigAdmin was not
-    // written back to its .cfg file by FileInstall (the file kept its old value); strings are.
-
-    @AttributeDefinition(description = "Base URLs of the prefill instances (KV producers), comma-separated; empty:"
-            + " co-located mode, no prefill hop: requests go straight to a decode worker without kv_transfer_params,"
-            + " s_i estimated from the body (token ids: their count; text: ceil(characters / 4), chat over the"
-            + " concatenated message contents)")
-    String prefillUrls() default "http://127.0.0.1:18100, http://127.0.0.1:18101";
-
-    @AttributeDefinition(description = "Decode workers in router order (worker g = entry g), comma-separated: a base URL,"
-            + " one per DP rank, or URL;rank=N to pin rank N with the X-data-parallel-rank header on one endpoint")
-    String decodeWorkers() default "http://127.0.0.1:18200, http://127.0.0.1:18201, http://127.0.0.1:18202,"
-            + " http://127.0.0.1:18203, http://127.0.0.1:18204, http://127.0.0.1:18205, http://127.0.0.1:18206,"
-            + " http://127.0.0.1:18207";
 
     @AttributeDefinition(description = "Bearer key sent as Authorization on both hops; empty: none")
     String apiKey() default "";

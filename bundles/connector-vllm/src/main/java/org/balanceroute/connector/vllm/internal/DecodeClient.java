@@ -1,5 +1,7 @@
 package org.balanceroute.connector.vllm.internal;
 
+import org.balanceroute.fleet.Endpoint;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -42,7 +44,7 @@ final class DecodeClient {
     DecodeExchange decode(Endpoints ep, String requestId, int worker, String path, ObjectNode clientBody,
             ObjectNode kvTransferParams, DecodeListener listener) {
         ConnectorSettings s = ep.settings;
-        ConnectorSettings.DecodeWorker w = s.decodeWorkers().get(worker);
+        Endpoint w = ep.decode.get(worker);
         DecodeStream stream = new DecodeStream(listener, s.maxResponseBytes(),
                 () -> health.markDecode(ep, worker, false, System.nanoTime(), "a decode request was refused at connect"));
         byte[] body;
@@ -89,7 +91,7 @@ final class DecodeClient {
 
     private void getFrom(Endpoints ep, String path, int worker, UpstreamException last,
             CompletableFuture<UpstreamResponse> result) {
-        List<ConnectorSettings.DecodeWorker> workers = ep.settings.decodeWorkers();
+        List<Endpoint> workers = ep.decode;
         if (worker >= workers.size()) {
             result.completeExceptionally(last != null ? last
                     : new UpstreamException(0, null, "no decode worker answered", null));

@@ -1,15 +1,22 @@
 package org.balanceroute.connector.vllm.internal;
 
+import java.util.List;
+import org.balanceroute.fleet.Endpoint;
+
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
- * The endpoints of one configuration with their health marks and prefill slots. A new
- * configuration makes a new one; the marks of the endpoints the previous one also had are kept,
- * so that a configuration edit does not re-admit a dead engine.
+ * The endpoints of one configuration (the pool's, in worker order) with their health marks and
+ * prefill slots. A new configuration makes a new one; the marks of the endpoints the previous one
+ * also had are kept, so that a configuration edit does not re-admit a dead engine.
  */
 final class Endpoints {
     final ConnectorSettings settings;
+    /** The prefill instances' base URLs. */
+    final List<String> prefill;
+    /** The decode workers, instance by instance (the router's worker g is entry g). */
+    final List<Endpoint> decode;
     final AtomicIntegerArray prefillDown;
     final AtomicIntegerArray decodeDown;
     /** When the evidence behind each decode mark was gathered (nanoTime); under the health lock. */
@@ -19,19 +26,21 @@ final class Endpoints {
 
     Endpoints(ConnectorSettings s, Endpoints previous) {
         settings = s;
-        prefillDown = new AtomicIntegerArray(s.prefillUrls().size());
-        decodeDown = new AtomicIntegerArray(s.decodeWorkers().size());
-        decodeMarkedAt = new long[s.decodeWorkers().size()];
+        prefill = s.pool().prefillUrls();
+        decode = List.copyOf(s.pool().workers());
+        prefillDown = new AtomicIntegerArray(prefill.size());
+        decodeDown = new AtomicIntegerArray(decode.size());
+        decodeMarkedAt = new long[decode.size()];
         Arrays.fill(decodeMarkedAt, System.nanoTime());
-        prefillSlots = s.prefillUrls().isEmpty() ? null
+        prefillSlots = prefill.isEmpty() ? null
                 : new PrefillSlots(prefillDown, s.prefillMaxInFlight(), s.prefillQueueMax());
         if (previous != null) {
-            for (int i = 0; i < s.prefillUrls().size(); i++) {
-                int was = previous.settings.prefillUrls().indexOf(s.prefillUrls().get(i));
+            for (int i = 0; i < prefill.size(); i++) {
+                int was = previous.prefill.indexOf(prefill.get(i));
                 prefillDown.set(i, was < 0 ? 0 : previous.prefillDown.get(was));
             }
-            for (int g = 0; g < s.decodeWorkers().size(); g++) {
-                int was = previous.settings.decodeWorkers().indexOf(s.decodeWorkers().get(g));
+            for (int g = 0; g < decode.size(); g++) {
+                int was = previous.decode.indexOf(decode.get(g));
                 decodeDown.set(g, was < 0 ? 0 : previous.decodeDown.get(was));
                 if (was >= 0) {
                     decodeMarkedAt[g] = previous.decodeMarkedAt[was];

@@ -1,5 +1,8 @@
 package org.balanceroute.connector.vllm.internal;
 
+import org.balanceroute.fleet.Endpoint;
+import org.balanceroute.fleet.PoolTopology;
+
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
@@ -85,19 +88,19 @@ final class HealthMonitor {
         Endpoints ep = endpoints;
         ConnectorSettings s = ep.settings;
         long timeout = Math.max(100, Math.min(2_000, s.healthIntervalMillis()));
-        for (int i = 0; i < s.prefillUrls().size(); i++) {
+        for (int i = 0; i < ep.prefill.size(); i++) {
             int index = i;
-            check(new ConnectorSettings.DecodeWorker(s.prefillUrls().get(i), -1), s, timeout,
-                    up -> mark(ep.prefillDown, index, up, "prefill instance " + index + " (" + s.prefillUrls().get(index) + ")"));
+            check(new Endpoint(ep.prefill.get(i), -1), s, timeout,
+                    up -> mark(ep.prefillDown, index, up, "prefill instance " + index + " (" + ep.prefill.get(index) + ")"));
         }
-        for (int g = 0; g < s.decodeWorkers().size(); g++) {
+        for (int g = 0; g < ep.decode.size(); g++) {
             int worker = g;
             long sent = System.nanoTime();
-            check(s.decodeWorkers().get(g), s, timeout, up -> markDecode(ep, worker, up, sent, "health check"));
+            check(ep.decode.get(g), s, timeout, up -> markDecode(ep, worker, up, sent, "health check"));
         }
     }
 
-    private void check(ConnectorSettings.DecodeWorker w, ConnectorSettings s, long timeout, Consumer<Boolean> outcome) {
+    private void check(Endpoint w, ConnectorSettings s, long timeout, Consumer<Boolean> outcome) {
         try {
             UpstreamGet.send(client, "GET", w, "/health", s, timeout)
                     .whenComplete((r, e) -> outcome.accept(e == null && r.status() == 200));
@@ -125,14 +128,15 @@ final class HealthMonitor {
             }
             ep.decodeDown.set(worker, up ? 0 : 1);
         }
-        LOG.info("decode worker {} ({}) is {}", worker, ep.settings.decodeWorkers().get(worker).url(),
+        LOG.info("decode worker {} ({}) is {}", worker, ep.decode.get(worker).id(),
                 up ? "up: back in routing" : "down (" + why + "): out of routing");
     }
 
     /** Every decode worker's mark, to one listener (under the lock). */
     private static void tellAll(Endpoints ep, DecodeAvailabilityListener l) {
         try {
-            l.decodeWorkers(ep.decodeDown.length());
+            PoolTopology pool = ep.settings.pool();
+            l.decodeLayout(ep.decode.stream().map(Endpoint::id).toList(), pool.groupSizes(), pool.capacities());
         } catch (RuntimeException e) {
             LOG.warn("{}: availability listener {} failed: {}", VllmConnector.PID, l, e.toString());
         }

@@ -80,7 +80,7 @@ final class PrefillClient {
             return;
         }
         ConnectorSettings s = ep.settings;
-        Request request = client.newRequest(s.prefillUrls().get(i) + path)
+        Request request = client.newRequest(ep.prefill.get(i) + path)
                 .method("POST")
                 .timeout(s.prefillTimeoutMillis(), TimeUnit.MILLISECONDS)
                 .headers(h -> {
@@ -117,7 +117,7 @@ final class PrefillClient {
                 if (s.retry().retryAfter(attempt, status)) {
                     long wait = s.retry().backoffMillis(attempt);
                     LOG.debug("prefill {} attempt {} on {} failed ({}), retrying in {} ms", requestId, attempt,
-                            s.prefillUrls().get(i), what, wait);
+                            ep.prefill.get(i), what, wait);
                     try {
                         scheduler.schedule(() -> start(ep, requestId, path, body, attempt + 1, i, result),
                                 wait, TimeUnit.MILLISECONDS);

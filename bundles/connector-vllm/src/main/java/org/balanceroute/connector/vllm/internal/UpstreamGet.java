@@ -14,7 +14,7 @@ final class UpstreamGet {
     private UpstreamGet() {
     }
 
-    static CompletableFuture<UpstreamResponse> send(HttpClient client, String method, ConnectorSettings.DecodeWorker w,
+    static CompletableFuture<UpstreamResponse> send(HttpClient client, String method, org.balanceroute.fleet.Endpoint w,
             String path, ConnectorSettings s, long timeoutMillis) {
         CompletableFuture<UpstreamResponse> f = new CompletableFuture<>();
         client.newRequest(w.url() + path)

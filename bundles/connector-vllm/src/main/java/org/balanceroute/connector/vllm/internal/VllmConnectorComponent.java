@@ -11,6 +11,10 @@ import org.balanceroute.connector.vllm.DecodeListener;
 import org.balanceroute.connector.vllm.PrefillResult;
 import org.balanceroute.connector.vllm.UpstreamResponse;
 import org.balanceroute.connector.vllm.VllmConnector;
+import org.balanceroute.fleet.Fleet;
+import org.balanceroute.fleet.FleetListener;
+import org.balanceroute.fleet.FleetService;
+import org.balanceroute.fleet.PoolTopology;
 import org.eclipse.jetty.client.AbstractConnectionPool;
 import org.eclipse.jetty.client.Destination;
 import org.eclipse.jetty.client.HttpClient;
@@ -40,9 +44,10 @@ import org.slf4j.LoggerFactory;
  * invalid configuration is logged naming the property, and the previous one (at first
  * activation, the defaults) stays in force.
  */
-@Component(service = VllmConnector.class, name = VllmConnector.PID, configurationPid = VllmConnector.PID)
+@Component(service = {VllmConnector.class, FleetListener.class}, name = VllmConnector.PID,
+        configurationPid = VllmConnector.PID)
 @Designate(ocd = ConnectorConfig.class)
-public final class VllmConnectorComponent implements VllmConnector {
+public final class VllmConnectorComponent implements VllmConnector, FleetListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(VllmConnectorComponent.class);
     /** How often a stopping connector looks whether its exchanges ended. */
@@ -55,8 +60,8 @@ public final class VllmConnectorComponent implements VllmConnector {
     private final DecodeClient decodes;
 
     @Activate
-    public VllmConnectorComponent(ConnectorConfig config) throws Exception {
-        this(settingsOrDefaults(config));
+    public VllmConnectorComponent(ConnectorConfig config, @Reference FleetService fleet) throws Exception {
+        this(settingsOrDefaults(config).withPool(served(fleet.fleet())));
         Thread t = new Thread(() -> {
             try {
                 ConnectorWarmUp.run(ConnectorWarmUp.EVENTS);
@@ -111,12 +116,34 @@ public final class VllmConnectorComponent implements VllmConnector {
     void modified(ConnectorConfig config) {
         try {
             ConnectorSettings s = ConnectorSettings.from(config);
-            health.reconfigure(s);
-            LOG.info("{}: {} prefill instance(s){}, {} decode worker(s)", PID, s.prefillUrls().size(),
-                    s.prefillUrls().isEmpty() ? " (co-located mode)" : "", s.decodeWorkers().size());
+            health.reconfigure(s.withPool(health.endpoints().settings.pool()));
         } catch (IllegalArgumentException e) {
             LOG.error("{}: invalid configuration, the previous one stays in force: {}", PID, e.getMessage());
         }
+    }
+
+    /**
+     * The topology changed: the pool's engines in force from now on (requests in flight finish
+     * where they are; an endpoint kept keeps its mark).
+     */
+    @Override
+    public void fleetChanged(Fleet fleet) {
+        PoolTopology pool = served(fleet);
+        if (!pool.equals(health.endpoints().settings.pool())) {
+            health.reconfigure(health.endpoints().settings.withPool(pool));
+            LOG.info("{}: pool {}: {} prefill instance(s){}, {} decode worker(s) in {} instance(s)", PID, pool.name(),
+                    pool.prefillUrls().size(), pool.prefillUrls().isEmpty() ? " (co-located mode)" : "",
+                    pool.workers().size(), pool.instances().size());
+        }
+    }
+
+    /** The pool this connector serves: {@value Fleet#DEFAULT_POOL}, or the only one; none while neither exists. */
+    static PoolTopology served(Fleet fleet) {
+        PoolTopology p = fleet.pool(Fleet.DEFAULT_POOL);
+        if (p == null && fleet.pools().size() == 1) {
+            p = fleet.pools().get(0);
+        }
+        return p == null ? ConnectorSettings.NO_POOL : p;
     }
 
     /**
@@ -177,12 +204,12 @@ public final class VllmConnectorComponent implements VllmConnector {
 
     @Override
     public int decodeWorkers() {
-        return health.endpoints().settings.decodeWorkers().size();
+        return health.endpoints().decode.size();
     }
 
     @Override
     public int prefillInstances() {
-        return health.endpoints().settings.prefillUrls().size();
+        return health.endpoints().prefill.size();
     }
 
     @Override

@@ -13,41 +13,19 @@ import org.junit.jupiter.api.Test;
 class ConnectorSettingsTest {
 
     @Test
-    void decodeWorkersTakeAnOptionalRank() {
-        assertEquals(new ConnectorSettings.DecodeWorker("http://h:1", -1), ConnectorSettings.worker("http://h:1/"));
-        assertEquals(new ConnectorSettings.DecodeWorker("http://h:1", 3), ConnectorSettings.worker(" http://h:1 ;rank=3"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> ConnectorSettings.worker("http://h:1;rank=-1"));
-        assertTrue(e.getMessage().startsWith("decodeWorkers"));
-        assertThrows(IllegalArgumentException.class, () -> ConnectorSettings.worker("ftp://h:1"));
-    }
-
-    @Test
-    void commaSeparatedEntriesAreSplit() {
-        assertEquals(List.of("a", "b", "c"), ConnectorSettings.nonNull(new String[] {"a, b", " ", "c"}));
-    }
-
-    @Test
-    void theDefaultsPointAtTheSimulatedCluster() {
+    void theEnginesAreThePoolsTheSettingsHowToReachThem() {
         ConnectorSettings d = ConnectorSettings.defaults();
-        assertEquals(List.of("http://127.0.0.1:18100", "http://127.0.0.1:18101"), d.prefillUrls());
-        assertEquals(8, d.decodeWorkers().size());
-        assertEquals("http://127.0.0.1:18207", d.decodeWorkers().get(7).url());
+        assertTrue(d.pool().workers().isEmpty(), "no engine before the fleet names one");
+        ConnectorSettings s = d.withPool(VllmConnectorHttpTest.pool(List.of("http://p:1"), List.of("http://d:1")));
+        assertEquals(List.of("http://p:1"), new Endpoints(s, null).prefill);
+        assertEquals("http://d:1", new Endpoints(s, null).decode.get(0).id());
+        assertEquals(d.apiKey(), s.apiKey());
     }
 
     private static ConnectorSettings from(Map<String, Object> overrides) {
-        Map<String, Object> m = new HashMap<>(Map.of("decodeWorkers", "http://h:1"));
+        Map<String, Object> m = new HashMap<>();
         m.putAll(overrides);
         return ConnectorSettings.from(ComponentConfigs.of(ConnectorConfig.class, m));
-    }
-
-    @Test
-    void anEmptyPrefillListIsCoLocatedModeNotAnError() {
-        assertEquals(List.of(), from(Map.of("prefillUrls", " ")).prefillUrls());
-        assertEquals(List.of(), from(Map.of("prefillUrls", "")).prefillUrls());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> from(Map.of("decodeWorkers", "")));
-        assertTrue(e.getMessage().startsWith("decodeWorkers"), e.getMessage());
     }
 
     @Test

@@ -40,9 +40,15 @@ class VllmConnectorHttpTest {
 
     private static ConnectorSettings settings(List<String> prefill, List<String> decode, int retries,
             long healthIntervalMillis, int prefillMaxInFlight, int prefillQueueMax) {
-        return new ConnectorSettings(prefill, decode.stream().map(u -> new ConnectorSettings.DecodeWorker(u, -1)).toList(),
-                "", 2000, 10_000, 10_000, new RetryPolicy(retries, 10, 100), healthIntervalMillis, 64, 1024, 1 << 20,
+        return new ConnectorSettings(pool(prefill, decode), "", 2000, 10_000, 10_000, new RetryPolicy(retries, 10, 100), healthIntervalMillis, 64, 1024, 1 << 20,
                 prefillMaxInFlight, prefillQueueMax, 0, 0);
+    }
+
+    /** One decode instance of the given workers. */
+    static org.balanceroute.fleet.PoolTopology pool(List<String> prefill, List<String> decode) {
+        return new org.balanceroute.fleet.PoolTopology("default", "m", List.of(), prefill, List.of(
+                new org.balanceroute.fleet.DecodeInstance("decode",
+                        decode.stream().map(u -> new org.balanceroute.fleet.Endpoint(u, -1)).toList(), 64)));
     }
 
     private static ObjectNode json(String s) throws Exception {
@@ -384,8 +390,7 @@ class VllmConnectorHttpTest {
 
     private static ConnectorSettings decodeSettings(String url, int connectRetries, long drainMillis,
             long connectTimeoutMillis) {
-        return new ConnectorSettings(List.of(), List.of(new ConnectorSettings.DecodeWorker(url, -1)), "",
-                connectTimeoutMillis, 10_000,
+        return new ConnectorSettings(pool(List.of(), List.of(url)), "", connectTimeoutMillis, 10_000,
                 10_000, new RetryPolicy(0, 10, 100), 3_600_000, 64, 1024, 1 << 20, 64, 16, connectRetries, drainMillis);
     }
 
