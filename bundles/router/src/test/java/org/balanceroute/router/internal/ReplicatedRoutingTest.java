@@ -88,7 +88,7 @@ class ReplicatedRoutingTest {
             CompletableFuture<Placement> f = router.submit(id, prompt, 0, 10);
             router.requestStep();
             return f.thenApply(p -> {
-                assertEquals(WORKER_IDS.get(p.worker()), p.workerId(), "the placement names its worker");
+                assertTrue(p.workerId().startsWith("http://d"), "the placement names its worker: " + p);
                 workerOf.put(id, p.worker());
                 return p;
             });
@@ -426,6 +426,7 @@ class ReplicatedRoutingTest {
         }
         for (int i = 0; i < placed.size(); i++) {
             Placement p = placed.get(i).get(5, TimeUnit.SECONDS);
+            assertEquals(WORKER_IDS.get(p.worker()), p.workerId());
             assertTrue(p.worker() != 0, "no replica's request goes to the draining worker");
             (i % 2 == 0 ? b : c).complete(p.requestId());
         }
@@ -444,5 +445,34 @@ class ReplicatedRoutingTest {
             int w = c.submit(50).get(5, TimeUnit.SECONDS).worker();
             assertTrue(w == 1 || w == 3, "placed on a worker not draining: " + w);
         }
+    }
+
+    @Test
+    void aNewLayoutOnEveryReplicaKeepsTheFollowersRequestsAndReleasesThoseOfARemovedWorker() throws Exception {
+        Replica a = new Replica(true);
+        Replica b = new Replica(true);
+        await("b follows a", () -> b.router.cluster().dispatcher().equals(a.id()));
+        List<Placement> placed = new ArrayList<>();
+        for (int i = 0; i < G; i++) {
+            placed.add(b.submit(1000 * (i + 1)).get(5, TimeUnit.SECONDS));
+        }
+        Placement gone = placed.stream().filter(p -> p.workerId().equals("http://d0")).findFirst().orElseThrow();
+        Placement kept = placed.stream().filter(p -> p.workerId().equals("http://d3")).findFirst().orElseThrow();
+        long keptLoad = a.router.snapshot().load(3);
+        List<String> next = List.of("http://d3", "http://d1", "http://d2", "http://d4");
+        for (Replica r : List.of(a, b)) {
+            r.router.setLayout(next, new int[] {2, 2}, new int[] {B, B});
+        }
+        await("d3's load at its new index 0, d0's gone", () -> a.router.snapshot().load(0) == keptLoad
+                && a.router.snapshot().load(3) == 0);
+        await("b's view agrees", () -> java.util.Arrays.equals(b.router.snapshot().loads(), a.router.snapshot().loads()));
+        assertArrayEquals(new int[] {0, 0, 1, 1}, b.router.snapshot().groups());
+        b.tokens(kept.requestId(), 5);
+        await("the kept request's tokens count", () -> a.router.snapshot().load(0) == keptLoad + 5);
+        b.complete(gone.requestId());
+        b.complete(kept.requestId());
+        await("released on the dispatcher", () -> a.router.snapshot().load(0) == 0);
+        Placement more = b.submit(10).get(5, TimeUnit.SECONDS);
+        assertEquals(next.get(more.worker()), more.workerId());
     }
 }
