@@ -18,8 +18,25 @@ public interface DispatchObserver {
      *
      * @param durationNanos how long the step took on the dispatch thread (the policy's placement
      *     decisions and their bookkeeping), in nanoseconds
-     * @param imbalance {@code max_g L_g - min_g L_g} in KV tokens after the step
+     * @param imbalance the pool's imbalance in KV tokens after the step: the sum over its decode
+     *     instances (DP groups, one barrier each) of each one's {@code max L_g - min L_g} over its
+     *     workers not draining (one instance: the classic {@code max_g L_g - min_g L_g})
      * @param poolDepth requests left in the prompt pool after the step
      */
     void stepCompleted(long durationNanos, long imbalance, int poolDepth);
+
+    /**
+     * One dispatch step ran, with each decode instance's imbalance: the one the router calls. The
+     * default passes on to {@link #stepCompleted(long, long, int)}; an observer that reports per
+     * instance (e.g. a gauge labelled by instance) overrides this one.
+     *
+     * @param imbalance the sum of {@code groupImbalances}
+     * @param groupImbalances per instance i of the layout in force (in layout order), its heaviest
+     *     minus its lightest worker's KV load after the step, over its workers not draining (0 when
+     *     fewer than two count); the router's own array, reused step after step and resized when the
+     *     layout changes: read it during the call, never keep or change it
+     */
+    default void stepCompleted(long durationNanos, long imbalance, int poolDepth, long[] groupImbalances) {
+        stepCompleted(durationNanos, imbalance, poolDepth);
+    }
 }

@@ -175,8 +175,8 @@ public interface RouterService {
      * {@code placementTimeoutMillis} bounds the wait: 503); a dispatch step runs as soon as one is
      * back and places them. A worker outside
      * [0, G) is ignored (the connector may list more or fewer workers than the router has).
-     * Workers are available until told otherwise; a change of {@code workers} keeps the flags of
-     * the workers that remain.
+     * Workers are available until told otherwise; a new layout ({@link #setLayout}) keeps the marks
+     * of the workers that stay, by identity, whatever their new index.
      */
     void setWorkerAvailable(int worker, boolean available);
 

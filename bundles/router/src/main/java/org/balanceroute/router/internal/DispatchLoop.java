@@ -23,6 +23,7 @@ import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.SnapshotStore;
 import org.balanceroute.api.TerminationPredictor;
 import org.balanceroute.core.ClusterState;
+import org.balanceroute.core.DecodeLayout;
 import org.balanceroute.core.PromptPool;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.TrackedRequest;
@@ -66,8 +67,27 @@ import org.slf4j.LoggerFactory;
  * <p>Policy selection: {@link #offer} publishes the configured names and the registered
  * policies; the dispatch thread then picks configured, else fallback, else {@link HoldPolicy},
  * switching with {@link Router#setPolicy} (sticky placements, the pool handed to the new
- * policy) and logging once per transition. Until the worker set is known ({@link #setWorkers})
+ * policy) and logging once per transition. Until the layout is known ({@link #setLayout})
  * everything waits in the pool.
+ *
+ * <p><b>Layout.</b> A new layout ({@link #setLayout}: worker identities, instances, capacities)
+ * applies at once, whatever is in flight: a new core of the new shape takes every request on a
+ * worker that stays, on that worker's new index with its decoded tokens (those running first,
+ * then the queues in the order they were placed), then the requests waiting in the pool, oldest
+ * first. A request on a removed worker leaves the core for a side table ({@link #retired}): its
+ * stream ends on that engine, its tokens are ignored, its completion or abort releases it. Health
+ * marks and drains go by worker identity, so they follow a worker to its new index; those of a
+ * removed worker are dropped. The step index goes on.
+ *
+ * <p><b>Drains.</b> An operator's drain ({@link #setWorkerDraining}) is cluster state owned by the
+ * dispatcher, by worker identity, and shown to every replica in the view (per worker
+ * {@code draining}). A follower forwards it ({@link Frames#K_DRAIN}) and keeps it as asked until
+ * a view shows it; each replica keeps the drains of the last view it read (when that view numbers
+ * the workers as its own layout does) plus its own asks not yet shown. So no drain is lost when
+ * the dispatcher changes: the new dispatcher starts from the drains it knew as a follower, and
+ * every follower's SYNC carries again the drains it asked for that no view has shown yet (sent to
+ * a dispatcher that died, or in a lost frame). Two asks for one worker on different replicas at
+ * once end as the dispatcher applies them last.
  */
 final class DispatchLoop {
 
@@ -198,11 +218,26 @@ final class DispatchLoop {
     private ClusterState cluster;
     private Router router;
     private RouterSettings applied;
-    /** G, from the worker set's owner (the connector); 0 until told. */
+    /** The decode workers and their instances, from the topology; null until told. */
+    private WorkerLayout layout;
+    /** G, the layout's workers; 0 until told. */
     private int workers;
-    private int wantedWorkers;
-    /** This replica's own health marks, per worker. */
-    private boolean[] ownDown = new boolean[0];
+    /** This replica's own health marks: the workers it marked down, by identity. */
+    private final Set<String> ownDown = new HashSet<>();
+    /**
+     * The operators' drains, by worker identity: those in force (alone, dispatcher), or the last
+     * view's with this replica's own asks not shown yet (follower; what it starts from if it comes
+     * to dispatch).
+     */
+    private final Set<String> drains = new HashSet<>();
+    /** Requests on workers the layout no longer has (own and, on the dispatcher, other replicas'), by core key. */
+    private final LongMap<InFlight> retired = new LongMap<>();
+    /** Dispatch steps run by the cores replaced so far: the step index goes on across a new core. */
+    private long stepBase;
+    /** Counts placements: a worker's FCFS order when its requests move to a new core. */
+    private long placeSeq;
+    /** Each group's imbalance after a step, for the observer; reused step after step. */
+    private long[] groupImbalances = new long[1];
     /** This replica's own requests, by the ids its callers gave them. */
     private final LongMap<InFlight> local = new LongMap<>();
     /** Every request in the core (own and, on the dispatcher, the other replicas'), by core key. */
@@ -211,7 +246,6 @@ final class DispatchLoop {
     private TrackedRequest[] poolCopy = new TrackedRequest[64];
     private Selection lastSelection;
     private String selectedName = RouterService.NO_POLICY;
-    private boolean resizeWaiting;
     private long nextAutoStep;
     private boolean stepWanted;
     private long lastStepAt;
@@ -293,14 +327,34 @@ final class DispatchLoop {
         predictors = next.toArray(new CompletionListener[0]);
     }
 
-    /** G, the decode workers, from the worker set's one owner; in force once no request is on a worker. */
-    void setWorkers(int g) {
-        if (g < 1 || g > RouterConfig.MAX_WORKERS) {
-            throw new IllegalArgumentException("workers must be in [1, " + RouterConfig.MAX_WORKERS + "], got " + g);
-        }
+    /**
+     * The decode workers (identities, in router order), the instances they form and each one's B,
+     * from the topology; validated here, in force at the next command (see the class comment).
+     *
+     * @throws IllegalArgumentException as {@link WorkerLayout#of} says
+     */
+    void setLayout(List<String> workerIds, int[] groupSizes, int[] capacities) {
+        WorkerLayout next = WorkerLayout.of(workerIds, groupSizes, capacities);
+        enqueue(() -> applyLayout(next));
+    }
+
+    /** An operator's drain of the worker at {@code worker} in the layout in force when the command runs. */
+    void setWorkerDraining(int worker, boolean draining) {
         enqueue(() -> {
-            wantedWorkers = g;
-            reshape();
+            if (worker < 0 || worker >= workers) {
+                LOG.debug("router: drain of worker {}, outside [0, {}); ignored", worker, workers);
+                return;
+            }
+            String id = layout.id(worker);
+            if (role == Role.FOLLOWER) {
+                if (draining ? drains.add(id) : drains.remove(id)) {
+                    LOG.info("router: worker {} ({}) {}; the dispatcher is told", worker, id,
+                            draining ? "drains" : "ends its drain");
+                }
+                following.drain(id, draining);
+            } else {
+                applyDrain(id, draining);
+            }
         });
     }
 
@@ -662,7 +716,7 @@ final class DispatchLoop {
             return;
         }
         if (role == Role.FOLLOWER) {
-            if (f.worker < 0) {
+            if (f.workerId == null) {
                 LOG.warn("tokens for request {}, which has no worker yet; ignored", id);
                 return;
             }
@@ -680,13 +734,20 @@ final class DispatchLoop {
             return false;
         }
         if (role == Role.FOLLOWER) {
-            if (f.worker < 0) {
+            if (f.workerId == null) {
                 throw new IllegalStateException("request " + id + " is waiting for a worker, not on one: abort it"
                         + " instead of completing it");
             }
             local.remove(id);
-            teachPredictors(f, f.decoded);
+            if (!f.retired) {
+                teachPredictors(f, f.decoded);
+            }
             following.complete(f);
+            return true;
+        }
+        if (f.retired) {
+            local.remove(id); // its worker left the layout: released, nothing learned (its tokens were not counted)
+            coreAbort(f);
             return true;
         }
         if (f.core == null || !onWorker(f.core)) {
@@ -695,7 +756,6 @@ final class DispatchLoop {
         }
         local.remove(id);
         coreComplete(f);
-        afterRelease();
         return true;
     }
 
@@ -708,7 +768,6 @@ final class DispatchLoop {
             following.abort(f);
         } else {
             coreAbort(f);
-            afterRelease();
         }
         f.placed.cancel(false);
         return true;
@@ -739,8 +798,31 @@ final class DispatchLoop {
     /** Another replica's request, already on a worker, into the core (a SYNC): where it is, with its tokens. */
     void coreRestore(InFlight f, int worker, int decoded) {
         keyInCore(f);
-        router.restore(f.newCore(), worker, decoded);
+        restore(f, worker, decoded);
         dispatching.changed();
+    }
+
+    /** Another replica's request, on a worker this layout does not have (a SYNC): kept aside until it ends. */
+    void coreRetired(InFlight f, String workerId) {
+        keyInCore(f);
+        f.workerId = workerId;
+        retire(f);
+    }
+
+    /** A request keyed in the core onto worker g of the current core, as it was: running or queued, with its tokens. */
+    private void restore(InFlight f, int g, int decoded) {
+        router.restore(f.newCore(), g, decoded);
+        f.workerId = layout.id(g);
+        f.retired = false;
+        f.placedSeq = ++placeSeq;
+    }
+
+    /** Out of the core into the side table: its worker left the layout (see the class comment). */
+    private void retire(InFlight f) {
+        byCore.remove(f.coreKey);
+        f.core = null;
+        f.retired = true;
+        retired.putIfAbsent(f.coreKey, f);
     }
 
     /**
@@ -772,6 +854,10 @@ final class DispatchLoop {
     }
 
     void coreComplete(InFlight f) {
+        if (f.retired) {
+            coreAbort(f); // its tokens were not counted: nothing to learn
+            return;
+        }
         byCore.remove(f.coreKey);
         if (f.core != null) {
             router.complete(f.core);
@@ -780,6 +866,10 @@ final class DispatchLoop {
     }
 
     void coreAbort(InFlight f) {
+        if (f.retired) {
+            retired.remove(f.coreKey);
+            return;
+        }
         byCore.remove(f.coreKey);
         if (f.core != null) {
             router.abort(f.core);
@@ -789,14 +879,17 @@ final class DispatchLoop {
 
     /** Tells whoever waits for the request's placement: its future, or its replica's next answer. */
     private void placed(InFlight f, List<Placement> report) {
-        Placement p = new Placement(f.id, f.core.worker());
+        int g = f.core.worker();
+        f.workerId = layout.id(g);
+        f.placedSeq = ++placeSeq;
+        Placement p = new Placement(f.id, g, f.workerId);
         if (report != null) {
             report.add(p);
         }
         if (f.origin == null) {
             f.placed.complete(p);
         } else {
-            dispatching.placed(f.origin, f.id, p.worker());
+            dispatching.placed(f.origin, f.id, g, f.workerId);
         }
     }
 
@@ -823,7 +916,7 @@ final class DispatchLoop {
     private StepResult doStep(boolean report) {
         long started = System.nanoTime();
         lastStepAt = clock.getAsLong();
-        long step = cluster.step();
+        long step = step();
         int n = copyPool();
         List<Placement> placements = report ? new ArrayList<>() : null;
         try {
@@ -845,28 +938,33 @@ final class DispatchLoop {
         observer = o;
     }
 
-    /** Tells the observer about a step: O(G), no allocation; its failures are logged and ignored. */
+    /**
+     * Tells the observer about a step: each group's imbalance (its workers not draining) and their
+     * sum, the pool's. O(G), no allocation; its failures are logged and ignored.
+     */
     private void observeStep(DispatchObserver o, long durationNanos, int depth) {
-        long max = Long.MIN_VALUE;
-        long min = Long.MAX_VALUE;
-        for (int g = 0, w = workers; g < w; g++) {
-            long l = cluster.load(g);
-            max = Math.max(max, l);
-            min = Math.min(min, l);
+        long[] perGroup = groupImbalances;
+        long sum = 0;
+        for (int i = 0; i < perGroup.length; i++) {
+            perGroup[i] = workers == 0 ? 0 : cluster.groupImbalance(i);
+            sum += perGroup[i];
         }
         try {
-            o.stepCompleted(durationNanos, max >= min ? max - min : 0, depth);
+            o.stepCompleted(durationNanos, sum, depth, perGroup);
         } catch (RuntimeException e) {
             LOG.warn("router: the dispatch observer failed: {}", e.toString());
         }
     }
 
+    /** The core's snapshot (no worker, B 0, before the first layout), with the step index that goes on across cores. */
     private ClusterSnapshot takeSnapshot() {
         if (workers == 0) {
-            return new ClusterSnapshot(dispatcherId, cluster.step(), clock.getAsLong(), applied.capacity(), new long[0],
+            return new ClusterSnapshot(dispatcherId, step(), clock.getAsLong(), 0, new long[0],
                     new int[0], new int[0], router.pool().size(), new boolean[0]);
         }
-        return cluster.snapshot(dispatcherId, clock.getAsLong(), router.pool().size());
+        ClusterSnapshot s = cluster.snapshot(dispatcherId, clock.getAsLong(), router.pool().size());
+        return stepBase == 0 ? s : new ClusterSnapshot(s.source(), step(), s.capturedNanos(), s.capacity(), s.loads(),
+                s.running(), s.queued(), s.poolDepth(), s.available(), s.groups(), s.capacities(), s.draining());
     }
 
     private ClusterStatus takeStatus() {
@@ -981,12 +1079,12 @@ final class DispatchLoop {
                 LOG.debug("router: availability of worker {}, outside [0, {}); ignored", worker, workers);
                 return;
             }
-            if (ownDown[worker] == !up) {
+            String id = layout.id(worker);
+            if (!(up ? ownDown.remove(id) : ownDown.add(id))) {
                 return;
             }
-            ownDown[worker] = !up;
             if (role == Role.FOLLOWER) {
-                following.mark(worker, up);
+                following.mark(id, up);
             } else {
                 applyAvailability(worker);
             }
@@ -995,7 +1093,8 @@ final class DispatchLoop {
 
     /** Worker g takes requests unless this replica or any other one marks it down. */
     void applyAvailability(int g) {
-        boolean up = !ownDown[g] && !dispatching.markedDownElsewhere(g);
+        String id = layout.id(g);
+        boolean up = !ownDown.contains(id) && !dispatching.markedDownElsewhere(id);
         if (router.setWorkerAvailable(g, up)) {
             LOG.info("router: worker {} {}", g, up ? "is back in routing" : "is out of routing");
             dispatching.changed();
@@ -1011,6 +1110,47 @@ final class DispatchLoop {
     void applyAvailability() {
         for (int g = 0; g < workers; g++) {
             applyAvailability(g);
+        }
+    }
+
+    /** Worker g's availability, by identity, if this layout has it (another replica's mark). */
+    void applyAvailability(String workerId) {
+        int g = layout == null ? -1 : layout.indexOf(workerId);
+        if (g >= 0) {
+            applyAvailability(g);
+        }
+    }
+
+    /**
+     * Starts or ends the drain of a worker, by identity (alone, dispatcher; a follower's ask
+     * arrives here too): ignored if the layout does not have it.
+     */
+    void applyDrain(String workerId, boolean draining) {
+        int g = layout == null ? -1 : layout.indexOf(workerId);
+        if (g < 0) {
+            LOG.debug("router: drain of worker {}, not in the layout; ignored", workerId);
+            return;
+        }
+        if (draining) {
+            drains.add(workerId);
+        } else {
+            drains.remove(workerId);
+        }
+        if (router.setWorkerDraining(g, draining)) {
+            LOG.info("router: worker {} ({}) {}", g, workerId, draining ? "drains: no new requests" : "ends its drain");
+            dispatching.changed();
+            if (!draining && router.pool().size() > 0) {
+                stepWanted = true; // what waited for a free slot may go there now
+            }
+        }
+    }
+
+    /** Every worker's marks onto a new core: health (this replica's and the others') and drains, by identity. */
+    private void applyMarks() {
+        for (int g = 0; g < workers; g++) {
+            String id = layout.id(g);
+            router.setWorkerAvailable(g, !ownDown.contains(id) && !dispatching.markedDownElsewhere(id));
+            router.setWorkerDraining(g, drains.contains(id));
         }
     }
 
@@ -1034,54 +1174,84 @@ final class DispatchLoop {
                     : "automatic, every " + next.stepIntervalMillis() + " ms");
         }
         applied = next;
-        if (previous.capacity() != next.capacity()) {
-            reshape();
-        }
     }
 
-    private void afterRelease() {
-        if (resizeWaiting) {
-            reshape();
+    /** A new layout, on the dispatch thread: at once, whatever is in flight (see the class comment). */
+    private void applyLayout(WorkerLayout next) {
+        if (next.equals(layout)) {
+            return;
+        }
+        WorkerLayout before = layout;
+        layout = next;
+        workers = next.workers();
+        ownDown.removeIf(id -> next.indexOf(id) < 0);
+        drains.removeIf(id -> next.indexOf(id) < 0);
+        if (role == Role.FOLLOWER) {
+            local.forEachValue(f -> {
+                if (f.workerId != null) {
+                    f.worker = next.indexOf(f.workerId);
+                    f.retired = f.worker < 0;
+                }
+            });
+            following.layoutChanged(next);
+            newCore(hold);
+            applyMarks();
+            LOG.info("router: the decode pool is now {}", next);
+        } else {
+            rebuildCore(before, next);
+        }
+        dispatching.changed();
+        if (before == null) {
+            applySelection(); // nothing could be placed before
         }
     }
 
     /**
-     * Brings the core to the wanted shape (G from the worker set, B from the configuration): at
-     * once while no request is on a worker (those waiting in the pool are carried over), else once
-     * the last one on a worker has ended.
+     * A core of the new layout with every request of the old one: on the worker of the same
+     * identity (running first, then each queue in the order it was placed), else aside; then the
+     * pool, oldest first, handed to the policy in force as a policy switch does.
      */
-    private void reshape() {
-        int g = wantedWorkers;
-        if (g == 0 || (g == workers && cluster.capacity() == applied.capacity())) {
-            resizeWaiting = false;
-            return;
-        }
-        if (role != Role.FOLLOWER && byCore.size() > router.pool().size()) {
-            if (!resizeWaiting) {
-                LOG.warn("router: workers={} capacity={} take effect once the {} requests on workers are done", g,
-                        applied.capacity(), byCore.size() - router.pool().size());
+    private void rebuildCore(WorkerLayout before, WorkerLayout next) {
+        List<InFlight> pooled = pooledInOrder();
+        List<InFlight> onWorkers = new ArrayList<>();
+        byCore.forEachValue(f -> {
+            if (f.core != null && onWorker(f.core)) {
+                onWorkers.add(f);
             }
-            resizeWaiting = true;
-            return;
+        });
+        onWorkers.sort(Comparator.comparingInt((InFlight f) -> f.core.phase() == TrackedRequest.Phase.RUNNING ? 0 : 1)
+                .thenComparingLong(f -> f.placedSeq));
+        String[] workerIds = new String[onWorkers.size()];
+        int[] decoded = new int[onWorkers.size()];
+        for (int i = 0; i < workerIds.length; i++) {
+            TrackedRequest t = onWorkers.get(i).core;
+            workerIds[i] = before.id(t.worker());
+            decoded[i] = t.decodedTokens();
         }
-        resizeWaiting = false;
-        boolean known = workers > 0;
-        workers = g;
-        ownDown = java.util.Arrays.copyOf(ownDown, g);
-        if (role == Role.FOLLOWER) {
-            newCore(router.policy());
-        } else {
-            List<InFlight> pooled = pooledInOrder();
-            newCore(router.policy());
-            for (InFlight f : pooled) {
-                router.submit(f.newCore());
+        RoutingPolicy policy = router.policy();
+        newCore(hold);
+        applyMarks();
+        int kept = 0;
+        for (int i = 0; i < workerIds.length; i++) {
+            InFlight f = onWorkers.get(i);
+            int g = next.indexOf(workerIds[i]);
+            if (g >= 0) {
+                restore(f, g, decoded[i]);
+                kept++;
+            } else {
+                f.workerId = workerIds[i];
+                retire(f);
             }
-            applyAvailability(); // a down engine stays out of routing
         }
-        LOG.info("router: cluster is now {} workers x {} slots", g, applied.capacity());
-        dispatching.changed();
-        if (!known) {
-            applySelection(); // nothing could be placed before
+        for (InFlight f : pooled) {
+            router.submit(f.newCore()); // the hold policy: into the pool, in order
+        }
+        switchPolicy(policy);
+        LOG.info("router: the decode pool is now {}{}: {} request(s) kept on their workers, {} on removed workers"
+                + " until they end, {} waiting", next, before == null ? "" : " (was " + before + ")", kept,
+                workerIds.length - kept, pooled.size());
+        if (router.pool().size() > 0) {
+            stepWanted = true; // new workers, or more slots: the pool may go there now
         }
     }
 
@@ -1098,10 +1268,29 @@ final class DispatchLoop {
         return out;
     }
 
-    /** A new, empty core of the current shape (one placeholder worker until G is known). */
+    /**
+     * A new, empty core of the current layout (one placeholder worker until it is known); the step
+     * index goes on from the old one's.
+     */
     private void newCore(RoutingPolicy policy) {
-        cluster = new ClusterState(Math.max(1, workers), applied.capacity());
+        if (cluster != null) {
+            stepBase += cluster.step();
+        }
+        cluster = new ClusterState(layout == null ? DecodeLayout.single(1, 1) : layout.decode());
         router = new Router(cluster, policy, List.of(predictorFanout));
+        if (groupImbalances.length != cluster.groups()) {
+            groupImbalances = new long[cluster.groups()];
+        }
+    }
+
+    /** The policy of the core from now on; what it places at once (an arrival policy takes the pool over) is told. */
+    private void switchPolicy(RoutingPolicy next) {
+        int n = copyPool();
+        try {
+            router.setPolicy(next);
+        } finally {
+            notifyPlaced(n, null);
+        }
     }
 
     private void applySelection() {
@@ -1132,12 +1321,8 @@ final class DispatchLoop {
         }
         if (next != router.policy()) {
             boolean held = router.policy() == hold;
-            int n = copyPool();
-            try {
-                router.setPolicy(next);
-            } finally {
-                notifyPlaced(n, null);
-            }
+            int n = router.pool().size();
+            switchPolicy(next);
             if (held && n > 0 && next != hold && role != Role.FOLLOWER) {
                 // requests that waited while no policy was available: a step places them now, not
                 // only after the next arrival or release (which may never come)
@@ -1223,32 +1408,34 @@ final class DispatchLoop {
     private void becomeDispatcher(Role next) {
         role = next;
         dispatcherId = localMember;
-        following.stop();
         byCore.clear();
+        retired.clear();
         newCore(hold);
         List<InFlight> own = new ArrayList<>();
         local.forEachValue(own::add);
         own.sort(Comparator.comparingLong(f -> f.arrivalNanos));
+        applyMarks();
         int restored = 0;
+        int aside = 0;
         for (InFlight f : own) {
             keyInCore(f);
-            TrackedRequest t = f.newCore();
-            if (f.worker >= 0 && f.worker < workers) {
-                router.restore(t, f.worker, f.decoded);
+            int g = f.workerId == null || layout == null ? -1 : layout.indexOf(f.workerId);
+            if (g >= 0) {
+                restore(f, g, f.decoded);
                 restored++;
+            } else if (f.workerId != null) {
+                retire(f); // on a worker this layout does not have: it ends there
+                aside++;
             } else {
-                if (f.worker >= workers) {
-                    LOG.warn("router: request {} runs on worker {}, outside this replica's {} workers; it waits for a"
-                            + " new placement", f.id, f.worker, workers);
-                }
-                router.submit(t);
+                router.submit(f.newCore());
             }
         }
+        following.stop();
         dispatching.start(next == Role.DISPATCHER ? members : List.of(), localMember);
         applyAvailability();
         LOG.info("router: this replica ({}) is the {} now: {} own request(s) on workers, {} waiting{}", localMember,
                 next == Role.DISPATCHER ? "dispatcher of " + members.size() + " member(s)" : "only router",
-                restored, own.size() - restored,
+                restored, own.size() - restored - aside,
                 dispatching.settling() ? "; placements wait until the others have reported" : "");
         applySelection();
         stepWanted = true;
@@ -1259,6 +1446,7 @@ final class DispatchLoop {
         if (role != Role.FOLLOWER) {
             local.forEachValue(InFlight::leaveCore);
             byCore.clear();
+            retired.clear();
             dispatching.forget();
             newCore(hold);
             poolDepth = 0;
@@ -1304,8 +1492,18 @@ final class DispatchLoop {
         return workers;
     }
 
-    boolean[] ownDown() {
+    /** The layout in force, null before the first. */
+    WorkerLayout layout() {
+        return layout;
+    }
+
+    Set<String> ownDown() {
         return ownDown;
+    }
+
+    /** The drains as this replica knows them (see the class comment); a follower's view updates them. */
+    Set<String> drains() {
+        return drains;
     }
 
     LongMap<InFlight> ownRequests() {
@@ -1316,8 +1514,9 @@ final class DispatchLoop {
         return staleness;
     }
 
+    /** The step index: the dispatch steps run so far, over every core this router had. */
     long step() {
-        return cluster.step();
+        return stepBase + cluster.step();
     }
 
     int poolSize() {
@@ -1334,11 +1533,6 @@ final class DispatchLoop {
         doStep(false);
     }
 
-    /** Requests left the core: a waiting reshape may apply. */
-    void released() {
-        afterRelease();
-    }
-
     /** Every member reported (or the wait ended): placements resume. */
     void settled() {
         applySelection();
@@ -1352,7 +1546,8 @@ final class DispatchLoop {
     }
 
     void writeView(Frames.Writer w) {
-        SharedView.write(w, takeSnapshot(), selectedName, observedStepNanos, computeShares());
+        SharedView.write(w, takeSnapshot(), selectedName, observedStepNanos, layout == null ? 0 : layout.fingerprint(),
+                computeShares());
     }
 
     // ------------------------------------------------------------------ frames

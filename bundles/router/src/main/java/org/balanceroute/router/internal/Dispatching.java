@@ -1,7 +1,6 @@
 package org.balanceroute.router.internal;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -71,10 +70,10 @@ final class Dispatching {
         return settling;
     }
 
-    /** Whether any other replica's health checks mark worker g down. */
-    boolean markedDownElsewhere(int g) {
+    /** Whether any other replica's health checks mark this worker down. */
+    boolean markedDownElsewhere(String workerId) {
         for (Origin o : origins.values()) {
-            if (o.marksDown(g)) {
+            if (o.marksDown(workerId)) {
                 return true;
             }
         }
@@ -93,8 +92,8 @@ final class Dispatching {
     }
 
     /** The answer to an origin's request: sent with the next answers. */
-    void placed(Origin o, long id, int worker) {
-        o.placed(id, worker);
+    void placed(Origin o, long id, int worker, String workerId) {
+        o.placed(id, worker, workerId);
         answersPending = true;
     }
 
@@ -255,7 +254,6 @@ final class Dispatching {
     /** A follower's whole state: what the dispatcher held for it is replaced. */
     private void onSync(String from, Frames.Reader r) {
         long now = clock.getAsLong();
-        int workers = loop.workers();
         Origin o = origin(from);
         release(o);
         o.session = r.session;
@@ -264,43 +262,53 @@ final class Dispatching {
         o.lastHeardAt = now;
         o.outSeq = 0;
         byte flags = r.getByte();
-        int theirWorkers = r.getInt();
-        if (theirWorkers != workers && !o.workersMismatchLogged) {
-            LOG.error("router: member {} has {} decode workers, this dispatcher {}: configure the same worker set on"
-                    + " every replica", from, theirWorkers, workers);
-            o.workersMismatchLogged = true;
+        WorkerLayout theirs = r.getByte() != 0 ? WorkerLayout.read(r) : null;
+        WorkerLayout mine = loop.layout();
+        if (theirs != null && mine != null && theirs.fingerprint() != mine.fingerprint()
+                && o.layoutMismatchLogged != theirs.fingerprint()) {
+            LOG.error("router: member {} has the decode pool {}, this dispatcher {}: the replicas' topologies differ;"
+                    + " its requests are placed by worker identity", from, theirs, mine);
+            o.layoutMismatchLogged = theirs.fingerprint();
         }
         int down = r.getCount(4);
-        o.down = new boolean[workers];
+        o.down.clear();
         for (int i = 0; i < down; i++) {
-            int g = r.getInt();
-            if (g >= 0 && g < o.down.length) {
-                o.down[g] = true;
-            }
+            o.down.add(r.getString());
         }
         loop.applyAvailability();
+        int drains = r.getCount(5);
+        for (int i = 0; i < drains; i++) {
+            String worker = r.getString();
+            loop.applyDrain(worker, r.getByte() != 0); // asked of it, not yet shown by a view: maybe lost on the way
+        }
         int n = r.getCount(40);
         int restored = 0;
+        int aside = 0;
         for (int i = 0; i < n; i++) {
             long id = r.getLong();
             int prompt = r.getInt();
             long key = r.getLong();
             int bodyBytes = r.getInt();
             long age = r.getLong();
-            int worker = r.getInt();
+            String worker = r.getString();
             int decoded = r.getInt();
             InFlight f = new InFlight(id, Math.max(1, prompt), key, Math.max(0, bodyBytes), now - Math.max(0, age), o);
             if (!o.requests.putIfAbsent(id, f)) {
                 continue;
             }
-            if (worker >= 0 && worker < workers) {
-                loop.coreRestore(f, worker, Math.max(0, decoded));
+            int g = worker.isEmpty() || mine == null ? -1 : mine.indexOf(worker);
+            if (g >= 0) {
+                loop.coreRestore(f, g, Math.max(0, decoded));
                 restored++;
+            } else if (!worker.isEmpty()) {
+                loop.coreRetired(f, worker); // its worker is not in this layout: it ends there
+                aside++;
             } else {
                 submit(o, f);
             }
         }
-        LOG.info("router: member {} reported {} request(s): {} on workers, {} waiting", from, n, restored, n - restored);
+        LOG.info("router: member {} reported {} request(s): {} on workers, {} waiting{}", from, n, restored,
+                n - restored - aside, aside == 0 ? "" : ", " + aside + " on workers no longer in the layout");
         if (awaitingSync.remove(from) && settling && awaitingSync.isEmpty()) {
             endSettling();
         }
@@ -325,7 +333,6 @@ final class Dispatching {
         o.expectedSeq++;
         o.lastHeardAt = now;
         byte flags = r.getByte();
-        boolean released = false;
         while (r.hasMore()) {
             byte kind = r.getByte();
             switch (kind) {
@@ -354,39 +361,34 @@ final class Dispatching {
                 }
                 case Frames.K_COMPLETE -> {
                     InFlight f = o.requests.remove(r.getLong());
-                    if (f != null && f.core != null) {
-                        if (f.core.phase() == TrackedRequest.Phase.RUNNING || f.core.phase() == TrackedRequest.Phase.QUEUED) {
+                    if (f != null) {
+                        if (f.core != null && (f.core.phase() == TrackedRequest.Phase.RUNNING
+                                || f.core.phase() == TrackedRequest.Phase.QUEUED)) {
                             loop.coreComplete(f);
                         } else {
-                            loop.coreAbort(f);
+                            loop.coreAbort(f); // waiting, or on a worker no longer in the layout
                         }
-                        released = true;
                     }
                 }
                 case Frames.K_ABORT -> {
                     InFlight f = o.requests.remove(r.getLong());
                     if (f != null) {
                         loop.coreAbort(f);
-                        released = true;
                     }
                 }
                 case Frames.K_MARK -> {
-                    int g = r.getInt();
-                    boolean up = r.getByte() != 0;
-                    int workers = loop.workers();
-                    if (g >= 0 && g < workers) {
-                        if (o.down.length < workers) {
-                            o.down = Arrays.copyOf(o.down, workers);
-                        }
-                        o.down[g] = !up;
-                        loop.applyAvailability(g);
+                    String worker = r.getString();
+                    boolean changed = r.getByte() != 0 ? o.down.remove(worker) : o.down.add(worker);
+                    if (changed) {
+                        loop.applyAvailability(worker);
                     }
+                }
+                case Frames.K_DRAIN -> {
+                    String worker = r.getString();
+                    loop.applyDrain(worker, r.getByte() != 0);
                 }
                 default -> throw new Frames.MalformedFrameException("unknown event kind " + kind);
             }
-        }
-        if (released) {
-            loop.released();
         }
         noteFlags(o, flags);
         if (r.oldestSeenNanos != 0) {
@@ -408,7 +410,7 @@ final class Dispatching {
 
     private void refuse(Origin o, long id, String why) {
         LOG.warn("router: request {} of member {} refused: {}", id, o.member, why);
-        placed(o, id, Frames.REFUSED);
+        placed(o, id, Frames.REFUSED, "");
     }
 
     private void noteFlags(Origin o, byte flags) {
@@ -485,6 +487,5 @@ final class Dispatching {
         o.requests.clear();
         o.clearAnswers();
         loop.wantStep();
-        loop.released();
     }
 }

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * What a follower has to tell the dispatcher and has not sent yet: the events in the order they
- * happened (submissions, completions, aborts, health marks), and the tokens of each request
+ * happened (submissions, completions, aborts, health marks, drains), and the tokens of each request
  * summed since the last frame (one record per request, not per chunk). Owned by the dispatch
  * thread. A frame is the tokens first, then the events: a request's own tokens are written just
  * before its completion, so the dispatcher learns its length before it ends.
@@ -65,8 +65,13 @@ final class FollowerOutbox {
         added(now, now, true);
     }
 
-    void mark(int worker, boolean up, long now) {
-        events.putByte(Frames.K_MARK).putInt(worker).putByte(up ? 1 : 0);
+    void mark(String worker, boolean up, long now) {
+        events.putByte(Frames.K_MARK).putString(worker).putByte(up ? 1 : 0);
+        added(now, now, true);
+    }
+
+    void drain(String worker, boolean draining, long now) {
+        events.putByte(Frames.K_DRAIN).putString(worker).putByte(draining ? 1 : 0);
         added(now, now, true);
     }
 

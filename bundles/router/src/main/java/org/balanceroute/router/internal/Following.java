@@ -2,7 +2,10 @@ package org.balanceroute.router.internal;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import org.balanceroute.router.Placement;
@@ -16,6 +19,10 @@ import org.slf4j.LoggerFactory;
  * ms, anything else at once), hands its whole state over with a SYNC (a new session) whenever the
  * dispatcher may not have it, completes the placement futures with the dispatcher's answers, and
  * keeps the dispatcher's latest view. Owned by the dispatch thread; {@link #view()} is read by any.
+ *
+ * <p>Drains asked of this replica go to the dispatcher, which owns them; each is kept as asked
+ * until a view shows it, and every SYNC carries those again (see {@link DispatchLoop}'s class
+ * comment): a drain sent to a dispatcher that died, or in a lost frame, is not lost.
  */
 final class Following {
 
@@ -34,6 +41,8 @@ final class Following {
     private long lastSentAt;
     private long lastHeardAt;
     private long lastSyncAt;
+    /** Drains asked of this replica that no view has shown yet, by worker identity. */
+    private final Map<String, Boolean> pendingDrains = new LinkedHashMap<>();
 
     Following(DispatchLoop loop, LongSupplier clock) {
         this.loop = loop;
@@ -53,11 +62,17 @@ final class Following {
         sendSync();
     }
 
-    /** No longer a follower. */
+    /** No longer a follower (the drains asked here are in the loop's set already). */
     void stop() {
         view = null;
         outbox.clear();
+        pendingDrains.clear();
         answerSteps();
+    }
+
+    /** This replica's layout changed: the drains asked for workers it no longer has are dropped. */
+    void layoutChanged(WorkerLayout layout) {
+        pendingDrains.keySet().removeIf(id -> layout.indexOf(id) < 0);
     }
 
     // ------------------------------------------------------------------ this replica's events
@@ -78,8 +93,14 @@ final class Following {
         outbox.abort(f, clock.getAsLong());
     }
 
-    void mark(int worker, boolean up) {
+    void mark(String worker, boolean up) {
         outbox.mark(worker, up, clock.getAsLong());
+    }
+
+    /** An operator's drain asked of this replica: to the dispatcher, and kept until a view shows it. */
+    void drain(String worker, boolean draining) {
+        pendingDrains.put(worker, draining);
+        outbox.drain(worker, draining, clock.getAsLong());
     }
 
     /** The proxy wants a dispatch step: the dispatcher is asked for one. */
@@ -136,22 +157,22 @@ final class Following {
         seq = 0;
         expectedAnswerSeq = 0;
         outbox.clear();
-        boolean[] down = loop.ownDown();
-        frame.begin(Frames.SYNC, session, seq++, now, now).putByte(Frames.F_STEP).putInt(loop.workers());
-        int n = 0;
-        for (boolean d : down) {
-            n += d ? 1 : 0;
+        frame.begin(Frames.SYNC, session, seq++, now, now).putByte(Frames.F_STEP);
+        WorkerLayout layout = loop.layout();
+        if (layout == null) {
+            frame.putByte(0);
+        } else {
+            layout.write(frame.putByte(1));
         }
-        frame.putInt(n);
-        for (int g = 0; g < down.length; g++) {
-            if (down[g]) {
-                frame.putInt(g);
-            }
-        }
+        Set<String> down = loop.ownDown();
+        frame.putInt(down.size());
+        down.forEach(frame::putString);
+        frame.putInt(pendingDrains.size());
+        pendingDrains.forEach((id, draining) -> frame.putString(id).putByte(draining ? 1 : 0));
         LongMap<InFlight> own = loop.ownRequests();
         frame.putInt(own.size());
         own.forEachValue(f -> frame.putLong(f.id).putInt(f.promptTokens).putLong(f.promptKey).putInt(f.bodyBytes)
-                .putLong(now - f.arrivalNanos).putInt(f.worker).putInt(f.decoded));
+                .putLong(now - f.arrivalNanos).putString(f.workerId == null ? "" : f.workerId).putInt(f.decoded));
         loop.send(dispatcher, frame.toBytes());
         lastSyncAt = now;
         lastSentAt = now;
@@ -161,7 +182,7 @@ final class Following {
     /** An empty SYNC: the dispatcher releases what it held for this replica, which routes alone from now on. */
     void sendLeave() {
         long now = clock.getAsLong();
-        frame.begin(Frames.SYNC, ++session, 0, now, 0).putByte(0).putInt(loop.workers()).putInt(0).putInt(0);
+        frame.begin(Frames.SYNC, ++session, 0, now, 0).putByte(0).putByte(0).putInt(0).putInt(0).putInt(0);
         loop.send(dispatcher, frame.toBytes());
     }
 
@@ -222,11 +243,13 @@ final class Following {
         int n = r.getCount(12);
         LongMap<InFlight> own = loop.ownRequests();
         List<Placement> placements = stepsRun > 0 ? new ArrayList<>() : null;
+        WorkerLayout layout = loop.layout();
         for (int i = 0; i < n; i++) {
             long id = r.getLong();
             int worker = r.getInt();
+            String workerId = r.getString();
             InFlight f = own.get(id);
-            if (f == null || f.worker >= 0) {
+            if (f == null || f.workerId != null) {
                 continue; // ended meanwhile: its abort tells the dispatcher
             }
             if (worker == Frames.REFUSED) {
@@ -235,8 +258,12 @@ final class Following {
                         + " refused request " + id + " (a duplicate id, or its policy failed; see its log)"));
                 continue;
             }
-            f.worker = worker;
-            Placement p = new Placement(id, worker);
+            // the dispatcher's index; this replica's own for that worker where its layout differs
+            int mine = layout == null ? -1 : layout.indexOf(workerId);
+            f.workerId = workerId;
+            f.worker = mine;
+            f.retired = layout != null && mine < 0;
+            Placement p = new Placement(id, mine >= 0 ? mine : worker, workerId);
             if (placements != null) {
                 placements.add(p);
             }
@@ -255,9 +282,40 @@ final class Following {
         lastHeardAt = now;
         SharedView v = SharedView.read(r, dispatcher, now);
         view = v;
+        learnDrains(v);
         loop.viewed(v);
         if (r.oldestSeenNanos != 0) {
             loop.staleness().record(now - r.oldestSeenNanos);
         }
+    }
+
+    /**
+     * The drains the view shows, if it numbers the workers as this replica's layout does, with the
+     * asks it does not show yet; the asks it shows are done.
+     */
+    private void learnDrains(SharedView v) {
+        WorkerLayout layout = loop.layout();
+        boolean[] shown = v.totals().draining();
+        if (layout == null || v.layoutFingerprint() != layout.fingerprint() || shown.length != layout.workers()) {
+            return;
+        }
+        pendingDrains.entrySet().removeIf(e -> {
+            int g = layout.indexOf(e.getKey());
+            return g < 0 || shown[g] == e.getValue();
+        });
+        Set<String> drains = loop.drains();
+        drains.clear();
+        for (int g = 0; g < shown.length; g++) {
+            if (shown[g]) {
+                drains.add(layout.id(g));
+            }
+        }
+        pendingDrains.forEach((id, draining) -> {
+            if (draining) {
+                drains.add(id);
+            } else {
+                drains.remove(id);
+            }
+        });
     }
 }

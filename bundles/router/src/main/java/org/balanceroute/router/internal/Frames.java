@@ -16,12 +16,16 @@ import java.util.Arrays;
  *   <li>{@link #EVENTS} (follower to dispatcher): {@code flags:byte}, then records until the end,
  *       each {@code kind:byte} and its fields (see the {@code K_*} constants);</li>
  *   <li>{@link #SYNC} (follower to dispatcher, the whole state of its requests, replacing what the
- *       dispatcher held for it): {@code flags:byte workers:int downCount:int down:int* count:int}
- *       and per request {@code id:long prompt:int key:long bytes:int ageNanos:long worker:int
- *       decoded:int} (worker -1: waiting for a placement);</li>
+ *       dispatcher held for it): {@code flags:byte hasLayout:byte}, its layout if it has one
+ *       ({@link WorkerLayout#write}), {@code downCount:int down:string*} (its health marks),
+ *       {@code drainCount:int} and per drain {@code worker:string draining:byte} (the drains asked
+ *       of it that no view has shown yet), {@code count:int} and per request {@code id:long
+ *       prompt:int key:long bytes:int ageNanos:long worker:string decoded:int} (worker "": waiting
+ *       for a placement). Workers go by identity: the dispatcher finds them in its own layout;</li>
  *   <li>{@link #PLACEMENTS} (dispatcher to one follower): {@code stepsRun:int step:long poolDepth:int
- *       count:int} and per placement {@code id:long worker:int} (worker {@link #REFUSED}: the id was
- *       already in flight); stepsRun answers that many {@link #F_STEP_ANSWER} requests;</li>
+ *       count:int} and per placement {@code id:long worker:int workerId:string} (worker
+ *       {@link #REFUSED}: the id was already in flight); stepsRun answers that many
+ *       {@link #F_STEP_ANSWER} requests;</li>
  *   <li>{@link #RESYNC} (dispatcher to one follower: send a SYNC): no body;</li>
  *   <li>{@link #VIEW} (dispatcher to all): {@link SharedView}'s fields, see its {@code write}.</li>
  * </ul>
@@ -33,7 +37,7 @@ import java.util.Arrays;
  */
 final class Frames {
 
-    static final byte VERSION = 1;
+    static final byte VERSION = 2;
 
     static final byte EVENTS = 1;
     static final byte SYNC = 2;
@@ -54,8 +58,10 @@ final class Frames {
     static final byte K_COMPLETE = 3;
     /** {@code id:long}: the request ended abnormally. */
     static final byte K_ABORT = 4;
-    /** {@code worker:int available:byte}: this replica's health checks marked the worker. */
+    /** {@code worker:string available:byte}: this replica's health checks marked the worker (by identity). */
     static final byte K_MARK = 5;
+    /** {@code worker:string draining:byte}: an operator started or ended the worker's drain on this replica. */
+    static final byte K_DRAIN = 6;
 
     /** Worker of a placement the dispatcher refused. */
     static final int REFUSED = -2;

@@ -36,7 +36,18 @@ final class InFlight implements RequestView {
     /** Clock of its last token report, 0 before the first: the step cadence is measured between two. */
     long lastTokensAt;
 
+    /** The identity of the worker it was placed on (whatever index that worker has now); null while it waits. */
+    String workerId;
+    /**
+     * On a worker the layout no longer has: out of every core, its tokens ignored, kept until it
+     * completes or is aborted (its stream ends on that engine).
+     */
+    boolean retired;
+    /** Order of its placement among the core's (a worker's FCFS queue order across a layout change). */
+    long placedSeq;
+
     // --- a follower's own record (core == null)
+    /** Its worker's index in this replica's layout; -1 while it waits or when the layout no longer has its worker. */
     int worker = -1;
     int decoded;
     /** Tokens not yet told to the dispatcher, the last of them seen at {@link #pendingSeenAt}. */
@@ -70,10 +81,10 @@ final class InFlight implements RequestView {
     /** Whether it still waits for a worker. */
     boolean waiting() {
         return core != null ? core.phase() == TrackedRequest.Phase.POOLED || core.phase() == TrackedRequest.Phase.NEW
-                : worker < 0;
+                : workerId == null;
     }
 
-    /** The worker it was given, -1 while it waits. */
+    /** The worker it was given, -1 while it waits (or on a worker no longer in the layout). */
     int placedWorker() {
         return core != null ? core.worker() : worker;
     }
@@ -112,6 +123,9 @@ final class InFlight implements RequestView {
     void leaveCore() {
         if (core != null) {
             worker = waiting() ? -1 : core.worker();
+            if (worker < 0) {
+                workerId = null;
+            }
             decoded = core.decodedTokens();
             core = null;
         }
@@ -121,6 +135,7 @@ final class InFlight implements RequestView {
     @Override
     public String toString() {
         return "InFlight[" + id + (origin == null ? "" : " of " + origin.member) + ", s=" + promptTokens
-                + ", worker " + placedWorker() + ", j=" + decodedTokens() + "]";
+                + ", worker " + placedWorker() + (workerId == null ? "" : " " + workerId) + (retired ? " (retired)" : "")
+                + ", j=" + decodedTokens() + "]";
     }
 }

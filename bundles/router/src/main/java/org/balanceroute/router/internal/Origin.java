@@ -1,6 +1,8 @@
 package org.balanceroute.router.internal;
 
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * Another proxy replica, as the dispatcher knows it: its requests by its own ids, its health
@@ -11,8 +13,8 @@ final class Origin {
 
     final String member;
     final LongMap<InFlight> requests = new LongMap<>();
-    /** Workers its health checks marked down (the dispatcher routes around a worker any replica marks down). */
-    boolean[] down = new boolean[0];
+    /** Workers, by identity, its health checks marked down (the dispatcher routes around a worker any replica marks down). */
+    final Set<String> down = new HashSet<>();
     /** Its session as its last SYNC opened it; its events of another session are not applied. */
     int session = -1;
     long expectedSeq;
@@ -24,11 +26,13 @@ final class Origin {
     long resyncAskedAt;
     /** Whether a membership list ever named it (an origin never named is purged by its silence only). */
     boolean seenInMembership;
-    boolean workersMismatchLogged;
+    /** The fingerprint of its layout last logged as differing from the dispatcher's (0: none). */
+    long layoutMismatchLogged;
 
     // placements and step answers to send back, in order
     private long[] placedIds = new long[16];
     private int[] placedWorkers = new int[16];
+    private String[] placedWorkerIds = new String[16];
     private int placements;
     int stepsRun;
 
@@ -36,12 +40,14 @@ final class Origin {
         this.member = member;
     }
 
-    void placed(long id, int worker) {
+    void placed(long id, int worker, String workerId) {
         if (placements == placedIds.length) {
             placedIds = Arrays.copyOf(placedIds, placements * 2);
             placedWorkers = Arrays.copyOf(placedWorkers, placements * 2);
+            placedWorkerIds = Arrays.copyOf(placedWorkerIds, placements * 2);
         }
         placedIds[placements] = id;
+        placedWorkerIds[placements] = workerId;
         placedWorkers[placements++] = worker;
     }
 
@@ -53,18 +59,20 @@ final class Origin {
     void writeAnswers(Frames.Writer w, long step, int poolDepth) {
         w.putInt(stepsRun).putLong(step).putInt(poolDepth).putInt(placements);
         for (int i = 0; i < placements; i++) {
-            w.putLong(placedIds[i]).putInt(placedWorkers[i]);
+            w.putLong(placedIds[i]).putInt(placedWorkers[i]).putString(placedWorkerIds[i]);
+            placedWorkerIds[i] = null;
         }
         placements = 0;
         stepsRun = 0;
     }
 
     void clearAnswers() {
+        Arrays.fill(placedWorkerIds, 0, placements, null);
         placements = 0;
         stepsRun = 0;
     }
 
-    boolean marksDown(int worker) {
-        return worker < down.length && down[worker];
+    boolean marksDown(String worker) {
+        return down.contains(worker);
     }
 }

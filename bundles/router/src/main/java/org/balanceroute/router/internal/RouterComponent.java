@@ -259,18 +259,12 @@ public final class RouterComponent implements RouterService {
 
     @Override
     public void setLayout(List<String> workers, int[] groupSizes, int[] capacities) {
-        // interim: one barrier of all workers, until the loop takes layouts
-        loop.setWorkers(workers.size());
-    }
-
-    /** interim, for the tests until the loop takes layouts */
-    void setWorkers(int workers) {
-        loop.setWorkers(workers);
+        loop.setLayout(workers, groupSizes, capacities);
     }
 
     @Override
     public void setWorkerDraining(int worker, boolean draining) {
-        // interim: not yet applied by the loop
+        loop.setWorkerDraining(worker, draining);
     }
 
     @Override

@@ -5,17 +5,14 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 /** Configuration of the router component, PID {@value org.balanceroute.router.RouterService#PID}. */
 @ObjectClassDefinition(name = "BalanceRoute router",
-        description = "The dispatch loop: which routing policy is active, the fallback, the decode "
-                + "workers' capacity and the stepping mode (the number of decode workers is the connector's decodeWorkers list). An invalid value is rejected with an error "
-                + "in the log, and the previous configuration stays in force.")
+        description = "The dispatch loop: which routing policy is active, the fallback and the stepping "
+                + "mode (the decode workers, their instances and each instance's capacity B come from the pool's "
+                + "topology, not from here). An invalid value is rejected with an error in the log, and the "
+                + "previous configuration stays in force.")
 @interface RouterConfig {
 
     String DEFAULT_POLICY = "br0";
     String DEFAULT_FALLBACK_POLICY = "jsq";
-    /** Most decode workers a worker set may have (G comes from the connector's decodeWorkers, not from here). */
-    int MAX_WORKERS = 1024;
-    int DEFAULT_CAPACITY = 64;
-    int MAX_CAPACITY = 4096;
     long DEFAULT_STEP_INTERVAL_MILLIS = 0;
     long MAX_STEP_INTERVAL_MILLIS = 60_000;
 
@@ -29,11 +26,6 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
             description = "Policy used while the configured one is not registered (its bundle removed "
                     + "or not installed). Non-empty; default jsq.")
     String fallbackPolicy() default DEFAULT_FALLBACK_POLICY;
-
-    @AttributeDefinition(name = "Capacity (B)", min = "1", max = "4096",
-            description = "Running requests per worker (vLLM max_num_seqs). Integer in [1, 4096]; "
-                    + "default 64. A change takes effect once no request is in flight.")
-    int capacity() default DEFAULT_CAPACITY;
 
     @AttributeDefinition(name = "Step interval (ms)", min = "0", max = "60000",
             description = "0: a dispatch step runs when asked (the proxy asks after each arrival and "

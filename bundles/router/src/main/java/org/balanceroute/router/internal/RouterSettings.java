@@ -6,25 +6,23 @@ import java.util.function.Supplier;
  * The router's configuration, validated: a bad value throws {@link IllegalArgumentException}
  * naming the field and its range, so the caller can keep the previous settings.
  */
-record RouterSettings(String policy, String fallbackPolicy, int capacity, long stepIntervalMillis) {
+record RouterSettings(String policy, String fallbackPolicy, long stepIntervalMillis) {
 
     RouterSettings {
         policy = name("policy", policy);
         fallbackPolicy = name("fallbackPolicy", fallbackPolicy);
-        range("capacity", capacity, 1, RouterConfig.MAX_CAPACITY);
         range("stepIntervalMillis", stepIntervalMillis, 0, RouterConfig.MAX_STEP_INTERVAL_MILLIS);
     }
 
     static RouterSettings defaults() {
         return new RouterSettings(RouterConfig.DEFAULT_POLICY, RouterConfig.DEFAULT_FALLBACK_POLICY,
-                RouterConfig.DEFAULT_CAPACITY, RouterConfig.DEFAULT_STEP_INTERVAL_MILLIS);
+                RouterConfig.DEFAULT_STEP_INTERVAL_MILLIS);
     }
 
     /** @throws IllegalArgumentException naming the first bad field and its range */
     static RouterSettings read(RouterConfig c) {
         c = org.balanceroute.api.ConfigValues.named(RouterConfig.class, c); // a value that does not convert names its property
         return new RouterSettings(field("policy", c::policy), field("fallbackPolicy", c::fallbackPolicy),
-                field("capacity", c::capacity),
                 field("stepIntervalMillis", c::stepIntervalMillis));
     }
 

@@ -11,15 +11,17 @@ import org.balanceroute.router.ReplicaShare;
  * Immutable; read by a follower's API calls from any thread.
  *
  * <p>VIEW body: {@code step:long capacity:int workers:int poolDepth:int policy:string
- * stepNanos:long}, per worker {@code load:long running:int queued:int available:byte group:int
- * capacity:int draining:byte}, then
+ * stepNanos:long layout:long} (the dispatcher's {@link WorkerLayout#fingerprint}, 0 before its
+ * first layout: a follower with the same one numbers the workers alike), per worker
+ * {@code load:long running:int queued:int available:byte group:int capacity:int draining:byte}, then
  * {@code members:int} and per member {@code id:string address:string pooled:int} and per worker
  * {@code load:long running:int queued:int}.
  */
 record SharedView(String dispatcher, ClusterSnapshot totals, String activePolicy, long observedStepNanos,
-        List<ReplicaShare> shares, long receivedAtNanos) {
+        long layoutFingerprint, List<ReplicaShare> shares, long receivedAtNanos) {
 
-    static void write(Frames.Writer w, ClusterSnapshot totals, String policy, long stepNanos, List<ReplicaShare> shares) {
+    static void write(Frames.Writer w, ClusterSnapshot totals, String policy, long stepNanos, long layoutFingerprint,
+            List<ReplicaShare> shares) {
         int g = totals.workers();
         long[] loads = totals.loads();
         int[] running = totals.running();
@@ -29,7 +31,7 @@ record SharedView(String dispatcher, ClusterSnapshot totals, String activePolicy
         int[] capacities = totals.capacities();
         boolean[] draining = totals.draining();
         w.putLong(totals.step()).putInt(totals.capacity()).putInt(g).putInt(totals.poolDepth()).putString(policy)
-                .putLong(stepNanos);
+                .putLong(stepNanos).putLong(layoutFingerprint);
         for (int i = 0; i < g; i++) {
             w.putLong(loads[i]).putInt(running[i]).putInt(queued[i]).putByte(available[i] ? 1 : 0)
                     .putInt(groups[i]).putInt(capacities[i]).putByte(draining[i] ? 1 : 0);
@@ -54,6 +56,7 @@ record SharedView(String dispatcher, ClusterSnapshot totals, String activePolicy
         int poolDepth = r.getInt();
         String policy = r.getString();
         long stepNanos = r.getLong();
+        long layout = r.getLong();
         long[] loads = new long[g];
         int[] running = new int[g];
         int[] queued = new int[g];
@@ -88,6 +91,6 @@ record SharedView(String dispatcher, ClusterSnapshot totals, String activePolicy
         }
         ClusterSnapshot totals = new ClusterSnapshot(dispatcher, step, receivedAtNanos, capacity, loads, running, queued,
                 poolDepth, available, groups, capacities, draining);
-        return new SharedView(dispatcher, totals, policy, stepNanos, List.copyOf(shares), receivedAtNanos);
+        return new SharedView(dispatcher, totals, policy, stepNanos, layout, List.copyOf(shares), receivedAtNanos);
     }
 }

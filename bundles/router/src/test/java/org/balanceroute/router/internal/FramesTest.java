@@ -109,7 +109,7 @@ class FramesTest {
                     new ReplicaShare("m2", "10.0.0.2:5701", false, 0, new long[g], new int[g], new int[g]));
             Frames.Writer w = new Frames.Writer();
             w.begin(Frames.VIEW, 0, trial, 1, 2);
-            SharedView.write(w, totals, "brh-survival", 12345, shares);
+            SharedView.write(w, totals, "brh-survival", 12345, trial + 1L, shares);
             Frames.Reader r = new Frames.Reader(w.toBytes());
             SharedView v = SharedView.read(r, "m1", 99);
             assertFalse(r.hasMore());
@@ -121,6 +121,7 @@ class FramesTest {
             assertEquals(totals.step(), v.totals().step());
             assertEquals("brh-survival", v.activePolicy());
             assertEquals(12345, v.observedStepNanos());
+            assertEquals(trial + 1L, v.layoutFingerprint());
             assertEquals(shares, v.shares());
         }
     }
@@ -130,7 +131,7 @@ class FramesTest {
         Frames.Writer w = new Frames.Writer();
         w.begin(Frames.VIEW, 0, 1, 1, 2);
         SharedView.write(w, new ClusterSnapshot("m1", 1, 0, 64, new long[4], new int[4], new int[4], 0),
-                "br0", 0, List.of());
+                "br0", 0, 0, List.of());
         byte[] whole = w.toBytes();
         for (int cut = 0; cut < whole.length; cut++) {
             byte[] part = Arrays.copyOf(whole, cut);
@@ -144,5 +145,44 @@ class FramesTest {
         huge[Frames.HEADER_BYTES + 8 + 4 + 3] = 0x7f; // the worker count
         assertThrows(Frames.MalformedFrameException.class, () -> SharedView.read(new Frames.Reader(huge), "m1", 0),
                 "a count larger than the frame is refused before anything is allocated");
+    }
+
+    @Test
+    void aLayoutRoundTripsAndOneThatDoesNotHoldIsAMalformedFrame() {
+        WorkerLayout layout = WorkerLayout.of(List.of("http://a:1;rank=0", "http://a:1;rank=1", "http://b:2"),
+                new int[] {2, 1}, new int[] {64, 128});
+        Frames.Writer w = new Frames.Writer();
+        w.begin(Frames.SYNC, 1, 0, 0, 0);
+        layout.write(w);
+        WorkerLayout read = WorkerLayout.read(new Frames.Reader(w.toBytes()));
+        assertEquals(layout, read);
+        assertEquals(layout.fingerprint(), read.fingerprint());
+        assertEquals(1, read.indexOf("http://a:1;rank=1"));
+        assertEquals(-1, read.indexOf("http://c:3"));
+        assertFalse(layout.fingerprint() == WorkerLayout.of(List.of("http://a:1;rank=0", "http://a:1;rank=1",
+                "http://b:2"), new int[] {3}, new int[] {64}).fingerprint(), "the instances count");
+
+        w.begin(Frames.SYNC, 1, 0, 0, 0).putInt(2).putString("x").putString("x").putInt(1).putInt(2).putInt(64);
+        byte[] repeated = w.toBytes();
+        assertThrows(Frames.MalformedFrameException.class, () -> WorkerLayout.read(new Frames.Reader(repeated)));
+    }
+
+    @Test
+    void aDrainIsAnUrgentEventByWorkerIdentity() {
+        FollowerOutbox out = new FollowerOutbox();
+        out.drain("http://d1", true, 5);
+        out.mark("http://d2", false, 6);
+        assertTrue(out.urgent());
+        Frames.Writer w = new Frames.Writer();
+        out.writeFrame(w, 1, 0, 10);
+        Frames.Reader r = new Frames.Reader(w.toBytes());
+        r.getByte();
+        assertEquals(Frames.K_DRAIN, r.getByte());
+        assertEquals("http://d1", r.getString());
+        assertEquals(1, r.getByte());
+        assertEquals(Frames.K_MARK, r.getByte());
+        assertEquals("http://d2", r.getString());
+        assertEquals(0, r.getByte());
+        assertFalse(r.hasMore());
     }
 }

@@ -44,6 +44,7 @@ class ReplicatedRoutingTest {
     private static final int G = 4;
     private static final int B = 4;
     private static final long TIMEOUT_MS = 10_000;
+    private static final List<String> WORKER_IDS = List.of("http://d0", "http://d1", "http://d2", "http://d3");
 
     private final LoopbackStores stores = new LoopbackStores();
     private final List<RouterComponent> routers = new ArrayList<>();
@@ -58,14 +59,14 @@ class ReplicatedRoutingTest {
         final Map<Long, Integer> workerOf = new ConcurrentHashMap<>();
 
         Replica(boolean join) {
-            router = new RouterComponent(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "br0",
-                    "capacity", B)), System::nanoTime);
+            router = new RouterComponent(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "br0")),
+                    System::nanoTime);
             Map<String, Object> props = new HashMap<>();
             props.put(RoutingPolicy.NAME_PROPERTY, "br0");
             props.put("service.id", 1L);
             router.bindPolicy(BalancePolicy.br0(BalanceSettings.defaults()), props);
             router.start();
-            router.setWorkers(G);
+            router.setLayout(WORKER_IDS, new int[] {G}, new int[] {B});
             routers.add(router);
             if (join) {
                 join();
@@ -87,6 +88,7 @@ class ReplicatedRoutingTest {
             CompletableFuture<Placement> f = router.submit(id, prompt, 0, 10);
             router.requestStep();
             return f.thenApply(p -> {
+                assertTrue(p.workerId().startsWith("http://d"), "the placement names its worker: " + p);
                 workerOf.put(id, p.worker());
                 return p;
             });
@@ -383,7 +385,7 @@ class ReplicatedRoutingTest {
         await("b follows a", () -> "br0".equals(b.router.activePolicy())
                 && b.router.cluster().dispatcher().equals(a.id()));
         long t0 = System.nanoTime();
-        a.router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq", "capacity", B)));
+        a.router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq")));
         await("the follower shows jsq", () -> "jsq".equals(b.router.activePolicy()));
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         assertTrue(ms < DispatchLoop.KEEPALIVE_MILLIS / 2, "the view with the new policy went out at once, not with"
@@ -401,5 +403,76 @@ class ReplicatedRoutingTest {
         List<String> order = new CopyOnWriteArrayList<>();
         order.add(st.dispatcher());
         assertEquals(List.of(a.id()), order);
+    }
+
+    private static boolean drainingIs(Replica r, boolean... expected) {
+        return java.util.Arrays.equals(r.router.snapshot().draining(), expected);
+    }
+
+    @Test
+    void aDrainAskedOfAFollowerHoldsForEveryReplicaAndOutlivesTheDispatcher() throws Exception {
+        Replica a = new Replica(true);
+        Replica b = new Replica(true);
+        Replica c = new Replica(true);
+        await("c follows a", () -> c.router.cluster().dispatcher().equals(a.id())
+                && b.router.cluster().dispatcher().equals(a.id()));
+        c.router.setWorkerDraining(0, true);
+        await("the dispatcher drains worker 0", () -> drainingIs(a, true, false, false, false));
+        await("every view shows it", () -> drainingIs(b, true, false, false, false)
+                && drainingIs(c, true, false, false, false));
+        List<CompletableFuture<Placement>> placed = new ArrayList<>();
+        for (int i = 0; i < 3 * (G - 1); i++) {
+            placed.add((i % 2 == 0 ? b : c).submit(100 + i));
+        }
+        for (int i = 0; i < placed.size(); i++) {
+            Placement p = placed.get(i).get(5, TimeUnit.SECONDS);
+            assertEquals(WORKER_IDS.get(p.worker()), p.workerId());
+            assertTrue(p.worker() != 0, "no replica's request goes to the draining worker");
+            (i % 2 == 0 ? b : c).complete(p.requestId());
+        }
+
+        // c asks for a second drain; the dispatcher dies before it hears of it
+        stores.hold((from, to, frame) -> from.equals(c.id()) && to.equals(a.id()));
+        c.router.setWorkerDraining(2, true);
+        await("c's ask on the wire", () -> stores.heldFrames() > 0);
+        stores.kill(a.store);
+        stores.loseHeld();
+        await("b is the dispatcher", () -> b.router.cluster().isDispatcher());
+        await("b keeps the drain it knew and takes c's again", () -> drainingIs(b, true, false, true, false));
+        await("c's view agrees", () -> c.router.cluster().dispatcher().equals(b.id())
+                && drainingIs(c, true, false, true, false));
+        for (int i = 0; i < 4; i++) {
+            int w = c.submit(50).get(5, TimeUnit.SECONDS).worker();
+            assertTrue(w == 1 || w == 3, "placed on a worker not draining: " + w);
+        }
+    }
+
+    @Test
+    void aNewLayoutOnEveryReplicaKeepsTheFollowersRequestsAndReleasesThoseOfARemovedWorker() throws Exception {
+        Replica a = new Replica(true);
+        Replica b = new Replica(true);
+        await("b follows a", () -> b.router.cluster().dispatcher().equals(a.id()));
+        List<Placement> placed = new ArrayList<>();
+        for (int i = 0; i < G; i++) {
+            placed.add(b.submit(1000 * (i + 1)).get(5, TimeUnit.SECONDS));
+        }
+        Placement gone = placed.stream().filter(p -> p.workerId().equals("http://d0")).findFirst().orElseThrow();
+        Placement kept = placed.stream().filter(p -> p.workerId().equals("http://d3")).findFirst().orElseThrow();
+        long keptLoad = a.router.snapshot().load(3);
+        List<String> next = List.of("http://d3", "http://d1", "http://d2", "http://d4");
+        for (Replica r : List.of(a, b)) {
+            r.router.setLayout(next, new int[] {2, 2}, new int[] {B, B});
+        }
+        await("d3's load at its new index 0, d0's gone", () -> a.router.snapshot().load(0) == keptLoad
+                && a.router.snapshot().load(3) == 0);
+        await("b's view agrees", () -> java.util.Arrays.equals(b.router.snapshot().loads(), a.router.snapshot().loads()));
+        assertArrayEquals(new int[] {0, 0, 1, 1}, b.router.snapshot().groups());
+        b.tokens(kept.requestId(), 5);
+        await("the kept request's tokens count", () -> a.router.snapshot().load(0) == keptLoad + 5);
+        b.complete(gone.requestId());
+        b.complete(kept.requestId());
+        await("released on the dispatcher", () -> a.router.snapshot().load(0) == 0);
+        Placement more = b.submit(10).get(5, TimeUnit.SECONDS);
+        assertEquals(next.get(more.worker()), more.workerId());
     }
 }

@@ -1,5 +1,6 @@
 package org.balanceroute.router.internal;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -65,27 +66,49 @@ class RouterComponentTest {
         return start(config, () -> 0L, policies);
     }
 
-    /** Starts a router; a {@code workers} entry is the worker set (the connector's, in the runtime). */
+    /**
+     * Starts a router; {@code workers} and {@code capacity} entries are its layout (the topology's,
+     * in the runtime): one instance of that many workers {@code w0, w1, ...} of that B (default 8 x 64;
+     * 0 workers: none told yet).
+     */
     private RouterComponent start(Map<String, ?> config, java.util.function.LongSupplier clock, RoutingPolicy... policies) {
         Map<String, Object> c = new HashMap<>(config);
         Object workers = c.remove("workers");
+        Object capacity = c.remove("capacity");
         router = new RouterComponent(ComponentConfigs.of(RouterConfig.class, c), clock);
         for (RoutingPolicy p : policies) {
             bind(p);
         }
         router.start();
-        router.setWorkers(workers == null ? 8 : (Integer) workers);
+        int g = workers == null ? 8 : (Integer) workers;
+        if (g > 0) { // 0: no layout yet
+            setLayout(g, capacity == null ? 64 : (Integer) capacity);
+        }
         return router;
     }
 
-    /** A new configuration; a {@code workers} entry is a new worker set. */
+    /** A new configuration; {@code workers} (and {@code capacity}) entries are a new layout. */
     private void reconfigure(Map<String, ?> config) {
         Map<String, Object> c = new HashMap<>(config);
         Object workers = c.remove("workers");
+        Object capacity = c.remove("capacity");
         router.modified(ComponentConfigs.of(RouterConfig.class, c));
         if (workers != null) {
-            router.setWorkers((Integer) workers);
+            setLayout((Integer) workers, capacity == null ? 64 : (Integer) capacity);
         }
+    }
+
+    /** One instance of {@code g} workers {@code w0 .. w(g-1)}, each of B {@code capacity}. */
+    private void setLayout(int g, int capacity) {
+        router.setLayout(ids(g), new int[] {g}, new int[] {capacity});
+    }
+
+    private static List<String> ids(int g) {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < g; i++) {
+            ids.add("w" + i);
+        }
+        return ids;
     }
 
     private void bind(RoutingPolicy p) {
@@ -125,10 +148,10 @@ class RouterComponentTest {
         assertEquals("to-last", router.activePolicy());
         List<CompletableFuture<Placement>> first = List.of(router.submit(1, 1000, 0, 10), router.submit(2, 500, 0, 10));
         StepResult step0 = get(router.dispatchStep());
-        assertEquals(List.of(new Placement(1, 3), new Placement(2, 3)), step0.placements());
+        assertEquals(List.of(new Placement(1, 3, "w3"), new Placement(2, 3, "w3")), step0.placements());
         assertEquals(0, step0.step());
         assertEquals("to-last", step0.policy());
-        assertEquals(new Placement(1, 3), get(first.get(0)));
+        assertEquals(new Placement(1, 3, "w3"), get(first.get(0)));
 
         reconfigure(Map.of("policy", "br0", "workers", 4, "capacity", 4));
         router.submit(3, 800, 0, 10);
@@ -262,7 +285,7 @@ class RouterComponentTest {
         sync();
         assertFalse(waiting.isDone());
         // no arrival, no release, no dispatchStep() after it: the switch itself asks for a step
-        reconfigure(Map.of("policy", "br0", "fallbackPolicy", "jsq", "capacity", 4));
+        reconfigure(Map.of("policy", "br0", "fallbackPolicy", "jsq"));
         assertTrue(get(waiting).worker() >= 0, "placed by br0's own step");
         assertEquals("br0", router.activePolicy());
     }
@@ -271,12 +294,10 @@ class RouterComponentTest {
     void invalidConfigurationKeepsThePreviousOne() throws Exception {
         start(Map.of("policy", "br0", "workers", 2, "capacity", 4), br0(), new JoinShortestQueuePolicy(),
                 new ToLastWorker());
-        assertThrows(IllegalArgumentException.class, () -> router.setWorkers(0));
-        reconfigure(Map.of("policy", "jsq", "capacity", 5000));
         reconfigure(Map.of("policy", "  "));
         reconfigure(Map.of("policy", "jsq", "stepIntervalMillis", -1L));
         router.modified(ComponentConfigs.of(RouterConfig.class,
-                Map.of("policy", "jsq", "capacity", new IllegalArgumentException("not a number: 'eight'"))));
+                Map.of("policy", "jsq", "stepIntervalMillis", new IllegalArgumentException("not a number: 'eight'"))));
         sync();
         assertEquals("br0", router.configuredPolicy());
         assertEquals("br0", router.activePolicy());
@@ -289,20 +310,19 @@ class RouterComponentTest {
 
     @Test
     void invalidInitialConfigurationUsesTheDefaults() throws Exception {
-        start(Map.of("policy", "jsq", "capacity", -3), br0(), new JoinShortestQueuePolicy());
+        start(Map.of("policy", "jsq", "stepIntervalMillis", -3L), br0(), new JoinShortestQueuePolicy());
         assertEquals("br0", router.configuredPolicy());
+        assertFalse(router.automaticStepping(), "the default stepping");
         assertEquals(8, router.snapshot().workers());
-        assertEquals(64, router.snapshot().capacity());
+        assertEquals(64, router.snapshot().capacity(), "B is the layout's");
     }
 
     @Test
     void settingsErrorsNameTheFieldAndTheRange() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new RouterSettings("br0", "jsq", 0, 0));
-        assertEquals("capacity must be an integer in [1, 4096], got 0", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> new RouterSettings("br0", "jsq", 64, 60_001));
+                () -> new RouterSettings("br0", "jsq", 60_001));
         assertEquals("stepIntervalMillis must be an integer in [0, 60000], got 60001", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> new RouterSettings("br0", "", 64, 0));
+        e = assertThrows(IllegalArgumentException.class, () -> new RouterSettings("br0", "", 0));
         assertTrue(e.getMessage().startsWith("fallbackPolicy must be a non-empty policy name"), e.getMessage());
     }
 
@@ -420,20 +440,169 @@ class RouterComponentTest {
     }
 
     @Test
-    void aShapeChangeWaitsUntilNothingIsInFlight() throws Exception {
-        start(Map.of("policy", "jsq", "workers", 2, "capacity", 4), new JoinShortestQueuePolicy());
-        get(router.submit(1, 100, 0, 10));
-        reconfigure(Map.of("policy", "jsq", "workers", 3, "capacity", 4));
-        assertEquals(2, router.snapshot().workers());
+    void aNewLayoutAppliesAtOnceWithRequestsInFlight() throws Exception {
+        start(Map.of("policy", "jsq", "workers", 0), new JoinShortestQueuePolicy(), new ToLastWorker());
+        RecordingPredictor predictor = new RecordingPredictor();
+        router.bindPredictor(predictor);
+        router.setLayout(List.of("a", "b", "c"), new int[] {3}, new int[] {4});
+        assertEquals(new Placement(1, 0, "a"), get(router.submit(1, 100, 0, 10)));
+        assertEquals(new Placement(2, 1, "b"), get(router.submit(2, 200, 0, 10)));
+        assertEquals(new Placement(3, 2, "c"), get(router.submit(3, 300, 0, 10)));
+        router.tokens(1, 5);
+        router.tokens(2, 7);
+        long stepBefore = get(router.dispatchStep()).step();
+
+        // b leaves, a moves to index 1, d is new; two instances of their own B
+        router.setLayout(List.of("c", "a", "d"), new int[] {2, 1}, new int[] {4, 2});
+        ClusterSnapshot s = router.snapshot();
+        assertEquals(3, s.workers(), "in force at once, with requests on workers");
+        assertArrayEquals(new long[] {300, 105, 0}, s.loads(), "a's request and its tokens on a's new index");
+        assertArrayEquals(new int[] {1, 1, 0}, s.running());
+        assertArrayEquals(new int[] {0, 0, 1}, s.groups());
+        assertArrayEquals(new int[] {4, 4, 2}, s.capacities());
+        assertEquals(stepBefore + 1, s.step(), "the step index goes on");
+
+        router.tokens(1, 1);
+        router.tokens(2, 50);              // on a removed worker: ignored
+        assertEquals(106, router.snapshot().load(1));
+        assertTrue(get(router.complete(2)), "the request on the removed worker completes");
+        assertFalse(get(router.complete(2)), "and is gone");
+        assertEquals(List.of(), predictor.learned, "nothing learned from a request whose tokens stopped counting");
         assertTrue(get(router.complete(1)));
-        assertEquals(3, router.snapshot().workers());
+        assertEquals(6, predictor.learned.get(0)[1], "the kept request's tokens, before and after the change");
+        assertArrayEquals(new long[] {300, 0, 0}, router.snapshot().loads(), "nothing lost or counted twice");
+
+        reconfigure(Map.of("policy", "to-last"));
+        CompletableFuture<Placement> next = router.submit(4, 100, 0, 10);
+        assertEquals(List.of(new Placement(4, 2, "d")), get(router.dispatchStep()).placements(),
+                "the new worker takes requests at the next step");
+        assertEquals(new Placement(4, 2, "d"), get(next));
+        assertTrue(get(router.abort(3)));
     }
 
     @Test
-    void workersSetWithinTheRangeOnly() {
-        start(Map.of("policy", "jsq"), new JoinShortestQueuePolicy());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> router.setWorkers(1025));
-        assertEquals("workers must be in [1, 1024], got 1025", e.getMessage());
+    void aNewLayoutKeepsEachWorkersQueueInOrderAndTakesItsCapacity() throws Exception {
+        start(Map.of("policy", "jsq", "workers", 0), new JoinShortestQueuePolicy());
+        router.setLayout(List.of("a", "b"), new int[] {2}, new int[] {1});
+        int[] expected = {0, 1, 0, 1, 0}; // jsq: 3 and 5 queue behind 1 on a, 4 behind 2 on b
+        for (int i = 0; i < expected.length; i++) {
+            assertEquals(expected[i], get(router.submit(i + 1, 100 * (i + 1), 0, 10)).worker());
+        }
+        router.setLayout(List.of("b", "a"), new int[] {1, 1}, new int[] {1, 1});
+        ClusterSnapshot s = router.snapshot();
+        assertArrayEquals(new int[] {1, 1}, s.running());
+        assertArrayEquals(new int[] {1, 2}, s.queued(), "the queues moved with their workers");
+        assertTrue(get(router.complete(1)));
+        assertEquals(300, router.snapshot().load(1), "first in a's queue first");
+        assertEquals(1, router.snapshot().queued()[1]);
+
+        router.setLayout(List.of("b", "a"), new int[] {2}, new int[] {3});
+        s = router.snapshot();
+        assertArrayEquals(new int[] {2, 2}, s.running(), "B is 3 now: the queues run");
+        assertArrayEquals(new long[] {600, 800}, s.loads());
+    }
+
+    @Test
+    void theSameLayoutAgainChangesNothing() throws Exception {
+        start(Map.of("policy", "to-last", "workers", 2, "capacity", 4), new ToLastWorker());
+        router.submit(1, 100, 0, 10);
+        router.submit(2, 100, 0, 10);
+        get(router.dispatchStep());
+        router.setWorkerAvailable(0, false);
+        CompletableFuture<Placement> waiting = router.submit(3, 100, 0, 10);
+        setLayout(2, 4);
+        sync();
+        assertFalse(waiting.isDone(), "not re-dispatched");
+        ClusterSnapshot s = router.snapshot();
+        assertEquals(1, s.step());
+        assertArrayEquals(new boolean[] {false, true}, s.available());
+        assertEquals(200, s.load(1));
+        assertEquals(1, s.poolDepth());
+    }
+
+    @Test
+    void invalidLayoutsAreRejected() {
+        start(Map.of("policy", "jsq", "workers", 2), new JoinShortestQueuePolicy());
+        Map<String, Runnable> bad = new java.util.LinkedHashMap<>();
+        bad.put("a layout has 1 to 1024 workers, got 0", () -> router.setLayout(List.of(), new int[0], new int[0]));
+        bad.put("a layout has 1 to 1024 workers, got 1025",
+                () -> router.setLayout(ids(1025), new int[] {1025}, new int[] {64}));
+        bad.put("one capacity per group: 2 group sizes [1, 1], 1 capacities [64]",
+                () -> router.setLayout(ids(2), new int[] {1, 1}, new int[] {64}));
+        bad.put("the group sizes [1, 2] add up to 3 workers, but 2 are listed",
+                () -> router.setLayout(ids(2), new int[] {1, 2}, new int[] {64, 64}));
+        bad.put("group 1 is empty: its size is 0", () -> router.setLayout(ids(2), new int[] {2, 0}, new int[] {64, 64}));
+        bad.put("the capacity of group 0 must be in [1, 4096], got 0",
+                () -> router.setLayout(ids(2), new int[] {2}, new int[] {0}));
+        bad.put("the capacity of group 1 must be in [1, 4096], got 4097",
+                () -> router.setLayout(ids(2), new int[] {1, 1}, new int[] {64, 4097}));
+        bad.put("worker identity 'w0' repeats: workers 0 and 2",
+                () -> router.setLayout(List.of("w0", "w1", "w0"), new int[] {3}, new int[] {64}));
+        bad.put("worker 1 has no identity", () -> router.setLayout(List.of("w0", ""), new int[] {2}, new int[] {64}));
+        bad.forEach((message, call) -> assertEquals(message,
+                assertThrows(IllegalArgumentException.class, call::run).getMessage()));
+        assertEquals(2, router.snapshot().workers(), "the layout in force stays");
+    }
+
+    @Test
+    void aDrainedWorkerTakesNoNewRequestsAndIsDrainedOnceEmpty() throws Exception {
+        start(Map.of("policy", "jsq", "workers", 2, "capacity", 4), new JoinShortestQueuePolicy());
+        assertEquals(0, get(router.submit(1, 100, 0, 10)).worker());
+        router.setWorkerDraining(0, true);
+        router.setWorkerDraining(5, true); // outside the layout: ignored
+        for (long id = 2; id <= 4; id++) {
+            assertEquals(1, get(router.submit(id, 100, 0, 10)).worker(), "no new request on the draining worker");
+        }
+        ClusterSnapshot s = router.snapshot();
+        assertTrue(s.draining(0));
+        assertFalse(s.drained(0), "its request still runs");
+        assertFalse(s.draining(1));
+        assertTrue(get(router.complete(1)));
+        assertTrue(router.snapshot().drained(0));
+        router.setWorkerDraining(0, false);
+        assertEquals(0, get(router.submit(5, 100, 0, 10)).worker(), "back once the drain ends");
+        assertFalse(router.snapshot().draining(0));
+    }
+
+    @Test
+    void aDrainFollowsItsWorkerAcrossLayoutChanges() throws Exception {
+        start(Map.of("policy", "jsq", "workers", 0), new JoinShortestQueuePolicy());
+        router.setLayout(List.of("a", "b"), new int[] {2}, new int[] {4});
+        router.setWorkerDraining(0, true);
+        router.setLayout(List.of("c", "a", "b"), new int[] {3}, new int[] {4});
+        assertArrayEquals(new boolean[] {false, true, false}, router.snapshot().draining(), "a, at its new index");
+        for (long id = 1; id <= 4; id++) {
+            assertTrue(get(router.submit(id, 100, 0, 10)).worker() != 1, "a takes nothing");
+        }
+        router.setLayout(List.of("c", "b"), new int[] {2}, new int[] {4});
+        router.setLayout(List.of("c", "b", "a"), new int[] {3}, new int[] {4});
+        assertArrayEquals(new boolean[3], router.snapshot().draining(), "a worker that left comes back undrained");
+    }
+
+    @Test
+    void theObserverSeesEachInstancesImbalanceOverItsWorkersNotDraining() throws Exception {
+        start(Map.of("policy", "to-last", "workers", 0), new ToLastWorker());
+        router.setLayout(ids(4), new int[] {2, 2}, new int[] {4, 4});
+        List<long[]> steps = new java.util.concurrent.CopyOnWriteArrayList<>();
+        router.bindObserver(new org.balanceroute.router.DispatchObserver() {
+            @Override
+            public void stepCompleted(long nanos, long imbalance, int depth) {
+                throw new AssertionError("the router calls the per-instance method");
+            }
+
+            @Override
+            public void stepCompleted(long nanos, long imbalance, int depth, long[] perGroup) {
+                long[] row = java.util.Arrays.copyOf(perGroup, perGroup.length + 1);
+                row[perGroup.length] = imbalance;
+                steps.add(row);
+            }
+        });
+        router.submit(1, 1000, 0, 10);
+        get(router.dispatchStep());
+        assertArrayEquals(new long[] {0, 1000, 1000}, steps.get(0), "worker 3 is in instance 1; the sum is the pool's");
+        router.setWorkerDraining(2, true);
+        get(router.dispatchStep());
+        assertArrayEquals(new long[] {0, 0, 0}, steps.get(1), "worker 2 drains: it does not count");
     }
 
     @Test
@@ -447,7 +616,7 @@ class RouterComponentTest {
         assertEquals(0, router.snapshot().workers(), "no worker yet");
         assertEquals(1, router.snapshot().poolDepth());
         assertFalse(waiting.isDone());
-        router.setWorkers(3);
+        setLayout(3, 4);
         assertEquals(0, get(waiting).worker(), "placed once the worker set is known");
         assertEquals(3, router.snapshot().workers());
         assertEquals("jsq", router.activePolicy());
@@ -459,9 +628,9 @@ class RouterComponentTest {
         CompletableFuture<Placement> a = router.submit(1, 100, 0, 10);
         CompletableFuture<Placement> b = router.submit(2, 300, 0, 10);
         sync();
-        router.setWorkers(5);
+        setLayout(5, 4);
         sync();
-        assertEquals(5, router.snapshot().workers(), "nothing on a worker: in force at once");
+        assertEquals(5, router.snapshot().workers(), "in force at once");
         assertEquals(2, router.snapshot().poolDepth(), "the waiting requests are kept");
         assertEquals(2, get(router.dispatchStep()).placements().size());
         assertTrue(a.isDone() && b.isDone());
