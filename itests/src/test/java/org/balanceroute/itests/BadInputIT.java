@@ -228,9 +228,11 @@ public class BadInputIT {
                 acceptsBodyOf(3000)));
         c.add(config("proxy.cfg `placementTimeoutMillis = 480000`", "org.balanceroute.proxy", "placementTimeoutMillis",
                 "480000", acceptsBodyOf(3000)));
-        c.add(config("router.cfg `capacity = 0`", "org.balanceroute.router", "capacity", "0",
+        c.add(config("pool-default.cfg `instance.decode.capacity = 0`", "org.balanceroute.pool-default",
+                "org.balanceroute.pool~default", "instance.decode.capacity", "0",
                 () -> runtime.snapshot() != null && runtime.snapshot().path("capacity").asInt() == 64));
-        c.add(config("router.cfg `capacity = eight`", "org.balanceroute.router", "capacity", "eight",
+        c.add(config("pool-default.cfg `instance.decode.capacity = eight`", "org.balanceroute.pool-default",
+                "org.balanceroute.pool~default", "instance.decode.capacity", "eight",
                 () -> runtime.snapshot() != null && runtime.snapshot().path("capacity").asInt() == 64));
         c.add(config("pool-default.cfg `instance.decode.workers = notaurl`", "org.balanceroute.pool-default",
                 "org.balanceroute.pool~default", "instance.decode.workers", "notaurl",

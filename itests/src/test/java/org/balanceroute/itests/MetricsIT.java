@@ -26,7 +26,7 @@ public class MetricsIT extends BalanceRouteTestSupport {
     @Before
     public void smallCluster() throws Exception {
         configureDecodeWorkers(2, 4);
-        configure(RouterService.PID, "capacity", 4, "policy", "br0", "fallbackPolicy", "jsq");
+        configure(RouterService.PID, "policy", "br0", "fallbackPolicy", "jsq");
         await("a cluster of 2 workers", () -> router.snapshot().workers() == 2);
         awaitEquals("br0 active", "br0", () -> router.activePolicy());
     }

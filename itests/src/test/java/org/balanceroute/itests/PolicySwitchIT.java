@@ -30,7 +30,7 @@ public class PolicySwitchIT extends BalanceRouteTestSupport {
     @Before
     public void smallCluster() throws Exception {
         configureDecodeWorkers(2, 4);
-        configure(RouterService.PID, "capacity", 4, "fallbackPolicy", "jsq");
+        configure(RouterService.PID, "fallbackPolicy", "jsq");
         await("a cluster of 2 workers", () -> router.snapshot().workers() == 2);
     }
 

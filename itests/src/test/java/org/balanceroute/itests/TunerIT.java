@@ -27,7 +27,7 @@ public class TunerIT extends BalanceRouteTestSupport {
     @Before
     public void smallCluster() throws Exception {
         configureDecodeWorkers(2, 4);
-        configure(RouterService.PID, "capacity", 4, "fallbackPolicy", "jsq", "policy", "brh-survival");
+        configure(RouterService.PID, "fallbackPolicy", "jsq", "policy", "brh-survival");
         configure("org.balanceroute.policy.balance", "horizon", 80, "beta", 43.0, "gamma", 0.86);
         await("a cluster of 2 workers", () -> router.snapshot().workers() == 2);
         awaitEquals("brh-survival active", "brh-survival", () -> router.activePolicy());
