@@ -52,6 +52,19 @@ public final class Fleet {
         return any;
     }
 
+    /**
+     * The pool this runtime's one router and connector serve: {@value #DEFAULT_POOL}, or the only
+     * pool; null while neither exists. (One router per pool is not built yet: requests for another
+     * pool's model are refused, never sent to this pool's engines.)
+     */
+    public PoolTopology servedPool() {
+        PoolTopology p = pool(DEFAULT_POOL);
+        if (p == null && pools.size() == 1) {
+            p = pools.values().iterator().next();
+        }
+        return p;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof Fleet f && pools.equals(f.pools);

@@ -42,10 +42,12 @@ public final class SnapshotResource {
 
     /**
      * {@code {"activePolicy", "step", "poolDepth", "capacity", "workers": [{"worker", "load",
-     * "running", "queued", "available"}], "totals": {"load", "running", "queued", "maxLoad",
-     * "imbalance", "available"}, "cluster": {...}}}: loads in KV tokens; step = dispatch steps run
-     * so far; imbalance = max - min worker load; available = the worker takes new requests (its
-     * health checks pass); cluster: see {@link #render(ClusterStatus)}.
+     * "running", "queued", "available", "instance", "draining"}], "totals": {"load", "running",
+     * "queued", "maxLoad", "imbalance", "available", "groupImbalance"}, "cluster": {...}}}: loads in
+     * KV tokens; step = dispatch steps run so far; instance = the worker's decode instance (its
+     * barrier), by index; groupImbalance = per instance, max - min load over its workers not
+     * draining; imbalance = their sum (max - min with one instance); available = the worker's
+     * health checks pass; draining = an operator drains it; cluster: see {@link #render(ClusterStatus)}.
      */
     @GET
     public Map<String, Object> snapshot() {
@@ -102,13 +104,22 @@ public final class SnapshotResource {
         int[] queued = s.queued();
         boolean[] available = s.available();
         List<Map<String, Object>> workers = workerRows(loads, running, queued, available);
-        long load = 0, max = 0, min = loads.length == 0 ? 0 : Long.MAX_VALUE;
+        for (int g = 0; g < workers.size(); g++) {
+            workers.get(g).put("instance", s.group(g));
+            workers.get(g).put("draining", s.draining(g));
+        }
+        long[] groupImbalance = new long[loads.length == 0 ? 0 : s.groupCount()];
+        long imbalance = 0;
+        for (int i = 0; i < groupImbalance.length; i++) {
+            groupImbalance[i] = s.groupImbalance(i);
+            imbalance += groupImbalance[i];
+        }
+        long load = 0, max = 0;
         int run = 0, queue = 0, up = 0;
         for (int g = 0; g < loads.length; g++) {
             up += available[g] ? 1 : 0;
             load += loads[g];
             max = Math.max(max, loads[g]);
-            min = Math.min(min, loads[g]);
             run += running[g];
             queue += queued[g];
         }
@@ -117,8 +128,9 @@ public final class SnapshotResource {
         totals.put("running", run);
         totals.put("queued", queue);
         totals.put("maxLoad", max);
-        totals.put("imbalance", max - min);
+        totals.put("imbalance", imbalance);
         totals.put("available", up);
+        totals.put("groupImbalance", groupImbalance);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("activePolicy", activePolicy);
         m.put("step", s.step());

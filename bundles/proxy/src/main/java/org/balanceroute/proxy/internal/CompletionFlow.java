@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.balanceroute.connector.vllm.VllmConnector;
+import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.FleetService;
 import org.balanceroute.fleet.PoolTopology;
 import org.balanceroute.proxy.ProxyObserver;
@@ -306,9 +307,15 @@ public final class CompletionFlow {
             return;
         }
         String model = body.get("model").asText();
-        PoolTopology pool = f.fleet().forModel(model);
+        Fleet fleet = f.fleet();
+        PoolTopology pool = fleet.forModel(model);
         if (pool == null) {
             throw OpenAiError.unknownModel(model);
+        }
+        if (pool != fleet.servedPool()) {
+            throw new OpenAiError(503, OpenAiError.UNAVAILABLE, "the model `" + model + "` is pool '" + pool.name()
+                    + "', which this runtime does not route yet (one router per pool is not built: it routes pool '"
+                    + (fleet.servedPool() == null ? "none" : fleet.servedPool().name()) + "')", "model");
         }
         if (!model.equals(pool.model()) && !PoolTopology.ANY_MODEL.equals(pool.model())) {
             body.put("model", pool.model());

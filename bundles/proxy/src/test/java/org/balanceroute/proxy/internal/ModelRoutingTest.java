@@ -68,11 +68,22 @@ class ModelRoutingTest {
 
     @Test
     void anAliasReachesThePoolAndTheEngineIsSentTheModelName() {
-        flow(new Fleet(Map.of("a", pool("a", "deepseek-v3", List.of("dsv3"), "http://d:1"),
+        flow(new Fleet(Map.of("default", pool("default", "deepseek-v3", List.of("dsv3"), "http://d:1"),
                 "b", pool("b", "llama", List.of(), "http://d:2"))));
         send("dsv3");
         Awaitility.await().until(() -> !connector.prefillBodies.isEmpty());
         assertEquals("deepseek-v3", connector.prefillBodies.get(0).path("model").asText());
+    }
+
+    @Test
+    void aModelOfAPoolThisRuntimeDoesNotRouteIsRefusedNotSentToAnotherPoolsEngines() throws Exception {
+        flow(new Fleet(Map.of("default", pool("default", "deepseek-v3", List.of(), "http://d:1"),
+                "b", pool("b", "llama", List.of(), "http://d:2"))));
+        FlowFakes.Async async = send("llama");
+        assertEquals(503, async.response.getStatus());
+        assertTrue(JSON.readTree((byte[]) async.response.getEntity()).path("error").path("message").asText()
+                .contains("pool 'b'"));
+        assertTrue(connector.prefillBodies.isEmpty());
     }
 
     @Test

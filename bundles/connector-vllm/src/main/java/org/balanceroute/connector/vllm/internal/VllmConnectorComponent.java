@@ -137,12 +137,9 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
         }
     }
 
-    /** The pool this connector serves: {@value Fleet#DEFAULT_POOL}, or the only one; none while neither exists. */
+    /** The pool this connector serves ({@link Fleet#servedPool}); none while there is none. */
     static PoolTopology served(Fleet fleet) {
-        PoolTopology p = fleet.pool(Fleet.DEFAULT_POOL);
-        if (p == null && fleet.pools().size() == 1) {
-            p = fleet.pools().get(0);
-        }
+        PoolTopology p = fleet.servedPool();
         return p == null ? ConnectorSettings.NO_POOL : p;
     }
 

@@ -1,0 +1,231 @@
+package org.balanceroute.admin.internal;
+
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.fleet.DecodeInstance;
+import org.balanceroute.fleet.Fleet;
+import org.balanceroute.fleet.FleetService;
+import org.balanceroute.fleet.PoolTopology;
+import org.balanceroute.router.RouterService;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsExtensionSelect;
+import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsName;
+import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
+
+/**
+ * The fleet as an operator sees it, and drains:
+ * <ul>
+ *   <li>{@code GET /admin/pools}: every pool, its instances and workers, each worker's state
+ *       ({@code serving}, {@code draining}, {@code drained}, {@code down}), running, queued and KV
+ *       load, each instance's imbalance now;</li>
+ *   <li>{@code POST /admin/pools/{pool}/workers/{worker}/drain} and {@code /undrain}: a worker by
+ *       its index in its pool (as in the metrics and {@code /admin/snapshot});</li>
+ *   <li>{@code POST /admin/pools/{pool}/instances/{instance}/drain} and {@code /undrain}: every
+ *       worker of an instance, by the instance's name.</li>
+ * </ul>
+ * A drain answers once the router applies it (no placement on the worker after the answer),
+ * with the worker's state; a draining worker's running requests finish, then it is
+ * {@code drained}. In a cluster of proxies the dispatcher applies it, so it holds on every
+ * replica. Drains last while the runtime runs (a restart starts every worker serving).
+ */
+@Component(service = PoolsResource.class)
+@JakartarsResource
+@JakartarsName("balanceroute.admin.pools")
+@JakartarsExtensionSelect({JsonProvider.SELECT, BasicAuthFilter.SELECT})
+@Path("admin/pools")
+@Produces(MediaType.APPLICATION_JSON)
+public final class PoolsResource {
+
+    /** How long a drain waits to see itself in force before it answers 202. */
+    static final long APPLY_MILLIS = 10_000;
+    private static final long POLL_MILLIS = 10;
+    private static final String DRAIN = "drain";
+
+    private final RouterService router;
+    private final FleetService fleet;
+
+    @Activate
+    public PoolsResource(@Reference(name = "router") RouterService router, @Reference(name = "fleet") FleetService fleet) {
+        this.router = router;
+        this.fleet = fleet;
+    }
+
+    /** {@code {"pools": [{"pool", "model", "aliases", "activePolicy", "poolDepth", "imbalance", "instances": [...]}]}}. */
+    @GET
+    public Map<String, Object> pools() {
+        Fleet f = fleet.fleet();
+        List<Map<String, Object>> pools = new ArrayList<>();
+        for (PoolTopology pool : f.pools()) {
+            pools.add(render(pool, routed(f, pool.name()) ? router.snapshot() : null, router.activePolicy()));
+        }
+        return Map.of("pools", pools);
+    }
+
+    /** {@code POST /admin/pools/{pool}/workers/{worker}/drain} or {@code /undrain}. */
+    @POST
+    @Path("{pool}/workers/{worker}/{action: drain|undrain}")
+    public Response worker(@PathParam("pool") String pool, @PathParam("worker") String worker,
+            @PathParam("action") String action) {
+        return drainWorker(pool, worker, DRAIN.equals(action));
+    }
+
+    /** {@code POST /admin/pools/{pool}/instances/{instance}/drain} or {@code /undrain}. */
+    @POST
+    @Path("{pool}/instances/{instance}/{action: drain|undrain}")
+    public Response instance(@PathParam("pool") String pool, @PathParam("instance") String instance,
+            @PathParam("action") String action) {
+        return drainInstance(pool, instance, DRAIN.equals(action));
+    }
+
+    private Response drainWorker(String poolName, String worker, boolean drain) {
+        Fleet f = fleet.fleet();
+        PoolTopology pool = f.pool(poolName);
+        if (pool == null) {
+            return notFound("no pool '" + poolName + "' (GET /admin/pools lists them)", "pool");
+        }
+        int g;
+        try {
+            g = Integer.parseInt(worker);
+        } catch (NumberFormatException e) {
+            g = -1;
+        }
+        int workers = pool.workers().size();
+        if (g < 0 || g >= workers) {
+            return notFound("pool '" + poolName + "' has workers 0.." + (workers - 1) + ", not '" + worker + "'", "worker");
+        }
+        return apply(f, pool, g, g + 1, drain);
+    }
+
+    private Response drainInstance(String poolName, String instance, boolean drain) {
+        Fleet f = fleet.fleet();
+        PoolTopology pool = f.pool(poolName);
+        if (pool == null) {
+            return notFound("no pool '" + poolName + "' (GET /admin/pools lists them)", "pool");
+        }
+        int i = pool.instanceIndex(instance);
+        if (i < 0) {
+            return notFound("pool '" + poolName + "' has no instance '" + instance + "'", "instance");
+        }
+        int first = pool.firstWorker(i);
+        return apply(f, pool, first, first + pool.instances().get(i).workers().size(), drain);
+    }
+
+    /** Drains (or undrains) workers [from, to) and answers once the router shows it, with the pool's state. */
+    private Response apply(Fleet f, PoolTopology pool, int from, int to, boolean drain) {
+        if (!routed(f, pool.name())) {
+            return ErrorResponses.of(Response.Status.SERVICE_UNAVAILABLE, "pool '" + pool.name()
+                    + "' has no router in this runtime yet", ErrorResponses.SERVER, "pool");
+        }
+        for (int g = from; g < to; g++) {
+            router.setWorkerDraining(g, drain);
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(APPLY_MILLIS);
+        ClusterSnapshot s = router.snapshot();
+        while (!inForce(s, from, to, drain)) {
+            if (System.nanoTime() - deadline > 0) {
+                return Response.status(Response.Status.ACCEPTED).entity(render(pool, s, router.activePolicy())).build();
+            }
+            try {
+                TimeUnit.MILLISECONDS.sleep(POLL_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            s = router.snapshot();
+        }
+        return Response.ok(render(pool, s, router.activePolicy())).build();
+    }
+
+    private static boolean inForce(ClusterSnapshot s, int from, int to, boolean drain) {
+        if (s.workers() < to) {
+            return false;
+        }
+        for (int g = from; g < to; g++) {
+            if (s.draining(g) != drain) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether this runtime's router routes that pool ({@link Fleet#servedPool}). */
+    static boolean routed(Fleet f, String pool) {
+        PoolTopology served = f.servedPool();
+        return served != null && served.name().equals(pool);
+    }
+
+    /** One pool: its instances and workers with their state; without a snapshot (not routed here), the topology only. */
+    static Map<String, Object> render(PoolTopology pool, ClusterSnapshot s, String activePolicy) {
+        boolean known = s != null && s.workers() == pool.workers().size();
+        List<Map<String, Object>> instances = new ArrayList<>();
+        long poolImbalance = 0;
+        int g = 0;
+        for (int i = 0; i < pool.instances().size(); i++) {
+            DecodeInstance instance = pool.instances().get(i);
+            List<Map<String, Object>> workers = new ArrayList<>();
+            for (var endpoint : instance.workers()) {
+                Map<String, Object> w = new LinkedHashMap<>();
+                w.put("worker", g);
+                w.put("endpoint", endpoint.id());
+                if (known) {
+                    w.put("state", state(s, g));
+                    w.put("running", s.running()[g]);
+                    w.put("queued", s.queued()[g]);
+                    w.put("load", s.load(g));
+                }
+                workers.add(w);
+                g++;
+            }
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("instance", instance.name());
+            m.put("capacity", instance.capacity());
+            if (known) {
+                long imbalance = s.groupImbalance(i);
+                poolImbalance += imbalance;
+                m.put("imbalance", imbalance);
+            }
+            m.put("workers", workers);
+            instances.add(m);
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("pool", pool.name());
+        m.put("model", pool.model());
+        m.put("aliases", pool.aliases());
+        m.put("prefillUrls", pool.prefillUrls());
+        if (known) {
+            m.put("activePolicy", activePolicy);
+            m.put("poolDepth", s.poolDepth());
+            m.put("imbalance", poolImbalance);
+        }
+        m.put("instances", instances);
+        return m;
+    }
+
+    /** {@code down} (health checks fail) first, then {@code drained}, {@code draining}, else {@code serving}. */
+    static String state(ClusterSnapshot s, int g) {
+        if (!s.available()[g]) {
+            return "down";
+        }
+        if (s.draining(g)) {
+            return s.drained(g) ? "drained" : "draining";
+        }
+        return "serving";
+    }
+
+    private static Response notFound(String message, String param) {
+        return ErrorResponses.of(Response.Status.NOT_FOUND, message, ErrorResponses.INVALID_REQUEST, param);
+    }
+}
