@@ -189,6 +189,12 @@ final class RuntimeProcess implements AutoCloseable {
                 .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json)));
     }
 
+    /** An admin POST without a body (e.g. a drain). */
+    HttpResponse<String> post(String path) throws IOException {
+        return send(HttpRequest.newBuilder(URI.create(base() + path)).header("Authorization", AUTH)
+                .POST(HttpRequest.BodyPublishers.noBody()));
+    }
+
     private static HttpResponse<String> send(HttpRequest.Builder b) throws IOException {
         try {
             return HTTP.send(b.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());

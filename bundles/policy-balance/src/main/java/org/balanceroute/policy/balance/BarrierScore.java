@@ -24,7 +24,9 @@ public interface BarrierScore {
 
     /**
      * The margin that orders workers: m_g for BR-0; for BR-H one of the m_{g,h} by
-     * {@link BalanceSettings#horizonMargin()} (min over the horizon by default).
+     * {@link BalanceSettings#horizonMargin()} (min over the horizon by default). With several
+     * groups, shifted by the worker's group's gap to the heaviest group, so that a light instance's
+     * workers come first (the F-score alone sees an empty instance as balanced).
      */
     long orderMargin(int worker);
 

@@ -7,6 +7,11 @@ import org.balanceroute.api.RequestView;
  * BR-0: {@link FScore#br0} against the current step's margins, each worker judged in its own
  * group (decode instance): m_g = M_group - L_g and the overflow penalty is the group's G - 1,
  * since only a group's ranks wait for each other at its barrier. O(1) per score.
+ *
+ * <p>Across groups workers are ordered by M - L_g, M the heaviest worker of every group: the
+ * F-score alone sees an empty (or light) instance as balanced (its I is 0) and would never feed it
+ * while another instance has a margin, though its ranks idle. Within a group the order is the
+ * group margin's (a constant shift); with one group it is exactly m_g.
  */
 public final class Br0Score implements BarrierScore {
 
@@ -14,6 +19,7 @@ public final class Br0Score implements BarrierScore {
     private int[] groupOf = new int[0];
     private int[] groupSize = new int[0];
     private long[] groupMax = new long[0];
+    private long max;
 
     @Override
     public void prepare(ClusterView cluster) {
@@ -31,11 +37,13 @@ public final class Br0Score implements BarrierScore {
             groupSize[i] = cluster.groupSize(i);
             groupMax[i] = 0;
         }
+        max = 0;
         for (int w = 0; w < n; w++) {
             int i = cluster.group(w);
             groupOf[w] = i;
             load[w] = cluster.load(w);
             groupMax[i] = Math.max(groupMax[i], load[w]);
+            max = Math.max(max, load[w]);
         }
     }
 
@@ -54,7 +62,7 @@ public final class Br0Score implements BarrierScore {
 
     @Override
     public long orderMargin(int worker) {
-        return groupMax[groupOf[worker]] - load[worker];
+        return max - load[worker];
     }
 
     @Override
@@ -62,5 +70,6 @@ public final class Br0Score implements BarrierScore {
         load[worker] += request.promptTokens();
         int i = groupOf[worker];
         groupMax[i] = Math.max(groupMax[i], load[worker]);
+        max = Math.max(max, load[worker]);
     }
 }

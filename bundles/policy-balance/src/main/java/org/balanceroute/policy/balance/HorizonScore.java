@@ -47,6 +47,7 @@ public final class HorizonScore implements BarrierScore {
     private long[][] projected;   // [g][h] = L_g(k+h)
     private long[][] maxAhead;     // [group][h] = M(k+h) of the group
     private int[] groupOf = new int[0]; // [g]
+    private long heaviestNow;      // max over groups of M(k)
     private long[][] sortedMargin; // [g][rank] ascending
     private double[][] prefixD;    // [g][rank]: sum of gamma^h over the first rank margins
     private double[][] prefixDm;   // [g][rank]: sum of gamma^h * m over the first rank margins
@@ -129,6 +130,10 @@ public final class HorizonScore implements BarrierScore {
                 groupAhead[h] = Math.max(groupAhead[h], row[h]);
             }
         }
+        heaviestNow = 0;
+        for (long[] row : maxAhead) {
+            heaviestNow = Math.max(heaviestNow, row[0]);
+        }
         markAllStale();
     }
 
@@ -184,6 +189,11 @@ public final class HorizonScore implements BarrierScore {
      */
     @Override
     public long orderMargin(int worker) {
+        // a lighter group's workers come first: the gap of its barrier to the heaviest one's, now
+        return groupMargin(worker) + heaviestNow - maxAhead[groupOf[worker]][0];
+    }
+
+    private long groupMargin(int worker) {
         if (orderBy == BalanceSettings.HorizonMargin.NOW) {
             return maxAhead[groupOf[worker]][0] - projected[worker][0];
         }
@@ -220,6 +230,7 @@ public final class HorizonScore implements BarrierScore {
                 maxRose = true;
             }
         }
+        heaviestNow = Math.max(heaviestNow, groupAhead[0]);
         // A higher barrier changes the margins of every worker of the group; otherwise only this worker's.
         if (maxRose) {
             int group = groupOf[worker];

@@ -30,25 +30,30 @@ class GroupsTest {
     }
 
     @Test
-    void aRequestGoesWhereItFillsItsOwnGroupsDeficit() {
-        // group 0: 3000 / 2000 (margin 1000); group 1: 10000 / 8000 (margin 2000). A 1500-token
-        // request fills worker 3's deficit exactly-below; on worker 1 it would raise group 0's barrier.
+    void aWorkerTakesTheRequestThatFillsItsOwnGroupsDeficit() {
+        // group 0: 3000 / 2000 (margin 1000); group 1: 10000 / 8000. Stage 1 gives worker 1 (the
+        // lightest of all) a request: judged in its group, the 900 fills its deficit and the 5000
+        // would raise group 0's barrier by 4000 (F = 5000 - 2 * 4000 < 0).
         Router router = twoGroups(3000, 2000, 10_000, 8000);
         router.setPolicy(BalancePolicy.br0(BalanceSettings.defaults()));
-        TrackedRequest r = new TrackedRequest(ids++, 1500, 0, 0, 0);
-        router.submit(r);
+        TrackedRequest fits = new TrackedRequest(ids++, 900, 0, 0, 0);
+        TrackedRequest big = new TrackedRequest(ids++, 5000, 0, 0, 0);
+        router.submit(fits);
+        router.submit(big);
         router.dispatch();
-        assertEquals(3, r.worker());
+        assertEquals(1, fits.worker());
 
-        // Seen as one barrier (M = 10000), every worker absorbs it and the largest margin wins:
-        // worker 1, whose group's barrier rises by 500.
+        // Seen as one barrier (M = 10000, margin 8000) the larger one is the better fill: group 0's
+        // barrier rises by 4000.
         Router flat = twoGroups(3000, 2000, 10_000, 8000);
         flat.viewAsOneBarrier(true);
         flat.setPolicy(BalancePolicy.br0(BalanceSettings.defaults()));
-        TrackedRequest s = new TrackedRequest(ids++, 1500, 0, 0, 0);
-        flat.submit(s);
+        TrackedRequest fits2 = new TrackedRequest(ids++, 900, 0, 0, 0);
+        TrackedRequest big2 = new TrackedRequest(ids++, 5000, 0, 0, 0);
+        flat.submit(fits2);
+        flat.submit(big2);
         flat.dispatch();
-        assertEquals(1, s.worker());
+        assertEquals(1, big2.worker());
     }
 
     @Test
@@ -97,7 +102,9 @@ class GroupsTest {
         for (int i = 0; i < 10; i++) {
             router.submit(new TrackedRequest(ids++, 1000, 0, 0, 0));
         }
-        router.dispatch();
+        for (int step = 0; step < 4; step++) {
+            router.dispatch();
+        }
         assertEquals(8, cluster.totalRunning());
         assertEquals(2, router.pool().size());
         assertEquals(1, cluster.running(0));
@@ -147,8 +154,27 @@ class GroupsTest {
         HorizonScore brh = new HorizonScore(
                 BalanceSettings.defaults().withHorizon(4, 1.0, 2, 1.0), new Fixtures.ConstantPredictor(100));
         brh.prepare(cluster);
-        // worker 3's margin is against worker 2 (1000 + h), never against group 0's 50,000
-        assertEquals(1000 + 2, brh.orderMargin(3), 1);
+        // worker 3's margins are against worker 2 (1000 + h for h = 0..4), never against group 0's
+        // 50,000: 1005 tokens overflow them by 5 + 4 + 3 + 2 + 1
+        assertEquals(5 * 1000, brh.score(3, 1000), 1e-9);
+        assertEquals(5 * 1005 - 2 * 15, brh.score(3, 1005), 1e-9);
+        // ... while the order puts group 1's workers after group 0's lightest: gap 49,000 now
         assertEquals(50_000 + 2, brh.orderMargin(1), 1);
+        assertEquals(1000 + 2 + 49_000, brh.orderMargin(3), 1);
+    }
+
+    @Test
+    void anEmptyInstanceIsFedFirstThoughItsFScoreSeesItBalanced() {
+        // group 1 is new and empty: every margin there is 0, so F < 0 for any request; the order by
+        // the heaviest group's barrier gives Stage 1 its workers first
+        Router router = twoGroups(3000, 2000, 0, 0);
+        router.setPolicy(BalancePolicy.br0(BalanceSettings.defaults()));
+        TrackedRequest small = new TrackedRequest(ids++, 100, 0, 0, 0);
+        TrackedRequest large = new TrackedRequest(ids++, 900, 0, 0, 0);
+        router.submit(small);
+        router.submit(large);
+        router.dispatch();
+        assertEquals(2, router.cluster().group(small.worker()) + router.cluster().group(large.worker()),
+                "both went to the empty instance: " + small.worker() + ", " + large.worker());
     }
 }

@@ -1,0 +1,267 @@
+package org.balanceroute.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.balanceroute.enginesim.SimCluster;
+import org.balanceroute.enginesim.SimConfig;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.FixMethodOrder;
+import org.junit.Test;
+import org.junit.runners.MethodSorters;
+
+/**
+ * The fleet operated live, against a real runtime process and a simulated cluster of 12 ranks:
+ * the pool {@code default} starts as two decode instances of 4 (ranks 0-3 and 4-7); under load of
+ * 256 concurrent streams a worker is drained and undrained through the admin API, an instance of
+ * ranks 8-11 is added and one removed by editing the pool's file. Every stream must end whole.
+ */
+@FixMethodOrder(MethodSorters.NAME_ASCENDING)
+public class FleetIT {
+
+    static final String MODEL = "balanceroute-sim";
+    static final int STREAMS = 256;
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    private static SimCluster engines;
+    private static RuntimeProcess runtime;
+    private static Path poolFile;
+
+    @BeforeClass
+    public static void start() throws Exception {
+        engines = SimCluster.start(SimConfig.builder().prefill(1).decode(12).portBase(0).timeFactor(0.3)
+                .streamInterval(4).build());
+        Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "balanceroute-fleet");
+        runtime = new RuntimeProcess("fleet", work, pool("a", "b")).connector("healthIntervalMillis = 500");
+        poolFile = runtime.home.resolve("config").resolve(RuntimeProcess.POOL_FILE);
+        runtime.start(null).awaitUp();
+        awaitWorkers(8);
+    }
+
+    @AfterClass
+    public static void stop() throws Exception {
+        if (runtime != null) {
+            runtime.close();
+        }
+        if (engines != null) {
+            engines.close();
+        }
+    }
+
+    /** The pool with these of the instances a (ranks 0-3), b (4-7) and c (8-11), in that order. */
+    static String pool(String... instances) {
+        StringBuilder b = new StringBuilder("model = " + MODEL + "\nprefillUrls = " + engines.prefillUrl(0)
+                + "\ninstances = " + String.join(", ", instances) + "\n");
+        for (String i : instances) {
+            int first = (i.charAt(0) - 'a') * 4;
+            b.append("instance.").append(i).append(".workers = ").append(IntStream.range(first, first + 4)
+                    .mapToObj(engines::decodeUrl).collect(Collectors.joining(", "))).append('\n');
+            b.append("instance.").append(i).append(".capacity = 64\n");
+        }
+        return b.toString();
+    }
+
+    static void awaitWorkers(int n) throws InterruptedException {
+        RuntimeProcess.await(n + " workers in the router, every one available", Duration.ofSeconds(30), () -> {
+            JsonNode s = runtime.snapshot();
+            return s != null && s.path("workers").size() == n && s.path("totals").path("available").asInt() == n;
+        });
+    }
+
+    /** running + queued of worker g (-1 while the snapshot does not answer or has no such worker). */
+    static int outstanding(JsonNode s, int g) {
+        if (s == null || s.path("workers").size() <= g) {
+            return -1;
+        }
+        JsonNode w = s.path("workers").get(g);
+        return w.path("running").asInt() + w.path("queued").asInt();
+    }
+
+    /** STREAMS closed-loop clients sending streamed completions until stopped; counts what failed. */
+    static final class Load implements AutoCloseable {
+        final AtomicBoolean stop = new AtomicBoolean();
+        final AtomicInteger ok = new AtomicInteger();
+        final AtomicInteger failed = new AtomicInteger();
+        final List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        final List<CompletableFuture<Void>> users = new ArrayList<>();
+
+        Load() {
+            for (int u = 0; u < STREAMS; u++) {
+                CompletableFuture<Void> done = new CompletableFuture<>();
+                users.add(done);
+                next(done);
+            }
+        }
+
+        private void next(CompletableFuture<Void> done) {
+            if (stop.get()) {
+                done.complete(null);
+                return;
+            }
+            stream().whenComplete((tokens, e) -> {
+                if (e == null && tokens == 200) {
+                    ok.incrementAndGet();
+                } else {
+                    failed.incrementAndGet();
+                    failures.add(e != null ? e.toString() : "completion tokens " + tokens);
+                }
+                next(done);
+            });
+        }
+
+        /** The stream's completion tokens from its final usage, or -1 when it did not end whole with [DONE]. */
+        private static CompletableFuture<Integer> stream() {
+            String body = "{\"model\": \"" + MODEL + "\", \"prompt\": \"" + "tok ".repeat(150) + "\", \"max_tokens\": 200,"
+                    + " \"ignore_eos\": true, \"stream\": true, \"stream_options\": {\"include_usage\": true}}";
+            HttpRequest request = HttpRequest.newBuilder(URI.create(runtime.base() + "/v1/completions"))
+                    .header("Content-Type", "application/json").timeout(Duration.ofSeconds(120))
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+            return HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofLines()).thenApply(r -> {
+                if (r.statusCode() != 200) {
+                    return -r.statusCode();
+                }
+                int[] tokens = {-1};
+                boolean[] done = {false};
+                r.body().forEach(line -> {
+                    if (line.equals("data: [DONE]")) {
+                        done[0] = true;
+                    } else if (line.startsWith("data: ")) {
+                        try {
+                            JsonNode chunk = RuntimeProcess.JSON.readTree(line.substring(6));
+                            if (chunk.has("error")) {
+                                tokens[0] = -2;
+                            } else if (chunk.path("usage").has("completion_tokens") && tokens[0] != -2) {
+                                tokens[0] = chunk.path("usage").path("completion_tokens").asInt();
+                            }
+                        } catch (IOException e) {
+                            tokens[0] = -2;
+                        }
+                    }
+                });
+                return done[0] ? tokens[0] : -1;
+            });
+        }
+
+        /** Stops sending, waits for every stream in flight to end, and asserts none failed. */
+        @Override
+        public void close() throws Exception {
+            stop.set(true);
+            CompletableFuture.allOf(users.toArray(new CompletableFuture[0])).get(180, TimeUnit.SECONDS);
+            assertEquals("failed streams (of " + (ok.get() + failed.get()) + "): " + failures.stream().limit(5).toList(),
+                    0, failed.get());
+            assertTrue("some streams were served", ok.get() > 0);
+        }
+    }
+
+    static String state(int worker) {
+        try {
+            JsonNode pools = RuntimeProcess.JSON.readTree(runtime.get("/admin/pools").body());
+            for (JsonNode instance : pools.path("pools").get(0).path("instances")) {
+                for (JsonNode w : instance.path("workers")) {
+                    if (w.path("worker").asInt() == worker) {
+                        return w.path("state").asText();
+                    }
+                }
+            }
+        } catch (IOException e) {
+            return "";
+        }
+        return "";
+    }
+
+    @Test
+    public void a_aWorkerDrainedUnderLoadTakesNothingNewItsStreamsEndWholeAndUndrainBringsItBack() throws Exception {
+        int g = 5;
+        try (Load load = new Load()) {
+            RuntimeProcess.await("at least 200 streams in flight and some on worker " + g, Duration.ofSeconds(60), () -> {
+                JsonNode s = runtime.snapshot();
+                return s != null && s.path("totals").path("running").asInt() + s.path("totals").path("queued").asInt()
+                        + s.path("poolDepth").asInt() >= 200 && outstanding(s, g) > 0;
+            });
+            HttpResponse<String> drain = runtime.post("/admin/pools/default/workers/" + g + "/drain");
+            assertEquals(drain.body(), 200, drain.statusCode());
+            // from the answer on, nothing is placed there: its running + queued only falls, to 0
+            int last = outstanding(runtime.snapshot(), g);
+            while (last > 0) {
+                int now = outstanding(runtime.snapshot(), g);
+                assertTrue("worker " + g + " got a placement after its drain was answered: " + last + " -> " + now,
+                        now <= last);
+                last = now;
+            }
+            assertEquals("drained", state(g));
+            assertTrue("the others still serve", outstanding(runtime.snapshot(), g - 1) > 0);
+            HttpResponse<String> undrain = runtime.post("/admin/pools/default/workers/" + g + "/undrain");
+            assertEquals(undrain.body(), 200, undrain.statusCode());
+            RuntimeProcess.await("placements on worker " + g + " again", Duration.ofSeconds(30),
+                    () -> outstanding(runtime.snapshot(), g) > 0);
+            assertEquals("serving", state(g));
+        }
+    }
+
+    @Test
+    public void b_anInstanceAddedUnderLoadTakesRequestsWithinASecondAndOneRemovedLosesNoStream() throws Exception {
+        try (Load load = new Load()) {
+            RuntimeProcess.await("at least 200 streams in flight", Duration.ofSeconds(60), () -> {
+                JsonNode s = runtime.snapshot();
+                return s != null && s.path("totals").path("running").asInt() >= 200;
+            });
+            Files.writeString(poolFile, pool("a", "b", "c"));
+            RuntimeProcess.await("the instance c in the router", Duration.ofSeconds(30),
+                    () -> runtime.snapshot() != null && runtime.snapshot().path("workers").size() == 12);
+            long added = System.nanoTime();
+            RuntimeProcess.await("requests on instance c", Duration.ofSeconds(10), () -> {
+                JsonNode s = runtime.snapshot();
+                return IntStream.range(8, 12).anyMatch(w -> outstanding(s, w) > 0);
+            });
+            double seconds = (System.nanoTime() - added) / 1e9;
+            RuntimeProcess.await("requests on every worker of instance c", Duration.ofSeconds(10), () -> {
+                JsonNode s = runtime.snapshot();
+                return IntStream.range(8, 12).allMatch(w -> outstanding(s, w) > 0);
+            });
+            System.out.printf("FleetIT: an added instance took requests %.3f s after it was in force, on all its"
+                    + " workers %.3f s after%n", seconds, (System.nanoTime() - added) / 1e9);
+            assertTrue("the added instance took its first request after " + seconds + " s", seconds < 1.0);
+            // b removed while its streams run: they end on b's engines, whole
+            Files.writeString(poolFile, pool("a", "c"));
+            RuntimeProcess.await("instance b out of the router", Duration.ofSeconds(30),
+                    () -> runtime.snapshot() != null && runtime.snapshot().path("workers").size() == 8);
+        }
+        RuntimeProcess.await("the router idle", Duration.ofSeconds(60), runtime::idle);
+        Files.writeString(poolFile, pool("a", "b"));
+        awaitWorkers(8);
+    }
+
+    @Test
+    public void c_anUnknownModelIsTheProxysOwn404() throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(runtime.base() + "/v1/completions"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"model\": \"gpt-9\", \"prompt\": \"hi\", \"max_tokens\": 3}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(r.body(), 404, r.statusCode());
+        JsonNode error = RuntimeProcess.JSON.readTree(r.body()).path("error");
+        assertEquals("NotFoundError", error.path("type").asText());
+        assertEquals("model", error.path("param").asText());
+        assertEquals(404, error.path("code").asInt());
+        assertEquals("The model `gpt-9` does not exist.", error.path("message").asText());
+        JsonNode models = RuntimeProcess.JSON.readTree(runtime.get("/v1/models").body());
+        assertEquals(MODEL, models.path("data").get(0).path("id").asText());
+    }
+}
