@@ -134,30 +134,8 @@ public class FleetIT {
             HttpRequest request = HttpRequest.newBuilder(URI.create(runtime.base() + "/v1/completions"))
                     .header("Content-Type", "application/json").timeout(Duration.ofSeconds(120))
                     .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-            return HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofLines()).thenApply(r -> {
-                if (r.statusCode() != 200) {
-                    return -r.statusCode();
-                }
-                int[] tokens = {-1};
-                boolean[] done = {false};
-                r.body().forEach(line -> {
-                    if (line.equals("data: [DONE]")) {
-                        done[0] = true;
-                    } else if (line.startsWith("data: ")) {
-                        try {
-                            JsonNode chunk = RuntimeProcess.JSON.readTree(line.substring(6));
-                            if (chunk.has("error")) {
-                                tokens[0] = -2;
-                            } else if (chunk.path("usage").has("completion_tokens") && tokens[0] != -2) {
-                                tokens[0] = chunk.path("usage").path("completion_tokens").asInt();
-                            }
-                        } catch (IOException e) {
-                            tokens[0] = -2;
-                        }
-                    }
-                });
-                return done[0] ? tokens[0] : -1;
-            });
+            return HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofLines())
+                    .thenApply(r -> r.statusCode() != 200 ? -r.statusCode() : RuntimeProcess.completionTokens(r.body()));
         }
 
         /** Stops sending, waits for every stream in flight to end, and asserts none failed. */

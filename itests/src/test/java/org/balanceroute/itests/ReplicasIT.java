@@ -139,30 +139,8 @@ public class ReplicasIT {
         HttpRequest request = HttpRequest.newBuilder(URI.create(via.base() + "/v1/completions"))
                 .header("Content-Type", "application/json").timeout(Duration.ofSeconds(120))
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-        return HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofLines()).thenApply(r -> {
-            if (r.statusCode() != 200) {
-                return -1;
-            }
-            int[] tokens = {-1};
-            boolean[] done = {false};
-            r.body().forEach(line -> {
-                if (line.equals("data: [DONE]")) {
-                    done[0] = true;
-                } else if (line.startsWith("data: ")) {
-                    try {
-                        JsonNode chunk = RuntimeProcess.JSON.readTree(line.substring(6));
-                        if (chunk.has("error")) {
-                            tokens[0] = -2;
-                        } else if (chunk.path("usage").has("completion_tokens") && tokens[0] != -2) {
-                            tokens[0] = chunk.path("usage").path("completion_tokens").asInt();
-                        }
-                    } catch (IOException e) {
-                        tokens[0] = -2;
-                    }
-                }
-            });
-            return done[0] ? tokens[0] : -1;
-        });
+        return HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofLines())
+                .thenApply(r -> r.statusCode() != 200 ? -1 : RuntimeProcess.completionTokens(r.body()));
     }
 
     private static long running(JsonNode snapshot) {

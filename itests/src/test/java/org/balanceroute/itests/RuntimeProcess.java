@@ -189,6 +189,32 @@ final class RuntimeProcess implements AutoCloseable {
                 .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json)));
     }
 
+    /**
+     * Reads a streamed completion's events to the end: the completion tokens of its final usage,
+     * -1 when it did not end with [DONE], -2 when an event was an error or not JSON.
+     */
+    static int completionTokens(java.util.stream.Stream<String> lines) {
+        int[] tokens = {-1};
+        boolean[] done = {false};
+        lines.forEach(line -> {
+            if (line.equals("data: [DONE]")) {
+                done[0] = true;
+            } else if (line.startsWith("data: ")) {
+                try {
+                    JsonNode chunk = JSON.readTree(line.substring(6));
+                    if (chunk.has("error")) {
+                        tokens[0] = -2;
+                    } else if (chunk.path("usage").has("completion_tokens") && tokens[0] != -2) {
+                        tokens[0] = chunk.path("usage").path("completion_tokens").asInt();
+                    }
+                } catch (IOException e) {
+                    tokens[0] = -2;
+                }
+            }
+        });
+        return done[0] ? tokens[0] : -1;
+    }
+
     /** An admin POST without a body (e.g. a drain). */
     HttpResponse<String> post(String path) throws IOException {
         return send(HttpRequest.newBuilder(URI.create(base() + path)).header("Authorization", AUTH)
