@@ -181,6 +181,38 @@ public class ReplicasIT {
     }
 
     @Test
+    public void b_aDrainOnOneReplicaHoldsOnEveryReplica() throws Exception {
+        int g = 1;
+        HttpResponse<String> drain = replicas.get(2).post("/admin/pools/default/workers/" + g + "/drain");
+        assertEquals(drain.body(), 200, drain.statusCode());
+        RuntimeProcess.await("worker " + g + " draining in every replica's view", Duration.ofSeconds(10),
+                () -> replicas.stream().allMatch(r -> r.snapshot() != null
+                        && r.snapshot().path("workers").path(g).path("draining").asBoolean()));
+        List<CompletableFuture<Integer>> streams = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            streams.add(stream(replicas.get(i % 3), 64, 200));
+        }
+        boolean seenLoad = false;
+        while (!streams.stream().allMatch(CompletableFuture::isDone)) {
+            JsonNode view = replicas.get(0).snapshot();
+            if (view != null) {
+                JsonNode w = view.path("workers").path(g);
+                assertEquals("placements on the drained worker: " + w, 0, w.path("running").asInt() + w.path("queued").asInt());
+                seenLoad |= running(view) > 0;
+            }
+        }
+        assertTrue("the streams ran while the drain held", seenLoad);
+        for (CompletableFuture<Integer> f : streams) {
+            assertEquals(200, (int) f.get(60, TimeUnit.SECONDS));
+        }
+        HttpResponse<String> undrain = replicas.get(0).post("/admin/pools/default/workers/" + g + "/undrain");
+        assertEquals(undrain.body(), 200, undrain.statusCode());
+        RuntimeProcess.await("worker " + g + " serving in every replica's view", Duration.ofSeconds(10),
+                () -> replicas.stream().allMatch(r -> r.snapshot() != null
+                        && !r.snapshot().path("workers").path(g).path("draining").asBoolean()));
+    }
+
+    @Test
     public void b_aPolicySwitchOnOneReplicaAppliesToAllAndPersistsOnEach() throws Exception {
         RuntimeProcess last = replicas.get(2);
         long t0 = System.nanoTime();
