@@ -9,11 +9,11 @@ import org.balanceroute.connector.vllm.DecodeAvailabilityListener;
 import org.balanceroute.connector.vllm.DecodeExchange;
 import org.balanceroute.connector.vllm.DecodeListener;
 import org.balanceroute.connector.vllm.PrefillResult;
+import org.balanceroute.connector.vllm.UpstreamException;
 import org.balanceroute.connector.vllm.UpstreamResponse;
 import org.balanceroute.connector.vllm.VllmConnector;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.FleetListener;
-import org.balanceroute.fleet.FleetService;
 import org.balanceroute.fleet.PoolTopology;
 import org.eclipse.jetty.client.AbstractConnectionPool;
 import org.eclipse.jetty.client.Destination;
@@ -60,8 +60,11 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
     private final DecodeClient decodes;
 
     @Activate
-    public VllmConnectorComponent(ConnectorConfig config, @Reference FleetService fleet) throws Exception {
-        this(settingsOrDefaults(config).withPool(served(fleet.fleet())));
+    public VllmConnectorComponent(ConnectorConfig config) throws Exception {
+        // no engine until the fleet tells the pool (at once, when it binds this listener): taking the
+        // fleet service here too would make the fleet's binding of its listeners and this
+        // activation wait for each other (a circular reference SCR resolves only some of the time)
+        this(settingsOrDefaults(config));
         Thread t = new Thread(() -> {
             try {
                 ConnectorWarmUp.run(ConnectorWarmUp.EVENTS);
@@ -233,7 +236,13 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
 
     @Override
     public CompletableFuture<PrefillResult> prefill(String requestId, String path, ObjectNode clientBody) {
-        return prefills.prefill(health.endpoints(), requestId, path, clientBody);
+        Endpoints ep = health.endpoints();
+        if (ep.decode.isEmpty()) {
+            // before the fleet told the pool: not co-located mode, no engine known yet
+            return CompletableFuture.failedFuture(new UpstreamException(503, null,
+                    "no decode worker known yet: the pool's topology has not reached the connector", null));
+        }
+        return prefills.prefill(ep, requestId, path, clientBody);
     }
 
     @Override
