@@ -1,9 +1,11 @@
 /*
  * The BalanceRoute console page: polls state.json about once a second (only the samples after the
- * last one it has), draws every decode worker's KV load with uPlot (one line per worker), the
- * max - min imbalance and the prompt pool depth beneath, the per-worker table, the policies with a
- * form generated from their metatype schema, and the cluster of proxies. Changes are POSTs with
- * the CSRF token the server hands out (header X-BalanceRoute-CSRF).
+ * last one it has) and draws the fleet: each pool, each decode instance with its workers' KV load
+ * (uPlot, one chart per instance: each instance is its own barrier), its imbalance and a table of
+ * its workers (endpoint, state, load, running, queued) with drain / undrain buttons; beneath, each
+ * instance's imbalance and the prompt pool depth over time; then the policies with a form generated
+ * from their metatype schema, and the cluster of proxies. Changes are POSTs with the CSRF token the
+ * server hands out (header X-BalanceRoute-CSRF).
  */
 (function () {
   'use strict';
@@ -17,9 +19,10 @@
   var POLL_MILLIS = 1000;
   var st = {
     csrf: page.getAttribute('data-csrf'),
-    seq: 0, capacity: 600, workers: -1,
-    xs: [], loads: [], imbalance: [], pool: [],
-    loadChart: null, balanceChart: null,
+    seq: 0, capacity: 600, workers: -1, layoutKey: null, groups: [], instances: 0,
+    xs: [], loads: [], imbalance: [], instanceImbalance: [], pool: [],
+    charts: [], balanceChart: null, chartsDirty: true,
+    fleetKey: null, fleet: null, instanceNames: [],
     policies: null, listKey: '', formPolicy: null, polls: 0
   };
   window.balanceroute = st; // for the browser test and the curious operator
@@ -27,54 +30,93 @@
   function $(id) { return document.getElementById(id); }
   function text(el, t) { el.textContent = t; return el; }
   function cell(tr, t) { var td = document.createElement('td'); text(td, t); tr.appendChild(td); return td; }
+  function el(tag, cls, t) { var e = document.createElement(tag); if (cls) { e.className = cls; } if (t != null) { text(e, t); } return e; }
   function fmt(n) { return n == null ? '' : Number(n).toLocaleString('en-US'); }
   function color(i, n) { return 'hsl(' + Math.round(330 * i / Math.max(n, 1)) + ', 70%, 42%)'; }
   function width(el) { return Math.max(480, (el.clientWidth || page.clientWidth || 960) - 16); }
 
-  // ------------------------------------------------------------ charts
+  // ------------------------------------------------------------ charts: one per decode instance
 
-  function buildCharts(g) {
-    if (st.loadChart) { st.loadChart.destroy(); }
-    if (st.balanceChart) { st.balanceChart.destroy(); }
-    var loadDiv = $('br-load-chart'), balanceDiv = $('br-balance-chart');
-    var series = [{ label: 'time' }];
-    for (var i = 0; i < g; i++) {
-      series.push({ label: 'worker ' + i, stroke: color(i, g), width: 1.5, points: { show: false },
-        value: function (u, v) { return fmt(v); } });
+  /** The workers of instance i, in order. */
+  function members(i) {
+    var out = [];
+    for (var g = 0; g < st.groups.length; g++) { if (st.groups[g] === i) { out.push(g); } }
+    return out;
+  }
+
+  function instanceName(i) { return st.instanceNames[i] != null ? st.instanceNames[i] : String(i); }
+
+  function chartData(c) { return [st.xs].concat(c.workers.map(function (g) { return st.loads[g]; })); }
+
+  function balanceData() { return [st.xs].concat(st.instanceImbalance).concat([st.pool]); }
+
+  function destroyCharts() {
+    st.charts.forEach(function (c) { c.plot.destroy(); });
+    st.charts = [];
+    if (st.balanceChart) { st.balanceChart.destroy(); st.balanceChart = null; }
+    st.chartsDirty = true;
+  }
+
+  /** Builds the charts once every instance's place exists (the fleet section is drawn from the same poll). */
+  function buildCharts() {
+    for (var k = 0; k < st.instances; k++) { if (!$('br-chart-' + k)) { return; } }
+    destroyCharts();
+    for (var i = 0; i < st.instances; i++) {
+      var div = $('br-chart-' + i), ws = members(i);
+      var series = [{ label: 'time' }];
+      ws.forEach(function (g, k) {
+        series.push({ label: 'worker ' + g, stroke: color(k, ws.length), width: 1.5, points: { show: false },
+          value: function (u, v) { return fmt(v); } });
+      });
+      var c = { instance: i, workers: ws, plot: null };
+      c.plot = new uPlot({
+        width: width(div), height: 220, series: series,
+        scales: { x: { time: true } },
+        axes: [{}, { label: 'KV tokens', size: 80, values: function (u, vals) { return vals.map(fmt); } }]
+      }, chartData(c), div);
+      st.charts.push(c);
     }
-    var data = [st.xs].concat(st.loads);
-    st.loadChart = new uPlot({
-      width: width(loadDiv), height: 300, series: series,
-      scales: { x: { time: true } },
-      axes: [{}, { label: 'KV tokens', size: 80, values: function (u, vals) { return vals.map(fmt); } }]
-    }, data, loadDiv);
+    var balanceDiv = $('br-balance-chart');
+    var bs = [{ label: 'time' }];
+    for (var j = 0; j < st.instances; j++) {
+      bs.push({ label: 'imbalance ' + instanceName(j), stroke: color(j, st.instances), width: 1.5, scale: 'tokens',
+        points: { show: false }, value: function (u, v) { return fmt(v); } });
+    }
+    bs.push({ label: 'pool depth', stroke: '#1f4e79', width: 1.5, dash: [6, 4], scale: 'requests', points: { show: false } });
     st.balanceChart = new uPlot({
-      width: width(balanceDiv), height: 170,
-      series: [{ label: 'time' },
-        { label: 'imbalance (max - min)', stroke: '#c0392b', width: 1.5, scale: 'tokens', points: { show: false },
-          value: function (u, v) { return fmt(v); } },
-        { label: 'pool depth', stroke: '#1f4e79', width: 1.5, scale: 'requests', points: { show: false } }],
+      width: width(balanceDiv), height: 170, series: bs,
       scales: { x: { time: true } },
       axes: [{}, { scale: 'tokens', label: 'KV tokens', size: 80, values: function (u, vals) { return vals.map(fmt); } },
         { scale: 'requests', side: 1, label: 'requests', grid: { show: false } }]
-    }, [st.xs, st.imbalance, st.pool], balanceDiv);
+    }, balanceData(), balanceDiv);
+    st.chartsDirty = false;
   }
 
-  function reset(g) {
-    st.workers = g; st.xs = []; st.imbalance = []; st.pool = []; st.loads = [];
-    for (var i = 0; i < g; i++) { st.loads.push([]); }
-    buildCharts(g);
+  /** A new layout of workers into instances (or the first): the history starts again. */
+  function reset(groups) {
+    st.groups = groups.slice();
+    st.layoutKey = groups.join(',');
+    st.workers = groups.length;
+    st.instances = groups.length ? groups[groups.length - 1] + 1 : 0;
+    st.xs = []; st.imbalance = []; st.pool = []; st.loads = []; st.instanceImbalance = [];
+    for (var g = 0; g < st.workers; g++) { st.loads.push([]); }
+    for (var i = 0; i < st.instances; i++) { st.instanceImbalance.push([]); }
+    destroyCharts();
   }
 
   function ingest(h) {
     if (h.seq < st.seq) { // the server restarted: start again
-      st.seq = 0; reset(st.workers); return;
+      st.seq = 0; reset(st.groups); return;
     }
     st.capacity = h.capacity;
     h.samples.forEach(function (s) {
-      if (s.loads.length !== st.workers) { reset(s.loads.length); }
+      var groups = s.groups || s.loads.map(function () { return 0; });
+      if (groups.join(',') !== st.layoutKey) { reset(groups); }
       st.xs.push(s.t / 1000);
       for (var g = 0; g < s.loads.length; g++) { st.loads[g].push(s.loads[g]); }
+      for (var i = 0; i < st.instances; i++) {
+        st.instanceImbalance[i].push(s.instanceImbalance ? s.instanceImbalance[i] : s.imbalance);
+      }
       st.imbalance.push(s.imbalance);
       st.pool.push(s.poolDepth);
     });
@@ -82,25 +124,171 @@
     if (extra > 0) {
       st.xs.splice(0, extra); st.imbalance.splice(0, extra); st.pool.splice(0, extra);
       st.loads.forEach(function (l) { l.splice(0, extra); });
+      st.instanceImbalance.forEach(function (l) { l.splice(0, extra); });
     }
     st.seq = h.seq;
-    if (st.loadChart && h.samples.length > 0) {
-      st.loadChart.setData([st.xs].concat(st.loads));
-      st.balanceChart.setData([st.xs, st.imbalance, st.pool]);
+    if (st.chartsDirty) {
+      buildCharts();
+    } else if (h.samples.length > 0) {
+      st.charts.forEach(function (c) { c.plot.setData(chartData(c)); });
+      st.balanceChart.setData(balanceData());
     }
   }
 
-  function workersTable(latest) {
-    var body = $('br-workers').tBodies[0];
-    body.innerHTML = '';
-    if (!latest) { return; }
-    latest.workers.forEach(function (w) {
-      var tr = document.createElement('tr');
-      cell(tr, 'worker ' + w.worker).style.color = color(w.worker, latest.workers.length);
-      cell(tr, fmt(w.load)); cell(tr, fmt(w.running)); cell(tr, fmt(w.queued));
-      var a = cell(tr, w.available ? 'yes' : 'no (health check failing)');
-      if (!w.available) { a.className = 'br-down'; }
-      body.appendChild(tr);
+  // ------------------------------------------------------------ fleet: pools, instances, workers, drains
+
+  function fleetKey(f) {
+    return JSON.stringify(f.pools.map(function (p) {
+      return [p.name, p.served, p.instances.map(function (i) {
+        return [i.name, i.workers.map(function (w) { return [w.worker, w.endpoint]; })];
+      })];
+    }));
+  }
+
+  function button(id, label, onClick) {
+    var b = el('button', 'ui-button br-drain-button', label);
+    b.type = 'button'; b.id = id;
+    b.addEventListener('click', onClick);
+    return b;
+  }
+
+  /** Draws the pools' sections: built again only when the topology changes, updated in place otherwise. */
+  function buildFleet(f) {
+    var root = $('br-fleet');
+    root.innerHTML = '';
+    destroyCharts();
+    st.instanceNames = [];
+    f.pools.forEach(function (p) {
+      var section = el('div', 'br-pool');
+      section.setAttribute('data-pool', p.name);
+      section.appendChild(el('h3', 'br-h', 'Pool ' + p.name + (p.model ? ' (model ' + p.model + ')' : '')
+        + (p.served ? '' : ': not routed by this runtime')));
+      p.instances.forEach(function (inst) {
+        var box = el('div', 'br-instance');
+        var head = el('div', 'br-instance-head');
+        head.appendChild(el('strong', null, 'Instance ' + inst.name));
+        var info = el('span', 'br-instance-info', ': ' + inst.workers.length + ' worker(s), B ' + inst.capacity);
+        head.appendChild(info);
+        if (p.served) {
+          st.instanceNames[inst.index] = inst.name;
+          box.id = 'br-instance-' + inst.index;
+          var imb = el('span', 'br-imbalance', '');
+          imb.id = 'br-imbalance-' + inst.index;
+          head.appendChild(imb);
+          head.appendChild(button('br-drain-instance-' + inst.index, 'Drain instance',
+            function () { drain('drain', { pool: p.name, instance: inst.name }); }));
+          head.appendChild(button('br-undrain-instance-' + inst.index, 'Undrain instance',
+            function () { drain('undrain', { pool: p.name, instance: inst.name }); }));
+        }
+        box.appendChild(head);
+        if (p.served) {
+          var chart = el('div', 'br-chart');
+          chart.id = 'br-chart-' + inst.index;
+          box.appendChild(chart);
+        }
+        var table = el('table', 'nicetable br-table br-workers');
+        var hr = document.createElement('tr');
+        ['worker', 'endpoint', 'state', 'KV load (tokens)', 'running', 'queued', ''].forEach(function (h) {
+          hr.appendChild(el('th', null, h));
+        });
+        table.appendChild(el('thead')).appendChild(hr);
+        var body = table.appendChild(el('tbody'));
+        inst.workers.forEach(function (w, k) {
+          var tr = document.createElement('tr');
+          var name = cell(tr, 'worker ' + w.worker);
+          cell(tr, w.endpoint || '').className = 'br-endpoint';
+          var state = cell(tr, w.state || '');
+          cell(tr, ''); cell(tr, ''); cell(tr, '');
+          var actions = cell(tr, '');
+          if (p.served) {
+            tr.id = 'br-worker-' + w.worker;
+            name.style.color = color(k, inst.workers.length);
+            state.className = 'br-state';
+            actions.appendChild(button('br-drain-' + w.worker, 'Drain',
+              function () { drain('drain', { pool: p.name, worker: String(w.worker) }); }));
+            actions.appendChild(button('br-undrain-' + w.worker, 'Undrain',
+              function () { drain('undrain', { pool: p.name, worker: String(w.worker) }); }));
+          }
+          body.appendChild(tr);
+        });
+        box.appendChild(table);
+        section.appendChild(box);
+      });
+      root.appendChild(section);
+    });
+  }
+
+  function updateFleet(f) {
+    f.pools.forEach(function (p) {
+      if (!p.served) { return; }
+      p.instances.forEach(function (inst) {
+        var draining = 0;
+        inst.workers.forEach(function (w) {
+          var tr = $('br-worker-' + w.worker);
+          if (!tr) { return; }
+          var c = tr.cells;
+          tr.setAttribute('data-state', w.state || '');
+          text(c[2], w.state || '');
+          c[2].className = 'br-state br-state-' + (w.state || 'unknown');
+          text(c[3], fmt(w.load)); text(c[4], fmt(w.running)); text(c[5], fmt(w.queued));
+          if (w.draining) { draining++; }
+          $('br-drain-' + w.worker).disabled = st.draining || !!w.draining || w.state == null;
+          $('br-undrain-' + w.worker).disabled = st.draining || !w.draining;
+        });
+        var imb = $('br-imbalance-' + inst.index);
+        if (imb) {
+          text(imb, inst.imbalance == null ? '' : ', imbalance ' + fmt(inst.imbalance) + ' tokens'
+            + (draining ? ', ' + draining + ' draining' : ''));
+        }
+        var d = $('br-drain-instance-' + inst.index), u = $('br-undrain-instance-' + inst.index);
+        if (d) { d.disabled = st.draining || draining === inst.workers.length || inst.imbalance == null; }
+        if (u) { u.disabled = st.draining || draining === 0; }
+      });
+    });
+  }
+
+  function fleet(f) {
+    st.fleet = f;
+    if (!f) { return; }
+    var msg = $('br-fleet-message');
+    msg.hidden = !f.message;
+    text(msg, f.message || '');
+    var key = fleetKey(f);
+    if (key !== st.fleetKey) {
+      buildFleet(f);
+      st.fleetKey = key;
+    }
+    updateFleet(f);
+  }
+
+  /** POST balanceroute/ACTION with a JSON body and the CSRF token; the answer's JSON (a refusal if it has none). */
+  function post(action, body) {
+    return fetch(root + '/' + action, {
+      method: 'POST', credentials: 'same-origin', cache: 'no-store',
+      headers: { 'Content-Type': 'application/json', 'X-BalanceRoute-CSRF': st.csrf },
+      body: JSON.stringify(body)
+    }).then(function (r) {
+      return r.json().catch(function () { return { outcome: 'refused', message: 'HTTP ' + r.status }; });
+    });
+  }
+
+  /** POST balanceroute/drain or /undrain of a worker or an instance, with the CSRF token. */
+  function drain(action, what) {
+    st.draining = true;
+    if (st.fleet) { updateFleet(st.fleet); }
+    showResult('br-fleet-result', 'pending', (action === 'drain' ? 'Draining ' : 'Ending the drain of ')
+      + (what.instance != null ? 'instance ' + what.instance : 'worker ' + what.worker) + '...');
+    post(action, what).then(function (res) {
+      if (res.outcome === 'applied') {
+        showResult('br-fleet-result', 'applied', res.message + '.');
+      } else {
+        showResult('br-fleet-result', 'refused', 'Refused: ' + res.message + '.');
+      }
+    }).catch(function (e) {
+      showResult('br-fleet-result', 'refused', 'The ' + action + ' did not reach the server: ' + e.message);
+    }).then(function () {
+      st.draining = false;
+      if (st.fleet) { updateFleet(st.fleet); }
     });
   }
 
@@ -226,8 +414,9 @@
     return v;
   }
 
-  function showResult(kind, message) {
-    var r = $('br-result');
+  /** Shows an outcome (applied, pending, refused) in the result box of that id. */
+  function showResult(id, kind, message) {
+    var r = $(id);
     r.hidden = false;
     r.className = 'br-result br-' + kind;
     r.setAttribute('data-outcome', kind);
@@ -249,29 +438,23 @@
     });
     st.busy = true;
     $('br-apply').disabled = true;
-    showResult('pending', 'Applying ' + p.name + '...');
-    fetch(root + '/policy', {
-      method: 'POST', credentials: 'same-origin', cache: 'no-store',
-      headers: { 'Content-Type': 'application/json', 'X-BalanceRoute-CSRF': st.csrf },
-      body: JSON.stringify({ policy: p.name, parameters: parameters })
-    }).then(function (r) {
-      return r.json().catch(function () { return { outcome: 'refused', message: 'HTTP ' + r.status }; });
-    }).then(function (res) {
+    showResult('br-result', 'pending', 'Applying ' + p.name + '...');
+    post('policy', { policy: p.name, parameters: parameters }).then(function (res) {
       if (res.outcome === 'applied') {
         var kv = Object.keys(res.parameters || {}).map(function (k) { return k + '=' + res.parameters[k]; }).join(', ');
-        showResult('applied', 'Applied: ' + res.active + ' is active' + (kv ? ', in force: ' + kv : '') + '.');
+        showResult('br-result', 'applied', 'Applied: ' + res.active + ' is active' + (kv ? ', in force: ' + kv : '') + '.');
         st.formPolicy = null; // rebuilt from the values in force at the next poll
       } else if (res.outcome === 'pending') {
-        showResult('pending', 'Written, not yet in force: ' + (res.message || ''));
+        showResult('br-result', 'pending', 'Written, not yet in force: ' + (res.message || ''));
         st.formPolicy = null;
       } else {
         var field = res.field ? $('br-param-' + res.field) : null;
         if (field) { field.classList.add('br-invalid'); }
-        showResult('refused', 'Refused: ' + res.message + (res.field ? ' [' + res.field + ']' : '')
+        showResult('br-result', 'refused', 'Refused: ' + res.message + (res.field ? ' [' + res.field + ']' : '')
           + '. The values in force are unchanged.');
       }
     }).catch(function (e) {
-      showResult('refused', 'The change did not reach the server: ' + e.message);
+      showResult('br-result', 'refused', 'The change did not reach the server: ' + e.message);
     }).then(function () {
       st.busy = false;
       $('br-apply').disabled = !(st.policies && st.policies.manageable);
@@ -318,10 +501,19 @@
 
   // ------------------------------------------------------------ poll
 
+  /** Each instance's imbalance (each is its own barrier), or the one figure without a fleet. */
+  function imbalances(f, latest) {
+    var served = f ? f.pools.filter(function (p) { return p.served && p.imbalance != null; })[0] : null;
+    if (!served) { return fmt(latest.imbalance) + ' tokens'; }
+    return served.instances.map(function (i) {
+      return (served.instances.length > 1 ? i.name + ' ' : '') + fmt(i.imbalance);
+    }).join(', ') + ' tokens';
+  }
+
   function render(s) {
     st.csrf = s.csrfToken || st.csrf;
+    fleet(s.fleet);
     ingest(s.history);
-    workersTable(s.latest);
     policies(s.policies);
     cluster(s.cluster);
     warning(s.credentials);
@@ -330,7 +522,7 @@
     status.className = 'br-status';
     text(status, s.latest
       ? 'step ' + fmt(s.latest.step) + ', prompt pool ' + fmt(s.latest.poolDepth) + ', imbalance '
-        + fmt(s.latest.imbalance) + ' tokens, ' + s.latest.workers.length + ' workers of ' + s.latest.capacity
+        + imbalances(s.fleet, s.latest) + ', ' + s.latest.workers.length + ' workers of ' + s.latest.capacity
         + ' slots, updated ' + new Date(s.time).toLocaleTimeString()
       : 'no sample of the router yet');
   }
@@ -353,11 +545,9 @@
   $('br-policy').addEventListener('change', buildForm);
   $('br-policy-form').addEventListener('submit', apply);
   window.addEventListener('resize', function () {
-    if (st.loadChart) {
-      st.loadChart.setSize({ width: width($('br-load-chart')), height: 300 });
-      st.balanceChart.setSize({ width: width($('br-balance-chart')), height: 170 });
-    }
+    st.charts.forEach(function (c) { c.plot.setSize({ width: width($('br-chart-' + c.instance)), height: 220 }); });
+    if (st.balanceChart) { st.balanceChart.setSize({ width: width($('br-balance-chart')), height: 170 }); }
   });
-  reset(0);
+  reset([]);
   poll();
 }());

@@ -13,7 +13,9 @@ import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -26,6 +28,9 @@ import org.balanceroute.admin.PolicyAdmin.ChangeResult;
 import org.balanceroute.admin.PolicyAdmin.InvalidChangeException;
 import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
 import org.balanceroute.admin.auth.ConsoleCredentials;
+import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.fleet.Fleet;
+import org.balanceroute.fleet.FleetService;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.RouterService;
 import org.osgi.framework.BundleContext;
@@ -52,10 +57,14 @@ import org.slf4j.LoggerFactory;
  * <ul>
  * <li>{@code GET balanceroute}: the page (inside the console's frame), with a CSRF token;
  * <li>{@code GET balanceroute/state.json?since=SEQ}: what the page polls once a second: the chart
- *     samples after SEQ, the newest per-worker figures, the cluster of proxies, the policies with
- *     their schema, the credentials warning and a fresh CSRF token ({@link StateJson});
+ *     samples after SEQ, the newest per-worker figures, the fleet (pools, instances, workers and
+ *     their state, {@link FleetView}), the cluster of proxies, the policies with their schema, the
+ *     credentials warning and a fresh CSRF token ({@link StateJson});
  * <li>{@code POST balanceroute/policy} with header {@value CsrfTokens#HEADER}: a change through
- *     {@link PolicyAdmin} ({@link PolicyRequest}); without a valid token 403, nothing changed.
+ *     {@link PolicyAdmin} ({@link PolicyRequest}); without a valid token 403, nothing changed;
+ * <li>{@code POST balanceroute/drain} and {@code POST balanceroute/undrain}, with the same header:
+ *     starts or ends an operator's drain of a worker or of every worker of an instance
+ *     ({@link DrainRequest}) through {@link RouterService#setWorkerDraining}.
  * </ul>
  *
  * <p><b>History.</b> Kept server-side: one sampler thread, started with the component, reads
@@ -103,6 +112,10 @@ public final class BalanceRoutePlugin extends HttpServlet {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     private transient volatile PolicyAdmin policyAdmin;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private transient volatile FleetService fleetService;
 
     @Activate
     public BalanceRoutePlugin(@Reference(name = "router") RouterService router,
@@ -165,6 +178,25 @@ public final class BalanceRoutePlugin extends HttpServlet {
     /** For tests: which PolicyAdmin to use (DS sets the field otherwise). */
     void policyAdmin(PolicyAdmin admin) {
         this.policyAdmin = admin;
+    }
+
+    /** For tests: which FleetService to use (DS sets the field otherwise). */
+    void fleetService(FleetService fleet) {
+        this.fleetService = fleet;
+    }
+
+    /** The topology in force, or null without the fleet service (or when it fails). */
+    private Fleet fleet() {
+        FleetService f = fleetService;
+        if (f == null) {
+            return null;
+        }
+        try {
+            return f.fleet();
+        } catch (RuntimeException e) {
+            LOG.warn("console: FleetService.fleet() failed: {}", e.toString());
+            return null;
+        }
     }
 
     /** One sample of the router's view into the ring (the sampler thread, once per interval). */
@@ -252,6 +284,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
         o.set("history", StateJson.history(samples, history.capacity(), intervalMillis,
                 latest == null ? 0 : latest.seq()));
         o.set("latest", StateJson.latest(latest));
+        o.set("fleet", FleetView.json(fleet(), latest == null ? null : latest.snapshot()));
         o.set("cluster", StateJson.cluster(cluster.get()));
         o.set("policies", policies());
         o.set("credentials", StateJson.credentials(credentials()));
@@ -318,11 +351,13 @@ public final class BalanceRoutePlugin extends HttpServlet {
             writeJson(resp, HttpServletResponse.SC_FORBIDDEN, StateJson.refused(refusal, null));
             return;
         }
-        if (!relativePath(req).equals("/policy")) {
-            writeJson(resp, HttpServletResponse.SC_NOT_FOUND, StateJson.refused("no such BalanceRoute console action", null));
-            return;
+        switch (relativePath(req)) {
+            case "/policy" -> change(req, resp);
+            case "/drain" -> drain(req, resp, true);
+            case "/undrain" -> drain(req, resp, false);
+            default -> writeJson(resp, HttpServletResponse.SC_NOT_FOUND,
+                    StateJson.refused("no such BalanceRoute console action", null));
         }
-        change(req, resp);
     }
 
     /** Why a POST is refused before anything is read (the CSRF check), or null when it may proceed. */
@@ -398,6 +433,57 @@ public final class BalanceRoutePlugin extends HttpServlet {
             LOG.error("console: the change failed", e);
             writeJson(resp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR,
                     StateJson.refused("the change failed: " + e.getMessage(), null));
+        }
+    }
+
+    /**
+     * Drains ({@code on}) or undrains a worker or an instance of the served pool: the request is
+     * checked against the router's layout now, each worker's drain is set through the router (fire
+     * and forget, in order), then a fresh snapshot says where each stands.
+     */
+    private void drain(HttpServletRequest req, HttpServletResponse resp, boolean on) throws IOException {
+        String action = on ? "drain" : "undrain";
+        try {
+            DrainRequest request;
+            String type = req.getContentType();
+            if (type != null && type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+                JsonNode body;
+                try (InputStream in = req.getInputStream()) {
+                    byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
+                    if (bytes.length > MAX_BODY_BYTES) {
+                        throw new DrainRequest.Refusal(HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE,
+                                "the body is larger than " + MAX_BODY_BYTES + " bytes", null);
+                    }
+                    body = StateJson.JSON.readTree(bytes);
+                } catch (JsonProcessingException e) {
+                    throw new DrainRequest.Refusal(HttpServletResponse.SC_BAD_REQUEST,
+                            "the body is not JSON: " + e.getOriginalMessage(), null);
+                }
+                request = DrainRequest.parse(body);
+            } else {
+                request = DrainRequest.parse(req::getParameter);
+            }
+            Fleet fleet = fleet();
+            DrainRequest.Target target = request.resolve(fleet, router.snapshot());
+            for (int g : target.workers()) {
+                router.setWorkerDraining(g, on);
+            }
+            LOG.info("console: {} asked to {} pool {} {} {}", user(req), action, target.pool(),
+                    target.instance() == null ? "worker" : "instance " + target.instance() + ", workers",
+                    Arrays.toString(target.workers()));
+            ClusterSnapshot after = null;
+            try {
+                after = router.snapshot();
+            } catch (RuntimeException e) {
+                LOG.debug("console: no snapshot after the {}: {}", action, e.toString());
+            }
+            writeJson(resp, HttpServletResponse.SC_OK, StateJson.drained(action, target, fleet, after));
+        } catch (DrainRequest.Refusal e) {
+            writeJson(resp, e.status, StateJson.refused(e.getMessage(), e.field));
+        } catch (RuntimeException e) {
+            LOG.error("console: the {} failed", action, e);
+            writeJson(resp, HttpServletResponse.SC_INTERNAL_SERVER_ERROR,
+                    StateJson.refused("the " + action + " failed: " + e.getMessage(), null));
         }
     }
 

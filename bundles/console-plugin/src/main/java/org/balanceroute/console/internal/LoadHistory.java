@@ -60,6 +60,9 @@ final class LoadHistory {
     /** The samples after {@code seq}, oldest first (all of those kept for {@code seq} 0 or less). */
     synchronized List<Sample> since(long seq) {
         long last = next - 1;
+        if (seq >= last) {
+            return List.of(); // also for Long.MAX_VALUE, where seq + 1 would wrap
+        }
         long first = Math.max(Math.max(seq + 1, 1), last - ring.length + 1);
         List<Sample> out = new ArrayList<>((int) Math.max(0, last - first + 1));
         for (long s = first; s <= last; s++) {

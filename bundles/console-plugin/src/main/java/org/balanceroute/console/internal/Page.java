@@ -16,14 +16,12 @@ final class Page {
                 <div id="br-console" data-root="%1$s" data-csrf="%2$s">
                 <div id="br-warning" class="br-warning" hidden></div>
                 <div id="br-status" class="br-status">Loading...</div>
-                <h2 class="br-h">Decode workers: KV load</h2>
-                <div id="br-load-chart" class="br-chart"></div>
-                <h3 class="br-h">Imbalance (max - min KV load) and prompt pool depth</h3>
+                <h2 class="br-h">Fleet: decode instances and their workers' KV load</h2>
+                <div id="br-fleet-message" class="br-note" hidden></div>
+                <div id="br-fleet-result" class="br-result" data-outcome="none" hidden></div>
+                <div id="br-fleet"></div>
+                <h3 class="br-h">Imbalance per decode instance (max - min KV load of its workers not draining) and prompt pool depth</h3>
                 <div id="br-balance-chart" class="br-chart"></div>
-                <table id="br-workers" class="nicetable br-table">
-                <thead><tr><th>worker</th><th>KV load (tokens)</th><th>running</th><th>queued</th><th>available</th></tr></thead>
-                <tbody></tbody>
-                </table>
                 <h2 class="br-h">Routing policy</h2>
                 <p>Active: <strong id="br-active">?</strong></p>
                 <div id="br-policy-message" class="br-note" hidden></div>

@@ -11,6 +11,8 @@ import org.balanceroute.admin.PolicyAdmin.ParameterDescription;
 import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
 import org.balanceroute.admin.auth.ConsoleCredentials;
 import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.fleet.Fleet;
+import org.balanceroute.fleet.PoolTopology;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.ReplicaShare;
 
@@ -28,8 +30,11 @@ final class StateJson {
 
     /**
      * {@code {"seq": LAST, "capacity": N, "intervalMillis": MS, "samples": [{"seq", "t", "step",
-     * "poolDepth", "imbalance", "loads": [...]}]}}: the samples after the viewer's last, oldest
-     * first; t in epoch milliseconds; loads in KV tokens, one per worker.
+     * "poolDepth", "imbalance", "loads": [...], "groups": [...], "instanceImbalance": [...]}]}}:
+     * the samples after the viewer's last, oldest first; t in epoch milliseconds; loads in KV
+     * tokens, one per worker; groups the decode instance of each worker (the page draws one chart
+     * per instance); imbalance max - min over every worker, instanceImbalance one per instance
+     * (over its workers not draining, each instance being its own barrier).
      */
     static ObjectNode history(List<LoadHistory.Sample> samples, int capacity, long intervalMillis, long lastSeq) {
         ObjectNode h = JSON.createObjectNode();
@@ -48,13 +53,22 @@ final class StateJson {
             for (long l : s.snapshot().loads()) {
                 loads.add(l);
             }
+            ArrayNode groups = o.putArray("groups");
+            for (int g : s.snapshot().groups()) {
+                groups.add(g);
+            }
+            ArrayNode instanceImbalance = o.putArray("instanceImbalance");
+            for (int i = 0; i < s.snapshot().groupCount(); i++) {
+                instanceImbalance.add(s.snapshot().groupImbalance(i));
+            }
         }
         return h;
     }
 
     /**
      * {@code {"t", "step", "poolDepth", "capacity", "imbalance", "workers": [{"worker", "load",
-     * "running", "queued", "available"}]}} of the newest sample; null before the first.
+     * "running", "queued", "available", "instance", "draining", "state"}]}} of the newest sample;
+     * null before the first. state: {@link FleetView#state}.
      */
     static JsonNode latest(LoadHistory.Sample s) {
         if (s == null) {
@@ -79,6 +93,9 @@ final class StateJson {
             w.put("running", running[g]);
             w.put("queued", queued[g]);
             w.put("available", available[g]);
+            w.put("instance", c.group(g));
+            w.put("draining", c.draining(g));
+            w.put("state", FleetView.state(c, g));
         }
         return o;
     }
@@ -203,6 +220,37 @@ final class StateJson {
         o.put("active", r.active());
         o.set("parameters", JSON.valueToTree(r.parameters() == null ? Map.of() : r.parameters()));
         o.put("message", r.message());
+        return o;
+    }
+
+    /**
+     * A drain's or undrain's answer: {@code {"outcome": "applied", "action": "drain"|"undrain",
+     * "pool", "instance", "workers": [{"worker", "endpoint", "state"}], "message"}}; state as the
+     * router shows it just after (null when it did not answer).
+     */
+    static ObjectNode drained(String action, DrainRequest.Target target, Fleet fleet, ClusterSnapshot after) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("outcome", "applied");
+        o.put("action", action);
+        o.put("pool", target.pool());
+        o.put("instance", target.instance());
+        PoolTopology topology = FleetView.served(fleet);
+        boolean named = FleetView.matches(topology, after);
+        List<String> ids = named ? topology.workerIds() : List.of();
+        ArrayNode workers = o.putArray("workers");
+        StringBuilder names = new StringBuilder();
+        for (int g : target.workers()) {
+            ObjectNode w = workers.addObject();
+            w.put("worker", g);
+            w.put("endpoint", g < ids.size() ? ids.get(g) : null);
+            w.put("state", after != null && g < after.workers() ? FleetView.state(after, g) : null);
+            names.append(names.length() == 0 ? "" : ", ").append(g);
+        }
+        String what = (target.instance() == null ? "worker " : "instance " + target.instance() + " (workers ")
+                + names + (target.instance() == null ? "" : ")");
+        o.put("message", "drain".equals(action)
+                ? "pool " + target.pool() + ", " + what + ": draining: no new requests, those on it run to their end"
+                : "pool " + target.pool() + ", " + what + ": drain ended, takes new requests");
         return o;
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,8 +41,9 @@ class BalanceRoutePluginTest {
     private final Map<String, Map<String, Object>> configs = new HashMap<>();
     private final Fakes.RecordingPolicyAdmin admin = new Fakes.RecordingPolicyAdmin(POLICIES);
     private final CsrfTokens csrf = new CsrfTokens("0123456789abcdef0123456789abcdef".getBytes(), () -> now.get() / 1000);
+    private final List<String> drains = new ArrayList<>();
     private final BalanceRoutePlugin plugin = new BalanceRoutePlugin(
-            Fakes.router(snapshot, cluster, "br0", List.of("br0", "brh-survival", "jsq", "least-running")),
+            Fakes.router(snapshot, cluster, "br0", List.of("br0", "brh-survival", "jsq", "least-running"), drains),
             Fakes.configs(configs), k -> null, 600, 1000, csrf, now::get, false);
 
     {
@@ -193,6 +195,93 @@ class BalanceRoutePluginTest {
         assertEquals(400, bad.status);
         assertTrue(json(bad).path("message").asText().startsWith("the body is not JSON"));
         assertEquals(404, post("/balanceroute/other", Map.of(CsrfTokens.HEADER, token), "{}").status);
+    }
+
+    /** The router with two instances a (workers 0, 1) and b (2, 3), and the fleet service's topology of it. */
+    private void twoInstances() {
+        snapshot[0] = Fakes.snapshot(new int[] {2, 2}, new long[] {100, 400, 50, 60}, new int[] {1, 2, 1, 1});
+        plugin.fleetService(() -> DrainRequestTest.FLEET);
+    }
+
+    @Test
+    void stateJsonCarriesTheFleetAndEachInstancesHistory() throws Exception {
+        twoInstances();
+        plugin.sample();
+        JsonNode state = json(get("/balanceroute/state.json", Map.of()));
+        JsonNode fleet = state.path("fleet");
+        assertEquals("default", fleet.path("servedPool").asText());
+        assertEquals(2, fleet.path("pools").size());
+        JsonNode a = fleet.path("pools").get(0).path("instances").get(0);
+        assertEquals("a", a.path("name").asText());
+        assertEquals(300, a.path("imbalance").asLong());
+        assertEquals("serving", a.path("workers").get(1).path("state").asText());
+        assertEquals("http://w1:8000", a.path("workers").get(1).path("endpoint").asText());
+        JsonNode sample = state.path("history").path("samples").get(0);
+        assertEquals("[0,0,1,1]", sample.path("groups").toString());
+        assertEquals("[300,10]", sample.path("instanceImbalance").toString());
+        assertEquals(350, sample.path("imbalance").asLong());
+        JsonNode w2 = state.path("latest").path("workers").get(2);
+        assertEquals(1, w2.path("instance").asInt());
+        assertEquals("serving", w2.path("state").asText());
+        assertFalse(w2.path("draining").asBoolean());
+    }
+
+    @Test
+    void aDrainAndAnUndrainOfAWorkerReachTheRouter() throws Exception {
+        twoInstances();
+        String token = csrf.issue("admin");
+        Fakes.Response r = post("/balanceroute/drain", Map.of(CsrfTokens.HEADER, token, "Content-Type", "application/json"),
+                "{\"pool\": \"default\", \"worker\": 1}");
+        assertEquals(200, r.status, r.body());
+        JsonNode j = json(r);
+        assertEquals("applied", j.path("outcome").asText());
+        assertEquals("drain", j.path("action").asText());
+        assertEquals("draining", j.path("workers").get(0).path("state").asText());
+        assertEquals("http://w1:8000", j.path("workers").get(0).path("endpoint").asText());
+        assertTrue(j.path("message").asText().contains("worker 1"), j.toString());
+        assertEquals(List.of("1:true"), drains);
+        plugin.sample();
+        JsonNode w1 = json(get("/balanceroute/state.json", Map.of())).path("fleet").path("pools").get(0)
+                .path("instances").get(0).path("workers").get(1);
+        assertEquals("draining", w1.path("state").asText());
+
+        Fakes.Response u = post("/balanceroute/undrain", Map.of(CsrfTokens.HEADER, token, "Content-Type", "application/json"),
+                "{\"pool\": \"default\", \"worker\": \"http://w1:8000\"}");
+        assertEquals(200, u.status, u.body());
+        assertEquals("serving", json(u).path("workers").get(0).path("state").asText());
+        assertEquals(List.of("1:true", "1:false"), drains);
+    }
+
+    @Test
+    void aWholeInstanceFromAForm() throws Exception {
+        twoInstances();
+        Fakes.Response r = new Fakes.Response();
+        plugin.service(Fakes.request("POST", "/balanceroute/drain", Map.of(CsrfTokens.HEADER, csrf.issue("admin"),
+                "Content-Type", "application/x-www-form-urlencoded"), Map.of("pool", "default", "instance", "b"),
+                null, "admin"), r.servlet());
+        assertEquals(200, r.status, r.body());
+        assertEquals("b", json(r).path("instance").asText());
+        assertEquals(List.of("2:true", "3:true"), drains);
+    }
+
+    @Test
+    void aDrainWithoutTheTokenOrOfAnotherPoolChangesNothing() throws Exception {
+        twoInstances();
+        String body = "{\"pool\": \"default\", \"worker\": 1}";
+        assertEquals(403, post("/balanceroute/drain", Map.of("Content-Type", "application/json"), body).status);
+        assertEquals(403, post("/balanceroute/undrain", Map.of(CsrfTokens.HEADER, "v1.1.forged"), body).status);
+        String token = csrf.issue("admin");
+        Fakes.Response other = post("/balanceroute/drain", Map.of(CsrfTokens.HEADER, token, "Content-Type",
+                "application/json"), "{\"pool\": \"other\", \"worker\": 0}");
+        assertEquals(404, other.status);
+        assertEquals("refused", json(other).path("outcome").asText());
+        assertEquals("pool", json(other).path("field").asText());
+        Fakes.Response missing = post("/balanceroute/drain", Map.of(CsrfTokens.HEADER, token, "Content-Type",
+                "application/json"), "{\"pool\": \"default\", \"worker\": 7}");
+        assertEquals(404, missing.status);
+        assertEquals(400, post("/balanceroute/drain", Map.of(CsrfTokens.HEADER, token, "Content-Type",
+                "application/json"), "{nope").status);
+        assertEquals(List.of(), drains);
     }
 
     @Test

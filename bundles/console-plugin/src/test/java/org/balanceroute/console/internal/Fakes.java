@@ -14,6 +14,7 @@ import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Dictionary;
 import java.util.HashMap;
 import java.util.Hashtable;
@@ -21,6 +22,10 @@ import java.util.List;
 import java.util.Map;
 import org.balanceroute.admin.PolicyAdmin;
 import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.fleet.DecodeInstance;
+import org.balanceroute.fleet.Endpoint;
+import org.balanceroute.fleet.Fleet;
+import org.balanceroute.fleet.PoolTopology;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.RouterService;
 import org.osgi.service.cm.Configuration;
@@ -34,15 +39,78 @@ final class Fakes {
 
     /** A router answering fixed values. */
     static RouterService router(ClusterSnapshot[] snapshot, ClusterStatus[] cluster, String active, List<String> available) {
+        return router(snapshot, cluster, active, available, new ArrayList<>());
+    }
+
+    /**
+     * A router answering fixed values; each {@code setWorkerDraining(g, d)} is recorded in
+     * {@code drains} as "g:d" and shows in the next snapshot.
+     */
+    static RouterService router(ClusterSnapshot[] snapshot, ClusterStatus[] cluster, String active, List<String> available,
+            List<String> drains) {
         return (RouterService) Proxy.newProxyInstance(Fakes.class.getClassLoader(), new Class<?>[] {RouterService.class},
                 (p, m, a) -> switch (m.getName()) {
                     case "snapshot" -> snapshot[0];
                     case "cluster" -> cluster[0];
                     case "activePolicy" -> active;
                     case "availablePolicies" -> available;
+                    case "setWorkerDraining" -> {
+                        int g = (Integer) a[0];
+                        boolean d = (Boolean) a[1];
+                        drains.add(g + ":" + d);
+                        ClusterSnapshot s = snapshot[0];
+                        boolean[] draining = s.draining();
+                        draining[g] = d;
+                        snapshot[0] = new ClusterSnapshot(s.source(), s.step(), s.capturedNanos(), s.capacity(), s.loads(),
+                                s.running(), s.queued(), s.poolDepth(), s.available(), s.groups(), s.capacities(), draining);
+                        yield null;
+                    }
                     case "toString" -> "fake router";
                     default -> throw new UnsupportedOperationException(m.getName());
                 });
+    }
+
+    /**
+     * A snapshot of instances of {@code sizes[i]} workers each (B 64), these loads and running
+     * counts, nothing queued, every worker up and none draining.
+     */
+    static ClusterSnapshot snapshot(int[] sizes, long[] loads, int[] running) {
+        int n = loads.length;
+        int[] groups = new int[n];
+        int g = 0;
+        for (int i = 0; i < sizes.length; i++) {
+            for (int k = 0; k < sizes[i]; k++) {
+                groups[g++] = i;
+            }
+        }
+        int[] capacities = new int[n];
+        Arrays.fill(capacities, 64);
+        boolean[] up = new boolean[n];
+        Arrays.fill(up, true);
+        return new ClusterSnapshot("test", 1, 0, 64, loads, running, new int[n], 0, up, groups, capacities, new boolean[n]);
+    }
+
+    /** A pool of instances named {@code names}, {@code sizes[i]} workers each at http://wN:8000, B 64. */
+    static PoolTopology pool(String name, String[] names, int[] sizes, int firstPort) {
+        List<DecodeInstance> instances = new ArrayList<>();
+        int w = firstPort;
+        for (int i = 0; i < names.length; i++) {
+            List<Endpoint> eps = new ArrayList<>();
+            for (int k = 0; k < sizes[i]; k++) {
+                eps.add(new Endpoint("http://w" + w++ + ":8000", -1));
+            }
+            instances.add(new DecodeInstance(names[i], eps, 64));
+        }
+        return new PoolTopology(name, "model-" + name, List.of(), List.of(), instances);
+    }
+
+    /** A fleet of these pools. */
+    static Fleet fleet(PoolTopology... pools) {
+        Map<String, PoolTopology> m = new HashMap<>();
+        for (var p : pools) {
+            m.put(p.name(), p);
+        }
+        return new Fleet(m);
     }
 
     /** A ConfigurationAdmin holding these PIDs' properties. */
@@ -194,6 +262,9 @@ final class Fakes {
                     case "getHeader" -> headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase((String) a[0]))
                             .map(Map.Entry::getValue).findFirst().orElse(null);
                     case "getParameter" -> params.get((String) a[0]);
+                    case "getContentType" -> headers.entrySet().stream()
+                            .filter(e -> e.getKey().equalsIgnoreCase("Content-Type"))
+                            .map(Map.Entry::getValue).findFirst().orElse(null);
                     case "getRemoteUser" -> user;
                     case "getAttribute" -> attributes.get((String) a[0]);
                     case "getInputStream" -> sin;

@@ -26,6 +26,7 @@ class LoadHistoryTest {
         assertEquals(List.of(5L), h.since(4).stream().map(LoadHistory.Sample::seq).toList());
         assertEquals(List.of(), h.since(5));
         assertEquals(List.of(), h.since(99));
+        assertEquals(List.of(), h.since(Long.MAX_VALUE));
         assertEquals(List.of(3L, 4L, 5L), h.since(1).stream().map(LoadHistory.Sample::seq).toList());
         assertEquals(5, h.latest().seq());
         assertEquals(5000L, h.latest().timeMillis());

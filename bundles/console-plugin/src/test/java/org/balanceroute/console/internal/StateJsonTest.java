@@ -56,6 +56,8 @@ class StateJsonTest {
         assertEquals(7, s.path("step").asLong());
         assertEquals(20, s.path("imbalance").asLong());
         assertEquals("[10,30]", s.path("loads").toString());
+        assertEquals("[0,0]", s.path("groups").toString(), "one instance: every worker in group 0");
+        assertEquals("[20]", s.path("instanceImbalance").toString());
     }
 
     @Test

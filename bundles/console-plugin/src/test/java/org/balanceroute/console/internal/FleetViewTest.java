@@ -1,0 +1,119 @@
+package org.balanceroute.console.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.fleet.Fleet;
+import org.balanceroute.fleet.PoolTopology;
+import org.junit.jupiter.api.Test;
+
+class FleetViewTest {
+
+    static final PoolTopology TWO = Fakes.pool("default", new String[] {"a", "b"}, new int[] {2, 2}, 0);
+
+    /** Worker 1 draining with one request left, worker 2 drained, worker 3 down. */
+    static ClusterSnapshot mixed() {
+        return new ClusterSnapshot("test", 5, 0, 64, new long[] {500, 300, 0, 900}, new int[] {2, 1, 0, 3},
+                new int[] {1, 0, 0, 0}, 4, new boolean[] {true, true, true, false}, new int[] {0, 0, 1, 1},
+                new int[] {64, 64, 32, 32}, new boolean[] {false, true, true, false});
+    }
+
+    @Test
+    void aWorkersStateIsDownDrainedDrainingOrServing() {
+        ClusterSnapshot s = mixed();
+        assertEquals(FleetView.SERVING, FleetView.state(s, 0));
+        assertEquals(FleetView.DRAINING, FleetView.state(s, 1));
+        assertEquals(FleetView.DRAINED, FleetView.state(s, 2));
+        assertEquals(FleetView.DOWN, FleetView.state(s, 3));
+    }
+
+    @Test
+    void theServedPoolWithItsInstancesWorkersAndImbalances() {
+        JsonNode j = FleetView.json(Fakes.fleet(TWO), mixed());
+        assertEquals("default", j.path("servedPool").asText());
+        assertTrue(j.path("message").isNull());
+        JsonNode pool = j.path("pools").get(0);
+        assertTrue(pool.path("served").asBoolean());
+        assertEquals("model-default", pool.path("model").asText());
+        assertEquals(2, pool.path("instances").size());
+        JsonNode a = pool.path("instances").get(0);
+        assertEquals("a", a.path("name").asText());
+        assertEquals(64, a.path("capacity").asInt());
+        assertEquals(0, a.path("imbalance").asLong(), "over its workers not draining: worker 0 alone");
+        JsonNode w1 = a.path("workers").get(1);
+        assertEquals(1, w1.path("worker").asInt());
+        assertEquals("http://w1:8000", w1.path("endpoint").asText());
+        assertEquals("draining", w1.path("state").asText());
+        assertEquals(300, w1.path("load").asLong());
+        assertEquals(1, w1.path("running").asInt());
+        assertTrue(w1.path("draining").asBoolean());
+        assertFalse(w1.path("drained").asBoolean());
+        JsonNode b = pool.path("instances").get(1);
+        assertEquals("b", b.path("name").asText());
+        assertEquals(32, b.path("capacity").asInt());
+        assertEquals(2, b.path("workers").get(0).path("worker").asInt());
+        assertEquals("drained", b.path("workers").get(0).path("state").asText());
+        assertEquals("down", b.path("workers").get(1).path("state").asText());
+        assertEquals(0, pool.path("imbalance").asLong());
+
+        JsonNode busy = FleetView.json(Fakes.fleet(TWO), Fakes.snapshot(new int[] {2, 2}, new long[] {100, 400, 50, 60},
+                new int[4])).path("pools").get(0);
+        assertEquals(300, busy.path("instances").get(0).path("imbalance").asLong());
+        assertEquals(10, busy.path("instances").get(1).path("imbalance").asLong());
+        assertEquals(300, busy.path("imbalance").asLong(), "the pool's: its largest instance's");
+    }
+
+    @Test
+    void otherPoolsAreShownAsConfiguredNotRouted() {
+        PoolTopology other = Fakes.pool("other", new String[] {"x"}, new int[] {1}, 10);
+        JsonNode j = FleetView.json(Fakes.fleet(TWO, other), mixed());
+        assertEquals(2, j.path("pools").size());
+        JsonNode o = j.path("pools").get(1);
+        assertEquals("other", o.path("name").asText());
+        assertFalse(o.path("served").asBoolean());
+        assertEquals("http://w10:8000", o.path("instances").get(0).path("workers").get(0).path("endpoint").asText());
+        assertTrue(o.path("instances").get(0).path("workers").get(0).path("state").isNull());
+    }
+
+    @Test
+    void theOnlyPoolIsServedWhateverItsName() {
+        PoolTopology gpu = Fakes.pool("gpu", new String[] {"a", "b"}, new int[] {2, 2}, 0);
+        assertEquals("gpu", FleetView.servedName(Fakes.fleet(gpu)));
+        assertEquals("default", FleetView.servedName(Fakes.fleet(gpu, Fakes.pool("tpu", new String[] {"x"}, new int[] {1}, 9))));
+        assertEquals("default", FleetView.servedName(null));
+        assertNull(FleetView.served(Fleet.EMPTY));
+    }
+
+    @Test
+    void beforeTheFirstSampleThePoolIsShownAsConfigured() {
+        JsonNode pool = FleetView.json(Fakes.fleet(TWO), null).path("pools").get(0);
+        assertTrue(pool.path("served").asBoolean());
+        assertEquals(2, pool.path("instances").get(1).path("workers").size());
+        assertTrue(pool.path("instances").get(1).path("workers").get(1).path("state").isNull());
+    }
+
+    @Test
+    void aLayoutThatDiffersFromTheTopologyIsShownAsTheRouterHasIt() {
+        // the topology has 2 + 2 workers, the router still 3 in one instance
+        JsonNode j = FleetView.json(Fakes.fleet(TWO), Fakes.snapshot(new int[] {3}, new long[] {1, 2, 3}, new int[3]));
+        assertTrue(j.path("message").asText().contains("differ"), j.toString());
+        JsonNode pool = j.path("pools").get(0);
+        assertEquals(1, pool.path("instances").size());
+        assertEquals("0", pool.path("instances").get(0).path("name").asText());
+        assertTrue(pool.path("instances").get(0).path("workers").get(0).path("endpoint").isNull());
+    }
+
+    @Test
+    void withoutATopologyTheRoutersWorkersAreShown() {
+        JsonNode j = FleetView.json(null, Fakes.snapshot(new int[] {1, 1}, new long[] {1, 2}, new int[2]));
+        assertTrue(j.path("message").asText().contains("no pool topology"), j.toString());
+        JsonNode pool = j.path("pools").get(0);
+        assertEquals("default", pool.path("name").asText());
+        assertEquals(2, pool.path("instances").size());
+        assertEquals(0, FleetView.json(null, null).path("pools").size());
+    }
+}
