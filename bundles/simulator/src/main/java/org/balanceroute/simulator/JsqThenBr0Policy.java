@@ -9,8 +9,10 @@ import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.balance.BalanceSettings;
 
 /**
- * {@code jsq-br0}, a two-level comparison rule for several decode instances, in the simulator
- * only (not shipped to the runtime, no DS component): JSQ across instances, then BR-0 within one.
+ * {@code jsq-br0}, a two-level comparison rule for several decode instances, for the simulator
+ * only: not shipped to the runtime as a policy (package-private, no DS component, not in
+ * {@link PolicyCatalog#NAMES}; {@code simulate --policies jsq-br0} runs it by name). JSQ across
+ * instances, then BR-0 within one.
  * What a router that balances instances by request counts (as a proxy in front of several
  * instances would) and runs BR-0 inside each would do, to set against BR-0 judging every rank
  * against its own instance's barrier ({@code br0}).
