@@ -6,9 +6,9 @@ import picocli.CommandLine.Option;
 /** The simulated cluster's options of simulate, sweep and tune, but for --workers. */
 class ClusterOptions {
 
-    @Option(names = "--capacity", paramLabel = "B", converter = Values.Int.class,
-            description = "running requests per worker (max_num_seqs); default: ${DEFAULT-VALUE}")
-    int capacity = SimulationConfig.DEFAULT_CAPACITY;
+    @Option(names = "--capacity", paramLabel = "B", description = "running requests per worker (max_num_seqs);"
+            + " simulate --groups also takes one per decode instance, e.g. 64,128; default: ${DEFAULT-VALUE}")
+    String capacity = String.valueOf(SimulationConfig.DEFAULT_CAPACITY);
 
     @Option(names = "--step-a", paramLabel = "SECONDS", converter = Values.Real.class,
             description = "seconds per KV token of the heaviest worker; default: ${DEFAULT-VALUE}")
@@ -34,8 +34,18 @@ class ClusterOptions {
             description = "seed of every random choice; default: ${DEFAULT-VALUE}")
     long seed = 1;
 
-    /** The simulated cluster these options give, with G workers. */
-    SimulationConfig config(int workers) {
-        return new SimulationConfig(workers, capacity, stepA, stepB, stepC, prefillPerToken, prefillFixed, seed);
+    /** The simulated cluster these options give, with G workers in one decode instance. */
+    SimulationConfig config(int workers) throws UsageException {
+        int[] b = capacities();
+        if (b.length > 1) {
+            throw new UsageException("--capacity: " + b.length + " values (one per decode instance) need simulate"
+                    + " --groups with as many instances; give one value");
+        }
+        return new SimulationConfig(workers, b[0], stepA, stepB, stepC, prefillPerToken, prefillFixed, seed);
+    }
+
+    /** The values of --capacity: one, or one per decode instance. */
+    int[] capacities() throws UsageException {
+        return Values.intList("--capacity", capacity);
     }
 }

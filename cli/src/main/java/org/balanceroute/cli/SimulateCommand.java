@@ -17,6 +17,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.IntFunction;
 import org.balanceroute.chart.LoadChart;
+import org.balanceroute.core.DecodeLayout;
 import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.predictor.survival.SurvivalSettings;
@@ -33,6 +34,7 @@ import org.balanceroute.simulator.SimulationConfig;
 import org.balanceroute.simulator.SimulationResult;
 import org.balanceroute.simulator.SteadyState;
 import org.balanceroute.simulator.StepObserver;
+import org.balanceroute.simulator.TraceSample;
 import org.balanceroute.trace.Trace;
 import org.balanceroute.trace.TraceFormatException;
 import org.balanceroute.trace.TraceLoader;
@@ -83,11 +85,66 @@ final class SimulateCommand extends CliCommand {
         int promptPrefixBlocks = DEFAULT_PROMPT_PREFIX_BLOCKS;
     }
 
-    /** The cluster of one simulation: G workers and the rest. */
+    /** The cluster of one simulation: G workers (or decode instances of G_i each) and the rest. */
     static class Cluster extends ClusterOptions {
         @Option(names = "--workers", paramLabel = "G", converter = Values.Int.class,
                 description = "DP decode workers; default: ${DEFAULT-VALUE}")
         int workers = SimulationConfig.DEFAULT_WORKERS;
+
+        @Option(names = "--groups", paramLabel = "LIST", description = "decode instances, each its own barrier on its"
+                + " own clock: a comma list of their G, e.g. 8,8 (instead of --workers); default: one of --workers")
+        String groups;
+
+        @Option(names = "--policy-view", paramLabel = "VIEW", description = "groups: every policy judges a worker"
+                + " against its own instance; flat: policies see every rank as one barrier (the engine still steps"
+                + " per instance); default: ${DEFAULT-VALUE}")
+        String policyView = "groups";
+
+        /**
+         * The simulated cluster: --workers in one instance, or the instances of --groups with one
+         * --capacity for all or one each.
+         *
+         * @param workersGiven whether --workers was given on the command line
+         */
+        SimulationConfig simulation(boolean workersGiven) throws UsageException {
+            boolean flat = switch (policyView) {
+                case "groups" -> false;
+                case "flat" -> true;
+                default -> throw new UsageException("--policy-view must be groups or flat, got '" + policyView + "'");
+            };
+            if (groups == null) {
+                SimulationConfig one = config(workers);
+                return flat ? SimulationConfig.of(one.layout(), stepA, stepB, stepC, prefillPerToken, prefillFixed,
+                        seed, true) : one;
+            }
+            if (workersGiven) {
+                throw new UsageException("--groups and --workers both set the decode ranks: give one of them");
+            }
+            int[] sizes = Values.intList("--groups", groups);
+            long total = 0;
+            for (int g : sizes) {
+                if (g < 1 || g > 4096) {
+                    throw new UsageException("--groups: every instance needs 1..4096 ranks, got " + g + " in '"
+                            + groups + "'");
+                }
+                total += g;
+            }
+            if (total > 4096) {
+                throw new UsageException("--groups: at most 4096 ranks in all, got " + total);
+            }
+            int[] b = capacities();
+            if (b.length != 1 && b.length != sizes.length) {
+                throw new UsageException("--capacity: give one value, or one per decode instance of --groups ("
+                        + sizes.length + "), got " + b.length);
+            }
+            for (int c : b) {
+                if (c < 1 || c > 1_000_000) {
+                    throw new UsageException("--capacity must be 1..1000000 per instance, got " + c);
+                }
+            }
+            DecodeLayout layout = b.length == 1 ? DecodeLayout.of(sizes, b[0]) : DecodeLayout.of(sizes, b);
+            return SimulationConfig.of(layout, stepA, stepB, stepC, prefillPerToken, prefillFixed, seed, flat);
+        }
     }
 
     @Mixin
@@ -112,8 +169,18 @@ final class SimulateCommand extends CliCommand {
     @Option(names = "--policies", paramLabel = "LIST", order = 4, description = "comma-separated; default: all of"
             + " random,round-robin,p2c,jsq,least-tokens,vllm-ascend,br0,br0-bypass,brh-survival,brh-exact,"
             + "brh-oracle,reference (offline headroom: the best of a portfolio of oracle BR-H runs and br0, see"
-            + " README)")
+            + " README); also, when named, jsq-br0 (simulator only: JSQ across decode instances, BR-0 within one)")
     String policies;
+
+    @Option(names = "--sample", paramLabel = "K", converter = Values.Int.class, order = 4, description = "run sample K"
+            + " of the workload as sweep --samples draws it: 0 the trace as recorded, K > 0 its requests shuffled over"
+            + " its arrival times (seeded by --seed); default: ${DEFAULT-VALUE}")
+    int sample = 0;
+
+    @Option(names = "--copies", paramLabel = "N", converter = Values.Int.class, order = 4, description = "superpose N"
+            + " shuffled copies of the trace (as sweep does for a larger G): N times the users over the same span;"
+            + " default: ${DEFAULT-VALUE}")
+    int copies = 1;
 
     @Mixin
     BalanceOptions balance = new BalanceOptions();
@@ -156,8 +223,16 @@ final class SimulateCommand extends CliCommand {
         if (traceFile == null) {
             throw new UsageException("--trace FILE is required");
         }
-        SimulationConfig config = cluster.config(cluster.workers);
+        SimulationConfig config = cluster.simulation(given("--workers") != null);
         ProxyReplicas replicas = new ProxyReplicas(this.replicas, syncDelayMs, ClusterMode.parse(clusterMode));
+        if (config.grouped() && replicas.count() > 1) {
+            throw new UsageException("--groups: several decode instances are modelled with one proxy only, not with"
+                    + " --replicas " + replicas.count());
+        }
+        if (sample < 0 || copies < 1 || copies > 64) {
+            throw new UsageException(sample < 0 ? "--sample must be >= 0, got " + sample
+                    : "--copies must be 1..64, got " + copies);
+        }
         BalanceSettings balance = this.balance.settings();
         SurvivalSettings predictor = this.balance.predictor();
         double load = workload.load == null ? Double.NaN : workload.load;
@@ -201,6 +276,10 @@ final class SimulateCommand extends CliCommand {
             err.println("balanceroute simulate: no request of " + traceFile + " is left after --min-output/--limit");
             return 1;
         }
+        if (sample > 0 || copies > 1) {
+            trace = new Trace(trace.source(), trace.format(),
+                    TraceSample.superposed(trace.requests(), config.seed(), sample, copies));
+        }
         OfferedLoad offered = null;
         double rateScale = traceOptions.rateScale();
         if (trace.size() >= 2 && trace.durationSeconds() > 0) {
@@ -224,8 +303,11 @@ final class SimulateCommand extends CliCommand {
             }
         }
         err.printf(Locale.ROOT, "simulate: %s, %d requests (input mean %.0f, output mean %.0f tokens), "
-                + "G=%d, B=%d, %d policies%s%n", trace.source(), trace.size(), trace.meanInputTokens(),
-                trace.meanOutputTokens(), config.workers(), config.capacity(), policies.size(),
+                + "%s, %d policies%s%n", trace.source(), trace.size(), trace.meanInputTokens(),
+                trace.meanOutputTokens(), config.grouped() ? "decode instances (G x B) " + config.layout()
+                        + (config.flatView() ? ", policies see one barrier" : "")
+                        : String.format(Locale.ROOT, "G=%d, B=%d", config.workers(), config.capacity()),
+                policies.size(),
                 replicas.count() == 1 ? "" : String.format(Locale.ROOT, ", %d proxy replicas (%s, sync delay %s ms)",
                         replicas.count(), replicas.mode().optionValue(), replicas.syncDelayMs()));
         SteadyState.Window window = steady.window(trace.requests());
@@ -255,11 +337,28 @@ final class SimulateCommand extends CliCommand {
                     results, accuracy);
         } else {
             ResultTable.print(out, results, replicas.count() > 1);
+            if (config.grouped()) {
+                printGroups(config, results);
+            }
             if (predictorAccuracy) {
                 printAccuracy(balance.horizon(), accuracy);
             }
         }
         return 0;
+    }
+
+    /** Per decode instance, each policy's imbalance over the instance's own steps, all and steady. */
+    private void printGroups(SimulationConfig config, List<SimulationResult> results) {
+        out.printf(Locale.ROOT, "%nimbalance per decode instance (tokens, mean over its own steps; all steps / steady),"
+                + " instances %s%n", config.layout());
+        for (SimulationResult r : results) {
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-14s", r.policy()));
+            for (int i = 0; i < r.groups(); i++) {
+                line.append(String.format(Locale.ROOT, "  %d: %.0f / %.0f", i, r.groupImbalance()[i],
+                        r.steadyGroupImbalance()[i]));
+            }
+            out.println(line);
+        }
     }
 
     private void printAccuracy(int horizon, Map<String, PredictionAccuracy> accuracy) {
@@ -392,9 +491,9 @@ final class SimulateCommand extends CliCommand {
             if (name.isEmpty()) {
                 continue;
             }
-            if (!ALL_POLICIES.contains(name)) {
+            if (!ALL_POLICIES.contains(name) && !PolicyCatalog.SIMULATOR_ONLY.contains(name)) {
                 throw new UsageException("--policies: unknown policy '" + name + "'; known: "
-                        + String.join(", ", ALL_POLICIES));
+                        + String.join(", ", ALL_POLICIES) + ", " + String.join(", ", PolicyCatalog.SIMULATOR_ONLY));
             }
             if (names.contains(name)) {
                 throw new UsageException("--policies: '" + name + "' listed twice");
@@ -425,6 +524,11 @@ final class SimulateCommand extends CliCommand {
         cfg.put("promptPrefixBlocks", traceOptions.promptPrefixBlocks());
         cfg.put("workers", config.workers());
         cfg.put("capacity", config.capacity());
+        cfg.put("groups", groupSizes(config));
+        cfg.put("groupCapacities", groupCapacities(config));
+        cfg.put("policyView", config.flatView() ? "flat" : "groups");
+        cfg.put("sample", sample);
+        cfg.put("copies", copies);
         cfg.put("stepA", config.stepA());
         cfg.put("stepB", config.stepB());
         cfg.put("stepC", config.stepC());
@@ -465,6 +569,22 @@ final class SimulateCommand extends CliCommand {
         }
     }
 
+    private static int[] groupSizes(SimulationConfig config) {
+        int[] sizes = new int[config.layout().groups()];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = config.layout().size(i);
+        }
+        return sizes;
+    }
+
+    private static int[] groupCapacities(SimulationConfig config) {
+        int[] b = new int[config.layout().groups()];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = config.layout().capacityOfGroup(i);
+        }
+        return b;
+    }
+
     /** One result as a JSON object, every figure by its documented key. */
     static Map<String, Object> row(SimulationResult r) {
         Map<String, Object> row = new LinkedHashMap<>();
@@ -486,6 +606,10 @@ final class SimulateCommand extends CliCommand {
         row.put("steadyAvgImbalance", r.steadyAvgImbalance());
         row.put("steadyThroughputTokPerS", r.steadyThroughputTokPerS());
         row.put("steadyTpotP95Ms", r.steadyTpotP95Ms());
+        if (r.groups() > 1) {
+            row.put("groupImbalance", r.groupImbalance());
+            row.put("steadyGroupImbalance", r.steadyGroupImbalance());
+        }
         return row;
     }
 }

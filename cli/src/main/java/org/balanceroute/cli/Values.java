@@ -46,6 +46,30 @@ final class Values {
         }
     }
 
+    /**
+     * A comma list of integers, e.g. {@code 8,8}: each must be an int, none empty.
+     *
+     * @throws UsageException naming the option
+     */
+    static int[] intList(String option, String value) throws UsageException {
+        String[] items = value.split(",", -1);
+        int[] out = new int[items.length];
+        for (int i = 0; i < items.length; i++) {
+            String item = items[i].trim();
+            try {
+                long v = java.lang.Long.parseLong(item);
+                if (v != (int) v) {
+                    throw new NumberFormatException();
+                }
+                out[i] = (int) v;
+            } catch (NumberFormatException e) {
+                throw new UsageException(option + " must be an integer or a comma list of integers, got '" + value
+                        + "'" + (item.isEmpty() ? " (an empty item)" : " ('" + item + "' is not one)"));
+            }
+        }
+        return out;
+    }
+
     private static long parseLong(String value) {
         try {
             return java.lang.Long.parseLong(value.trim());

@@ -216,10 +216,18 @@ class MainTest {
             {"--sync-delay-ms", "NaN", "--sync-delay-ms must be a number, got 'NaN'"},
             {"--cluster-mode", "mesh", "--cluster-mode must be one of dispatcher, gossip, independent, got 'mesh'"},
         };
+        assertUsageErrors(trace, cases);
+    }
+
+    /** Each case: simulate's options, then the message: a usage error (2) saying it, nothing on stdout. */
+    private void assertUsageErrors(Path trace, String[][] cases) {
         for (String[] c : cases) {
             err.reset();
-            assertEquals(2, run("simulate", "--trace", trace.toString(), c[0], c[1]), c[2]);
-            assertTrue(stderr().contains(c[2]), stderr());
+            List<String> args = new ArrayList<>(List.of("simulate", "--trace", trace.toString()));
+            args.addAll(Arrays.asList(c).subList(0, c.length - 1));
+            String message = c[c.length - 1];
+            assertEquals(2, run(args.toArray(String[]::new)), message);
+            assertTrue(stderr().contains(message), stderr());
             assertEquals("", out.toString(StandardCharsets.UTF_8));
         }
     }
@@ -301,5 +309,74 @@ class MainTest {
         assertEquals(1, run("simulate", "--trace", bad.toString()));
         assertTrue(stderr().contains("bad.csv:3: field 'input_tokens'"), stderr());
         assertEquals("", out.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void groupsAreSimulatedAndReportedPerInstance() throws Exception {
+        Path trace = plainTrace(300);
+        assertEquals(0, run("simulate", "--trace", trace.toString(), "--groups", "3,2", "--capacity", "4,8",
+                "--policies", "jsq,br0,jsq-br0", "--load", "1.0", "--json"), stderr());
+        JsonNode doc = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
+        JsonNode cfg = doc.get("config");
+        assertEquals("[3,2]", cfg.get("groups").toString());
+        assertEquals("[4,8]", cfg.get("groupCapacities").toString());
+        assertEquals(5, cfg.get("workers").asInt());
+        assertEquals(8, cfg.get("capacity").asInt());
+        assertEquals("groups", cfg.get("policyView").asText());
+        assertEquals(3, doc.get("results").size());
+        for (JsonNode row : doc.get("results")) {
+            JsonNode g = row.get("groupImbalance");
+            assertEquals(2, g.size(), row.toString());
+            assertEquals(row.get("avgImbalance").asDouble(), g.get(0).asDouble() + g.get(1).asDouble(), 1e-6);
+            JsonNode steady = row.get("steadyGroupImbalance");
+            assertEquals(row.get("steadyAvgImbalance").asDouble(), steady.get(0).asDouble() + steady.get(1).asDouble(),
+                    1e-6);
+        }
+        out.reset();
+        assertEquals(0, run("simulate", "--trace", trace.toString(), "--groups", "3,2", "--policies", "br0",
+                "--policy-view", "flat"), stderr());
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("imbalance per decode instance"), text);
+        assertTrue(text.contains("0: ") && text.contains("1: "), text);
+    }
+
+    @Test
+    void theLoadScalesWithTheCapacityOfEveryInstance() throws Exception {
+        Path trace = plainTrace(200);
+        assertEquals(0, run("simulate", "--trace", trace.toString(), "--workers", "4", "--policies", "jsq",
+                "--load", "1.0", "--json"), stderr());
+        JsonNode one = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8)).get("config");
+        out.reset();
+        assertEquals(0, run("simulate", "--trace", trace.toString(), "--groups", "4,4", "--policies", "jsq",
+                "--load", "1.0", "--json"), stderr());
+        JsonNode two = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8)).get("config");
+        assertEquals(2 * one.get("capacityTokPerS").asDouble(), two.get("capacityTokPerS").asDouble(), 1e-6);
+        assertEquals(2 * one.get("rateScale").asDouble(), two.get("rateScale").asDouble(), 1e-9);
+    }
+
+    @Test
+    void badGroupsCapacitiesAndViewsNameTheOption() throws Exception {
+        Path trace = plainTrace(10);
+        String[][] cases = {
+            {"--groups", "8,,8", "--groups must be an integer or a comma list of integers, got '8,,8' (an empty item)"},
+            {"--groups", "8,x", "--groups must be an integer or a comma list of integers, got '8,x' ('x' is not one)"},
+            {"--groups", "0,8", "--groups: every instance needs 1..4096 ranks, got 0 in '0,8'"},
+            {"--groups", "4000,200", "--groups: at most 4096 ranks in all, got 4200"},
+            {"--capacity", "64,128", "--capacity: 2 values (one per decode instance) need simulate --groups"},
+            {"--capacity", "abc", "--capacity must be an integer or a comma list of integers, got 'abc'"},
+            {"--policy-view", "wide", "--policy-view must be groups or flat, got 'wide'"},
+        };
+        assertUsageErrors(trace, cases);
+        String[][] pairs = {
+            {"--groups", "8,8", "--capacity", "1,2,3", "--capacity: give one value, or one per decode instance of"
+                    + " --groups (2), got 3"},
+            {"--groups", "8,8", "--capacity", "0,64", "--capacity must be 1..1000000 per instance, got 0"},
+            {"--groups", "4,4", "--workers", "8", "--groups and --workers both set the decode ranks"},
+            {"--groups", "2,2", "--replicas", "2", "--groups: several decode instances are modelled with one proxy"},
+        };
+        assertUsageErrors(trace, pairs);
+        err.reset();
+        assertEquals(2, run("sweep", "--traces", trace.toString(), "--capacity", "8,8"));
+        assertTrue(stderr().contains("--capacity: 2 values"), stderr());
     }
 }

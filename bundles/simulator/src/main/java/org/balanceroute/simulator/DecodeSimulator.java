@@ -1,18 +1,21 @@
 package org.balanceroute.simulator;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntConsumer;
 import java.util.function.IntFunction;
 import org.balanceroute.api.CompletionListener;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.core.ClusterState;
+import org.balanceroute.core.DecodeLayout;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.StepCost;
 import org.balanceroute.core.TrackedRequest;
 import org.balanceroute.trace.TraceRequest;
 
 /**
- * Discrete-event simulation of a DP decode tier at decode-step resolution.
+ * Discrete-event simulation of a DP decode tier at decode-step resolution: one decode instance
+ * (one barrier) by default, or several, each on its own clock ({@link SimulationConfig#layout}).
  *
  * <p>Each request arrives at its trace time, spends {@link SimulationConfig#prefillSeconds} in
  * the prefill tier (which has no queue of its own here), and is handed to the {@link Router}:
@@ -82,31 +85,55 @@ public final class DecodeSimulator {
     public SimulationResult run(List<TraceRequest> trace, IntFunction<PolicyCatalog.Setup> setups,
             StepObserver observer, IntConsumer progress) {
         if (replicas.count() > 1) {
+            if (config.grouped()) {
+                throw new IllegalArgumentException("--groups: several decode instances are modelled with one proxy"
+                        + " only, not with --replicas " + replicas.count());
+            }
             return new ReplicaSimulation(config, replicas, steady).run(trace, setups, observer, progress);
         }
         PolicyCatalog.Setup setup = setups.apply(0);
         return runSingle(trace, setup.policy(), setup.learners(), observer, progress);
     }
 
-    /** One proxy: the router's cluster state is the engine. The hot path of every sweep. */
+    /**
+     * One proxy: the router's cluster state is the engine. The hot path of every sweep.
+     *
+     * <p>Each decode instance (group of {@link SimulationConfig#layout}) is its own barrier on its
+     * own clock: its step starts when its previous one ends (or, idle, at the next event) and lasts
+     * {@code StepCost.seconds} of its own heaviest rank and largest batch. Event-driven: the next
+     * event is the earliest step end of the instances; an arrival is an event too while some
+     * instance idles (with one instance: when nothing runs, time jumps to it, as always). At each
+     * event, in this order: the instances whose step ends now emit their tokens (in group order),
+     * the arrivals up to now are submitted, the router dispatches once (so every step boundary of
+     * any instance is a dispatch opportunity, and a placement on an instance in the middle of its
+     * step joins its next batch), and every idle instance with running requests starts a step.
+     * With one instance this is the single-barrier loop, step for step.
+     */
     private SimulationResult runSingle(List<TraceRequest> trace, RoutingPolicy policy,
             List<? extends CompletionListener> learners, StepObserver observer, IntConsumer progress) {
         PreparedTrace prepared = new PreparedTrace(trace, config);
         int n = prepared.size;
-        int workers = config.workers();
-        ClusterState cluster = new ClusterState(workers, config.capacity());
+        DecodeLayout layout = config.layout();
+        int groups = layout.groups();
+        ClusterState cluster = new ClusterState(layout);
         Router router = new Router(cluster, policy, learners);
+        router.viewAsOneBarrier(config.flatView());
         double[] ready = prepared.ready;
         int[] output = prepared.output;
         int[] order = prepared.order;
         double[] firstToken = new double[n];
         double[] finish = new double[n];
-        RunMetrics metrics = new RunMetrics(steady.window(trace));
+        RunMetrics metrics = new RunMetrics(steady.window(trace), groups);
+        // per instance: when its step ends (infinite while it idles); per worker: its batch of that step
+        double[] stepEnd = new double[groups];
+        Arrays.fill(stepEnd, Double.POSITIVE_INFINITY);
+        int[] batch = new int[layout.workers()];
 
         double time = 0;
         int next = 0;
         StepCost stepCost = config.stepCost();
         int completed = 0;
+        long events = 0;
         while (completed < n) {
             while (next < n && ready[order[next]] <= time) {
                 int id = order[next++];
@@ -120,36 +147,61 @@ public final class DecodeSimulator {
             }
             router.dispatch();
 
-            if (!metrics.measure(cluster)) {
+            boolean stepping = false, idle = false;
+            double end = Double.POSITIVE_INFINITY;
+            for (int i = 0; i < groups; i++) {
+                if (stepEnd[i] == Double.POSITIVE_INFINITY
+                        && metrics.measure(cluster, i, layout.start(i), layout.size(i))) {
+                    double stepSeconds = stepCost.seconds(metrics.maxLoad(), metrics.maxBatch());
+                    metrics.recordStep(!router.pool().isEmpty(), time, stepSeconds);
+                    observer.onStep(metrics.steps - 1, time, cluster);
+                    stepEnd[i] = time + stepSeconds;
+                    for (int g = layout.start(i), last = g + layout.size(i); g < last; g++) {
+                        batch[g] = cluster.running(g);
+                    }
+                }
+                stepping |= stepEnd[i] != Double.POSITIVE_INFINITY;
+                idle |= stepEnd[i] == Double.POSITIVE_INFINITY;
+                end = Math.min(end, stepEnd[i]);
+            }
+            if (!stepping) {
                 if (next == n) {
                     throw stuck(policy, n - completed);
                 }
                 time = Math.max(time, ready[order[next]]);
                 continue;
             }
-            double stepSeconds = stepCost.seconds(metrics.maxLoad(), metrics.maxBatch());
-            metrics.recordStep(!router.pool().isEmpty(), time, stepSeconds);
-            observer.onStep(metrics.steps - 1, time, cluster);
-            time += stepSeconds;
+            if (idle && next < n && ready[order[next]] < end) {
+                time = Math.max(time, ready[order[next]]); // an idle instance may take it at once
+                continue;
+            }
+            time = end;
 
-            // Backwards, because completing swaps the last running request into the freed slot.
-            for (int g = 0; g < workers; g++) {
-                for (int i = cluster.running(g) - 1; i >= 0; i--) {
-                    TrackedRequest r = cluster.active(g, i);
-                    router.onTokens(r, 1);
-                    int id = (int) r.id();
-                    if (r.decodedTokens() == 1) {
-                        firstToken[id] = time;
-                    }
-                    if (r.decodedTokens() >= output[id]) {
-                        finish[id] = time;
-                        router.complete(r);
-                        completed++;
+            for (int i = 0; i < groups; i++) {
+                if (stepEnd[i] != end) {
+                    continue;
+                }
+                stepEnd[i] = Double.POSITIVE_INFINITY;
+                // Backwards, because completing swaps the last running request into the freed slot;
+                // only the step's batch: a request placed during the step runs from the next one.
+                for (int g = layout.start(i), last = g + layout.size(i); g < last; g++) {
+                    for (int k = batch[g] - 1; k >= 0; k--) {
+                        TrackedRequest r = cluster.active(g, k);
+                        router.onTokens(r, 1);
+                        int id = (int) r.id();
+                        if (r.decodedTokens() == 1) {
+                            firstToken[id] = time;
+                        }
+                        if (r.decodedTokens() >= output[id]) {
+                            finish[id] = time;
+                            router.complete(r);
+                            completed++;
+                        }
                     }
                 }
             }
             cluster.advanceStep();
-            if ((metrics.steps & 1023) == 0) {
+            if ((++events & 1023) == 0) {
                 progress.accept(completed);
             }
         }

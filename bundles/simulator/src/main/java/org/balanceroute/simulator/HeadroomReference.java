@@ -93,6 +93,6 @@ public final class HeadroomReference {
                 r.ttftP50S(), r.ttftP95S(), r.steps(), r.makespanS(), r.avgImbalanceBacklogged(), r.outputTokens(),
                 r.requests(), r.backloggedSteps(), r.overCapacityPlacements(), r.routerQueuedPlacements(),
                 r.engineQueuedSteps(), r.steadyStartS(), r.steadyEndS(), r.steadySteps(), r.steadyAvgImbalance(),
-                r.steadyThroughputTokPerS(), r.steadyTpotP95Ms());
+                r.steadyThroughputTokPerS(), r.steadyTpotP95Ms(), r.groupImbalance(), r.steadyGroupImbalance());
     }
 }

@@ -1,6 +1,7 @@
 package org.balanceroute.simulator;
 
 import java.util.List;
+import org.balanceroute.core.DecodeLayout;
 import org.balanceroute.trace.TraceRequest;
 
 /**
@@ -22,7 +23,11 @@ import org.balanceroute.trace.TraceRequest;
  *   capacity = G * B / (a * B * w + b + c * B)          output tokens per second
  * </pre>
  *
- * That is the most any router can get out of the cluster (a real one loses the imbalance: the
+ * With several decode instances ({@link SimulationConfig#layout}) each runs at its own pace, so
+ * their capacities add up: {@code capacity = sum_i G_i * B_i / (a * B_i * w + b + c * B_i)}, and
+ * load 1.0 still means every slot of every instance busy.
+ *
+ * <p>That is the most any router can get out of the cluster (a real one loses the imbalance: the
  * step follows the heaviest worker, not the mean), so at load 1.0 even a perfect balancer is
  * saturated.
  *
@@ -60,9 +65,14 @@ public record OfferedLoad(double capacityTokPerS, double offeredTokPerS, double 
                     + "arrives at " + first + " s");
         }
         double w = slotLoad / tokens;
-        int b = config.capacity();
-        double step = config.stepA() * b * w + config.stepB() + config.stepC() * b;
-        return new OfferedLoad((double) config.workers() * b / step, tokens / span, w);
+        DecodeLayout layout = config.layout();
+        double capacity = 0;
+        for (int i = 0; i < layout.groups(); i++) {
+            int b = layout.capacityOfGroup(i);
+            double step = config.stepA() * b * w + config.stepB() + config.stepC() * b;
+            capacity += (double) layout.size(i) * b / step;
+        }
+        return new OfferedLoad(capacity, tokens / span, w);
     }
 
     /** Offered over capacity at a given rate scale. */

@@ -39,6 +39,12 @@ public final class PolicyCatalog {
             LeastTokensPolicy.NAME, VllmAscendPolicy.NAME, BalancePolicy.BR0, Br0BypassPolicy.NAME,
             BalancePolicy.BRH_SURVIVAL, BalancePolicy.BRH_EXACT, BalancePolicy.BRH_ORACLE);
 
+    /**
+     * Comparison rules of the simulator alone, not shipped to the runtime, run only when named:
+     * {@code jsq-br0} (JSQ across decode instances, BR-0 within one: {@link JsqThenBr0Policy}).
+     */
+    public static final List<String> SIMULATOR_ONLY = List.of(JsqThenBr0Policy.NAME);
+
     /** A policy and the predictors that must learn from completions while it runs. */
     public record Setup(RoutingPolicy policy, List<CompletionListener> learners) {
     }
@@ -77,11 +83,12 @@ public final class PolicyCatalog {
             case VllmAscendPolicy.NAME -> plain(new VllmAscendPolicy());
             case BalancePolicy.BR0 -> plain(BalancePolicy.br0(balance));
             case Br0BypassPolicy.NAME -> plain(new Br0BypassPolicy());
+            case JsqThenBr0Policy.NAME -> plain(new JsqThenBr0Policy(balance));
             case BalancePolicy.BRH_SURVIVAL, BalancePolicy.BRH_EXACT, BalancePolicy.BRH_ORACLE -> horizon(
                     name.substring(BalancePolicy.BRH_PREFIX.length()), balance,
                     predictor(name, predictor, outputLengthById, warmStart));
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'; known: "
-                    + String.join(", ", NAMES));
+                    + String.join(", ", NAMES) + ", " + String.join(", ", SIMULATOR_ONLY));
         };
     }
 

@@ -8,17 +8,29 @@ import org.balanceroute.trace.TraceRequest;
 /**
  * What a run counts step by step, and the paper's metrics made from it at the end (spec
  * section 7). Shared by the single-proxy loop and the replica model, so the two measure alike.
+ * With several decode instances each instance's steps are counted apart (each is its own barrier
+ * on its own clock) and the per-instance means summed ({@link SimulationResult}); with one the
+ * figures are the single barrier's, to the bit.
  */
 final class RunMetrics {
 
+    /** Steps over every decode instance. */
     long steps;
-    private double imbalanceSum;
-    private double totalImbalanceSum;
-    private double backloggedImbalanceSum;
-    private long backloggedSteps;
     private long engineQueuedSteps;
     long overCapacityPlacements;
     long routerQueuedPlacements;
+    // per decode instance (group), each over its own steps
+    private final long[] groupSteps;
+    private final double[] imbalanceSum;
+    private final double[] totalImbalanceSum;
+    private final double[] backloggedImbalanceSum;
+    private final long[] backloggedSteps;
+    private final long[] steadySteps;
+    private final double[] steadyImbalanceSum;
+    private final double[] steadyTokens;
+    private final double[] steadySeconds;
+    // the step just measured
+    private int group;
     private int workers;
     private long max;
     private long min;
@@ -27,30 +39,51 @@ final class RunMetrics {
     private int totalRunning;
     private boolean queued;
     private final SteadyState.Window window;
-    private long steadySteps;
-    private double steadyImbalanceSum;
-    private double steadyTokens;
-    private double steadySeconds;
 
     /** @param window the steps that count for the steady-state figures */
     RunMetrics(SteadyState.Window window) {
+        this(window, 1);
+    }
+
+    /** @param groups decode instances, each measured over its own steps */
+    RunMetrics(SteadyState.Window window, int groups) {
         this.window = window;
+        groupSteps = new long[groups];
+        imbalanceSum = new double[groups];
+        totalImbalanceSum = new double[groups];
+        backloggedImbalanceSum = new double[groups];
+        backloggedSteps = new long[groups];
+        steadySteps = new long[groups];
+        steadyImbalanceSum = new double[groups];
+        steadyTokens = new double[groups];
+        steadySeconds = new double[groups];
     }
 
     /**
-     * Reads the engine at the start of a step, after dispatch.
+     * Reads the engine at the start of a step of its single barrier, after dispatch.
      *
      * @return whether anything runs (else there is no step, and time jumps)
      */
     boolean measure(ClusterView engine) {
-        workers = engine.workers();
+        return measure(engine, 0, 0, engine.workers());
+    }
+
+    /**
+     * Reads decode instance {@code group} (workers {@code start} .. start + size - 1) at the start
+     * of its step, after dispatch.
+     *
+     * @return whether anything runs there (else the instance does not step)
+     */
+    boolean measure(ClusterView engine, int group, int start, int size) {
+        this.group = group;
+        workers = size;
         max = 0;
         min = Long.MAX_VALUE;
         sum = 0;
         maxBatch = 0;
         totalRunning = 0;
         queued = false;
-        for (int g = 0; g < workers; g++) {
+        for (int g = start, end = start + size; g < end; g++) {
             long l = engine.load(g);
             max = Math.max(max, l);
             min = Math.min(min, l);
@@ -80,22 +113,49 @@ final class RunMetrics {
      * @param durationS how long it lasts
      */
     void recordStep(boolean waiting, double startS, double durationS) {
+        int i = group;
         if (window.contains(startS)) {
-            steadySteps++;
-            steadyImbalanceSum += max - min;
-            steadyTokens += totalRunning; // every running request emits one token
-            steadySeconds += durationS;
+            steadySteps[i]++;
+            steadyImbalanceSum[i] += max - min;
+            steadyTokens[i] += totalRunning; // every running request emits one token
+            steadySeconds[i] += durationS;
         }
-        imbalanceSum += max - min;
-        totalImbalanceSum += (double) workers * max - sum;
+        imbalanceSum[i] += max - min;
+        totalImbalanceSum[i] += (double) workers * max - sum;
         if (waiting || queued) {
-            backloggedImbalanceSum += max - min;
-            backloggedSteps++;
+            backloggedImbalanceSum[i] += max - min;
+            backloggedSteps[i]++;
         }
         if (queued) {
             engineQueuedSteps++;
         }
+        groupSteps[i]++;
         steps++;
+    }
+
+    /** Per group {@code sums[i] / counts[i]} (0 without steps). */
+    private static double[] means(double[] sums, long[] counts) {
+        double[] m = new double[sums.length];
+        for (int i = 0; i < m.length; i++) {
+            m[i] = counts[i] == 0 ? 0 : sums[i] / counts[i];
+        }
+        return m;
+    }
+
+    private static double total(double[] v) {
+        double t = 0;
+        for (double x : v) {
+            t += x;
+        }
+        return t;
+    }
+
+    private static long total(long[] v) {
+        long t = 0;
+        for (long x : v) {
+            t += x;
+        }
+        return t;
     }
 
     SimulationResult summarize(String policy, List<TraceRequest> trace, double[] firstToken, double[] finish,
@@ -121,18 +181,23 @@ final class RunMetrics {
             }
         }
         double makespan = n == 0 ? 0 : lastFinish - firstArrival;
+        double[] groupImbalance = means(imbalanceSum, groupSteps);
+        double[] steadyGroupImbalance = means(steadyImbalanceSum, steadySteps);
+        double steadyThroughput = 0;
+        for (int i = 0; i < groupSteps.length; i++) {
+            steadyThroughput += steadySeconds[i] > 0 ? steadyTokens[i] / steadySeconds[i] : 0;
+        }
         return new SimulationResult(policy,
-                steps == 0 ? 0 : imbalanceSum / steps,
-                steps == 0 ? 0 : totalImbalanceSum / steps,
+                total(groupImbalance),
+                total(means(totalImbalanceSum, groupSteps)),
                 Percentiles.of(Arrays.copyOf(tpot, tpots), 0.95),
                 makespan > 0 ? totalTokens / makespan : 0,
                 Percentiles.of(ttft, 0.50),
                 Percentiles.of(ttft, 0.95),
-                steps, makespan, backloggedSteps == 0 ? 0 : backloggedImbalanceSum / backloggedSteps,
-                totalTokens, n, backloggedSteps, overCapacityPlacements, routerQueuedPlacements,
-                engineQueuedSteps, window.startS(), window.endS(), steadySteps,
-                steadySteps == 0 ? 0 : steadyImbalanceSum / steadySteps,
-                steadySeconds > 0 ? steadyTokens / steadySeconds : 0,
-                Percentiles.of(Arrays.copyOf(steadyTpot, steadyTpots), 0.95));
+                steps, makespan, total(means(backloggedImbalanceSum, backloggedSteps)),
+                totalTokens, n, total(backloggedSteps), overCapacityPlacements, routerQueuedPlacements,
+                engineQueuedSteps, window.startS(), window.endS(), total(steadySteps),
+                total(steadyGroupImbalance), steadyThroughput,
+                Percentiles.of(Arrays.copyOf(steadyTpot, steadyTpots), 0.95), groupImbalance, steadyGroupImbalance);
     }
 }

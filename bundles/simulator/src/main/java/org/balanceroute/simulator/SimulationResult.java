@@ -1,5 +1,8 @@
 package org.balanceroute.simulator;
 
+import java.util.Arrays;
+import java.util.List;
+
 /**
  * What one policy achieved on one trace, in the paper's metrics (spec section 7).
  *
@@ -31,11 +34,67 @@ package org.balanceroute.simulator;
  * @param steadyAvgImbalance the average imbalance over those steps
  * @param steadyThroughputTokPerS output tokens of those steps over their summed duration
  * @param steadyTpotP95Ms TPOT p95 over the requests whose first and last tokens came out inside it
+ * @param groupImbalance per decode instance (group), the mean over its own steps of its max - min
+ *     load; {@code avgImbalance} is their sum (one group: {@code {avgImbalance}})
+ * @param steadyGroupImbalance the same over the steps that started in the steady window; their
+ *     sum is {@code steadyAvgImbalance}
+ *
+ * <p>With several decode instances every per-step figure is taken per instance (each steps on its
+ * own clock) and the instances' means are summed: {@code avgImbalance}, {@code meanI},
+ * {@code avgImbalanceBacklogged}, {@code steadyAvgImbalance}; {@code steadyThroughputTokPerS} sums
+ * each instance's tokens over its own summed step time; step counts add up over the instances.
  */
 public record SimulationResult(String policy, double avgImbalance, double meanI, double tpotP95Ms,
         double throughputTokPerS, double ttftP50S, double ttftP95S, long steps, double makespanS,
         double avgImbalanceBacklogged, long outputTokens, int requests, long backloggedSteps,
         long overCapacityPlacements, long routerQueuedPlacements, long engineQueuedSteps,
         double steadyStartS, double steadyEndS, long steadySteps, double steadyAvgImbalance,
-        double steadyThroughputTokPerS, double steadyTpotP95Ms) {
+        double steadyThroughputTokPerS, double steadyTpotP95Ms, double[] groupImbalance,
+        double[] steadyGroupImbalance) {
+
+    /** One decode instance: its imbalance is the whole's. */
+    public SimulationResult(String policy, double avgImbalance, double meanI, double tpotP95Ms,
+            double throughputTokPerS, double ttftP50S, double ttftP95S, long steps, double makespanS,
+            double avgImbalanceBacklogged, long outputTokens, int requests, long backloggedSteps,
+            long overCapacityPlacements, long routerQueuedPlacements, long engineQueuedSteps,
+            double steadyStartS, double steadyEndS, long steadySteps, double steadyAvgImbalance,
+            double steadyThroughputTokPerS, double steadyTpotP95Ms) {
+        this(policy, avgImbalance, meanI, tpotP95Ms, throughputTokPerS, ttftP50S, ttftP95S, steps, makespanS,
+                avgImbalanceBacklogged, outputTokens, requests, backloggedSteps, overCapacityPlacements,
+                routerQueuedPlacements, engineQueuedSteps, steadyStartS, steadyEndS, steadySteps, steadyAvgImbalance,
+                steadyThroughputTokPerS, steadyTpotP95Ms, new double[] {avgImbalance},
+                new double[] {steadyAvgImbalance});
+    }
+
+    /** Equal figures, the per-instance ones compared by value. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SimulationResult r && scalars().equals(r.scalars())
+                && Arrays.equals(groupImbalance, r.groupImbalance)
+                && Arrays.equals(steadyGroupImbalance, r.steadyGroupImbalance);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * scalars().hashCode() + Arrays.hashCode(groupImbalance);
+    }
+
+    @Override
+    public String toString() {
+        return "SimulationResult" + scalars() + " groupImbalance=" + Arrays.toString(groupImbalance)
+                + " steadyGroupImbalance=" + Arrays.toString(steadyGroupImbalance);
+    }
+
+    /** Every figure but the per-instance ones, as a list (for equals, hashCode and toString). */
+    private List<Object> scalars() {
+        return List.of(policy, avgImbalance, meanI, tpotP95Ms, throughputTokPerS, ttftP50S, ttftP95S, steps,
+                makespanS, avgImbalanceBacklogged, outputTokens, requests, backloggedSteps, overCapacityPlacements,
+                routerQueuedPlacements, engineQueuedSteps, steadyStartS, steadyEndS, steadySteps, steadyAvgImbalance,
+                steadyThroughputTokPerS, steadyTpotP95Ms);
+    }
+
+    /** How many decode instances the run had. */
+    public int groups() {
+        return groupImbalance.length;
+    }
 }
