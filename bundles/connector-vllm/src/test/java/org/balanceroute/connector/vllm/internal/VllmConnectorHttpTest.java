@@ -297,9 +297,7 @@ class VllmConnectorHttpTest {
                 for (java.net.Socket f : fillers) {
                     f.close();
                 }
-                Thread server = new Thread(() -> serveOneStream(listener));
-                server.setDaemon(true);
-                server.start();
+                RawEngine.serve(listener, VllmConnectorHttpTest::oneStream);
                 got.done.get(10, TimeUnit.SECONDS);
                 assertTrue(System.nanoTime() - t0 > 600_000_000L, "the first attempts timed out");
                 assertEquals(200, got.status);
@@ -316,21 +314,7 @@ class VllmConnectorHttpTest {
             CountDownLatch received = new CountDownLatch(1);
             CountDownLatch closed = new CountDownLatch(1);
             AtomicInteger posts = new AtomicInteger();
-            Thread server = new Thread(() -> {
-                while (true) {
-                    java.net.Socket s;
-                    try {
-                        s = listener.accept();
-                    } catch (java.io.IOException e) {
-                        return;
-                    }
-                    Thread conn = new Thread(() -> holdPrefill(s, posts, received, closed));
-                    conn.setDaemon(true);
-                    conn.start();
-                }
-            });
-            server.setDaemon(true);
-            server.start();
+            RawEngine.serve(listener, (in, out) -> holdPrefill(in, posts, received, closed));
             String url = "http://127.0.0.1:" + listener.getLocalPort();
             VllmConnectorComponent c = new VllmConnectorComponent(settings(List.of(url), List.of(url), 2));
             try {
@@ -349,28 +333,12 @@ class VllmConnectorHttpTest {
         }
     }
 
-    /** A health check (GET) answered 200, or false for any other request. */
-    private static boolean answeredHealth(java.net.Socket s, String head) throws java.io.IOException {
-        if (!head.startsWith("GET")) {
-            return false;
-        }
-        s.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                .getBytes(StandardCharsets.US_ASCII));
-        return true;
-    }
-
-    /** Answers GET (health) with 200; holds a POST open and counts down {@code closed} when the client closes it. */
-    private static void holdPrefill(java.net.Socket s, AtomicInteger posts, CountDownLatch received,
+    /** Holds a POST open and counts down {@code closed} when the client closes it. */
+    private static void holdPrefill(java.io.InputStream in, AtomicInteger posts, CountDownLatch received,
             CountDownLatch closed) {
-        try (s) {
-            java.io.InputStream in = s.getInputStream();
-            String head = readHead(in);
-            if (answeredHealth(s, head)) {
-                return;
-            }
-            skipBody(in, head);
-            posts.incrementAndGet();
-            received.countDown();
+        posts.incrementAndGet();
+        received.countDown();
+        try {
             if (in.read() < 0) {
                 closed.countDown();
             }
@@ -431,9 +399,7 @@ class VllmConnectorHttpTest {
     /** A connector with one stream in flight (its first event read) that the server ends after {@code finish}. */
     private static VllmConnectorComponent streamInFlight(java.net.ServerSocket listener, CountDownLatch finish,
             long drainMillis, Collected got) throws Exception {
-        Thread server = new Thread(() -> serveStreamUntil(listener, finish));
-        server.setDaemon(true);
-        server.start();
+        RawEngine.serve(listener, (in, out) -> streamUntil(out, finish));
         VllmConnectorComponent c = new VllmConnectorComponent(
                 // a connect timeout that a cold client on a busy machine cannot hit: these tests are about the drain
                 decodeSettings("http://127.0.0.1:" + listener.getLocalPort(), 0, drainMillis, 5_000));
@@ -445,24 +411,7 @@ class VllmConnectorHttpTest {
         return c;
     }
 
-    /** Answers health checks with 200 and the first POST with one event, then [DONE] after {@code finish}. */
-    private static void serveStreamUntil(java.net.ServerSocket listener, CountDownLatch finish) {
-        while (true) {
-            try (java.net.Socket s = listener.accept()) {
-                java.io.InputStream in = s.getInputStream();
-                String head = readHead(in);
-                if (answeredHealth(s, head)) {
-                    continue;
-                }
-                skipBody(in, head);
-                streamUntil(s.getOutputStream(), finish);
-                return;
-            } catch (java.io.IOException | InterruptedException e) {
-                return; // the client went away: what the second test provokes
-            }
-        }
-    }
-
+    /** A POST's answer: one event at once, then [DONE] after {@code finish}. */
     private static void streamUntil(java.io.OutputStream out, CountDownLatch finish)
             throws java.io.IOException, InterruptedException {
         out.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
@@ -474,24 +423,11 @@ class VllmConnectorHttpTest {
         }
     }
 
-    /** Accepts until a connection sends a request, answers it with one SSE event and [DONE]. */
-    private static void serveOneStream(java.net.ServerSocket listener) {
-        while (true) {
-            try (java.net.Socket s = listener.accept()) {
-                java.io.InputStream in = s.getInputStream();
-                String head = readHead(in);
-                if (!head.endsWith("\r\n\r\n")) {
-                    continue; // a filler: closed without a request
-                }
-                skipBody(in, head);
-                s.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
-                        + "data: {\"choices\": [{\"text\": \"hi\"}]}\n\ndata: [DONE]\n\n").getBytes(StandardCharsets.UTF_8));
-                s.getOutputStream().flush();
-                return;
-            } catch (java.io.IOException e) {
-                return;
-            }
-        }
+    /** A POST's answer: one SSE event and [DONE]. */
+    private static void oneStream(java.io.InputStream in, java.io.OutputStream out) throws java.io.IOException {
+        out.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+                + "data: {\"choices\": [{\"text\": \"hi\"}]}\n\ndata: [DONE]\n\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
     }
 
     /**
@@ -502,9 +438,7 @@ class VllmConnectorHttpTest {
     void eventsThatArriveTogetherAreHandedOnWithOneEventsRead() throws Exception {
         try (java.net.ServerSocket listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
             CountDownLatch firstBurstSeen = new CountDownLatch(1);
-            Thread server = new Thread(() -> serveTenThenTwo(listener, firstBurstSeen));
-            server.setDaemon(true);
-            server.start();
+            RawEngine.serve(listener, (in, out) -> tenThenTwo(in, out, firstBurstSeen));
             String url = "http://127.0.0.1:" + listener.getLocalPort();
             VllmConnectorComponent c = new VllmConnectorComponent(connectTimeoutSettings(url, 0));
             try {
@@ -537,52 +471,21 @@ class VllmConnectorHttpTest {
         }
     }
 
-    /** Answers health checks, then one POST: ten events in one write, and once they are seen, one more and [DONE]. */
-    private static void serveTenThenTwo(java.net.ServerSocket listener, CountDownLatch firstBurstSeen) {
-        while (true) {
-            try (java.net.Socket s = listener.accept()) {
-                java.io.InputStream in = s.getInputStream();
-                String head = readHead(in);
-                java.io.OutputStream out = s.getOutputStream();
-                if (!head.startsWith("POST")) { // a health check
-                    out.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                            .getBytes(StandardCharsets.US_ASCII));
-                    continue;
-                }
-                skipBody(in, head);
-                StringBuilder burst = new StringBuilder("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                        + "Transfer-Encoding: chunked\r\n\r\n");
-                for (int k = 0; k < 10; k++) {
-                    burst.append(chunk("data: {\"choices\": [{\"text\": \"t" + k + "\"}]}\n\n"));
-                }
-                out.write(burst.toString().getBytes(StandardCharsets.UTF_8)); // one write: one read
-                out.flush();
-                firstBurstSeen.await(10, TimeUnit.SECONDS);
-                out.write((chunk("data: {\"choices\": [{\"text\": \"t10\"}]}\n\n") + chunk("data: [DONE]\n\n") + "0\r\n\r\n")
-                        .getBytes(StandardCharsets.UTF_8));
-                out.flush();
-                in.read(); // until the client closes
-                return;
-            } catch (java.io.IOException | InterruptedException e) {
-                return; // the test's assertions tell
-            }
+    /** A POST's answer: ten events in one write, and once they are seen, one more and [DONE]. */
+    private static void tenThenTwo(java.io.InputStream in, java.io.OutputStream out, CountDownLatch firstBurstSeen)
+            throws java.io.IOException, InterruptedException {
+        StringBuilder burst = new StringBuilder("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+        for (int k = 0; k < 10; k++) {
+            burst.append(chunk("data: {\"choices\": [{\"text\": \"t" + k + "\"}]}\n\n"));
         }
-    }
-
-    /** A request's status line and headers, through the blank line (less if the peer closed first). */
-    private static String readHead(java.io.InputStream in) throws java.io.IOException {
-        StringBuilder head = new StringBuilder();
-        int b;
-        while (!head.toString().endsWith("\r\n\r\n") && (b = in.read()) >= 0) {
-            head.append((char) b);
-        }
-        return head.toString();
-    }
-
-    /** Reads past the body its {@code Content-Length} announces. */
-    private static void skipBody(java.io.InputStream in, String head) throws java.io.IOException {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
-        in.readNBytes(m.find() ? Integer.parseInt(m.group(1)) : 0);
+        out.write(burst.toString().getBytes(StandardCharsets.UTF_8)); // one write: one read
+        out.flush();
+        firstBurstSeen.await(10, TimeUnit.SECONDS);
+        out.write((chunk("data: {\"choices\": [{\"text\": \"t10\"}]}\n\n") + chunk("data: [DONE]\n\n") + "0\r\n\r\n")
+                .getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        in.read(); // until the client closes
     }
 
     private static String chunk(String data) {
