@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Random;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.core.ClusterState;
+import org.balanceroute.core.DecodeLayout;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.TrackedRequest;
 
@@ -78,8 +79,20 @@ final class Scenario {
 
     /** A fresh router holding this state, with {@code policy} in charge. */
     Router build(RoutingPolicy policy) {
+        return build(policy, DecodeLayout.single(workers, capacity));
+    }
+
+    /**
+     * A fresh router holding this state over the decode instances of {@code layout} (its workers
+     * must be this state's; worker g keeps its requests whichever instance it falls in), with
+     * {@code policy} in charge.
+     */
+    Router build(RoutingPolicy policy, DecodeLayout layout) {
+        if (layout.workers() != workers) {
+            throw new IllegalArgumentException("the layout has " + layout.workers() + " workers, the state " + workers);
+        }
         StagingPolicies.Placer placer = new StagingPolicies.Placer();
-        Router router = new Router(new ClusterState(workers, capacity), placer, List.of());
+        Router router = new Router(new ClusterState(layout), placer, List.of());
         long id = 0;
         int i = 0;
         for (int g = 0; g < workers; g++) {
@@ -102,7 +115,12 @@ final class Scenario {
 
     /** One line describing the state and what one dispatch step of {@code policy} does to it. */
     String describe(RoutingPolicy policy, int sGreedy) {
-        Router router = build(policy);
+        return describe(policy, sGreedy, DecodeLayout.single(workers, capacity));
+    }
+
+    /** The same over the decode instances of {@code layout}. */
+    String describe(RoutingPolicy policy, int sGreedy, DecodeLayout layout) {
+        Router router = build(policy, layout);
         ClusterState c = router.cluster();
         int free = 0;
         long sum = 0;

@@ -79,7 +79,7 @@ public class ConnectorIT extends SimClusterTestSupport {
     /** Decode worker g's {@code balanceroute_worker_available} on GET /metrics: "1.0", "0.0", or null. */
     private String availableMetric(int g) {
         try {
-            String prefix = "balanceroute_worker_available{worker=\"" + g + "\",} ";
+            String prefix = "balanceroute_worker_available{pool=\"default\",instance=\"decode\",worker=\"" + g + "\",} ";
             for (String line : http("GET", "/metrics", null, false).body().split("\n")) {
                 if (line.startsWith(prefix)) {
                     return line.substring(prefix.length()).trim();

@@ -66,11 +66,11 @@ public class MetricsIT extends BalanceRouteTestSupport {
     }
 
     private static String load(int worker) {
-        return "balanceroute_worker_kv_load_tokens{worker=\"" + worker + "\",}";
+        return "balanceroute_worker_kv_load_tokens{pool=\"default\",instance=\"decode\",worker=\"" + worker + "\",}";
     }
 
     private static String running(int worker) {
-        return "balanceroute_worker_running_requests{worker=\"" + worker + "\",}";
+        return "balanceroute_worker_running_requests{pool=\"default\",instance=\"decode\",worker=\"" + worker + "\",}";
     }
 
     @Test

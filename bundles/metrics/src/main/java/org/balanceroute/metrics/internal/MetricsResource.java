@@ -6,6 +6,8 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.connector.vllm.VllmConnector;
+import org.balanceroute.fleet.FleetService;
+import org.balanceroute.fleet.PoolTopology;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.RouterService;
 import org.osgi.service.component.annotations.Activate;
@@ -37,6 +39,12 @@ public final class MetricsResource {
     /** The engine connector, when one is installed: its prefill tier's gauges. */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     private volatile VllmConnector connector;
+    /**
+     * The fleet's topology, when the fleet bundle is there: the names in the {@code pool} and
+     * {@code instance} labels (without it, {@code pool="default"} and each instance's index).
+     */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile FleetService fleet;
 
     @Activate
     public MetricsResource(@Reference(name = "metrics") BalanceRouteMetrics metrics,
@@ -56,8 +64,13 @@ public final class MetricsResource {
         } catch (IllegalStateException e) {
             LOG.debug("metrics: no router snapshot: {}", e.toString());
         }
-        return Response.ok(metrics.scrape(snapshot, prefillTier(connector), cluster), TextFormat.CONTENT_TYPE_004)
-                .build();
+        return Response.ok(metrics.scrape(snapshot, prefillTier(connector), cluster, servedPool(fleet)),
+                TextFormat.CONTENT_TYPE_004).build();
+    }
+
+    /** The pool this runtime's router serves, or null without a fleet service or a pool. */
+    static PoolTopology servedPool(FleetService f) {
+        return f == null ? null : f.fleet().servedPool();
     }
 
     private static BalanceRouteMetrics.PrefillTier prefillTier(VllmConnector c) {

@@ -4,10 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.management.ThreadMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.fleet.DecodeInstance;
+import org.balanceroute.fleet.Endpoint;
+import org.balanceroute.fleet.PoolTopology;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.ReplicaShare;
 import org.balanceroute.proxy.ProxyObserver.Outcome;
@@ -35,16 +40,18 @@ class BalanceRouteMetricsTest {
     void perWorkerGaugesPoolDepthAndImbalanceComeFromTheSnapshot() {
         String text = new BalanceRouteMetrics().scrape(SNAPSHOT);
         Map<String, Double> s = samples(text);
-        assertEquals(1000.0, s.get("balanceroute_worker_kv_load_tokens{worker=\"0\",}"));
-        assertEquals(250.0, s.get("balanceroute_worker_kv_load_tokens{worker=\"1\",}"));
-        assertEquals(0.0, s.get("balanceroute_worker_kv_load_tokens{worker=\"2\",}"));
-        assertEquals(3.0, s.get("balanceroute_worker_running_requests{worker=\"0\",}"));
-        assertEquals(1.0, s.get("balanceroute_worker_running_requests{worker=\"1\",}"));
-        assertEquals(2.0, s.get("balanceroute_worker_queued_requests{worker=\"1\",}"));
-        assertEquals(1.0, s.get("balanceroute_worker_available{worker=\"1\",}"));
-        assertEquals(0.0, s.get("balanceroute_worker_available{worker=\"2\",}"));
+        assertEquals(1000.0, s.get("balanceroute_worker_kv_load_tokens{pool=\"default\",instance=\"0\",worker=\"0\",}"));
+        assertEquals(250.0, s.get("balanceroute_worker_kv_load_tokens{pool=\"default\",instance=\"0\",worker=\"1\",}"));
+        assertEquals(0.0, s.get("balanceroute_worker_kv_load_tokens{pool=\"default\",instance=\"0\",worker=\"2\",}"));
+        assertEquals(3.0, s.get("balanceroute_worker_running_requests{pool=\"default\",instance=\"0\",worker=\"0\",}"));
+        assertEquals(1.0, s.get("balanceroute_worker_running_requests{pool=\"default\",instance=\"0\",worker=\"1\",}"));
+        assertEquals(2.0, s.get("balanceroute_worker_queued_requests{pool=\"default\",instance=\"0\",worker=\"1\",}"));
+        assertEquals(1.0, s.get("balanceroute_worker_available{pool=\"default\",instance=\"0\",worker=\"1\",}"));
+        assertEquals(0.0, s.get("balanceroute_worker_available{pool=\"default\",instance=\"0\",worker=\"2\",}"));
         assertEquals(5.0, s.get("balanceroute_pool_depth"));
         assertEquals(1000.0, s.get("balanceroute_imbalance_tokens"));
+        assertEquals(1000.0, s.get("balanceroute_instance_imbalance_tokens{pool=\"default\",instance=\"0\",}"));
+        assertEquals(0.0, s.get("balanceroute_worker_draining{pool=\"default\",instance=\"0\",worker=\"0\",}"));
         assertTrue(text.contains("# TYPE balanceroute_worker_kv_load_tokens gauge"), text);
         assertTrue(text.contains("# TYPE balanceroute_pool_depth gauge"), text);
         assertTrue(text.contains("# HELP balanceroute_worker_kv_load_tokens "), text);
@@ -72,9 +79,9 @@ class BalanceRouteMetricsTest {
         Map<String, Double> s = samples(text);
         assertEquals(2.0, s.get("balanceroute_cluster_members"));
         assertEquals(0.0, s.get("balanceroute_cluster_is_dispatcher"));
-        assertEquals(900.0, s.get("balanceroute_member_worker_kv_load_tokens{member=\"m1\",worker=\"0\",}"));
-        assertEquals(250.0, s.get("balanceroute_member_worker_kv_load_tokens{member=\"m2\",worker=\"1\",}"));
-        assertEquals(1.0, s.get("balanceroute_member_worker_running_requests{member=\"m2\",worker=\"0\",}"));
+        assertEquals(900.0, s.get("balanceroute_member_worker_kv_load_tokens{member=\"m1\",pool=\"default\",instance=\"0\",worker=\"0\",}"));
+        assertEquals(250.0, s.get("balanceroute_member_worker_kv_load_tokens{member=\"m2\",pool=\"default\",instance=\"0\",worker=\"1\",}"));
+        assertEquals(1.0, s.get("balanceroute_member_worker_running_requests{member=\"m2\",pool=\"default\",instance=\"0\",worker=\"0\",}"));
         assertEquals(4.0, s.get("balanceroute_member_pooled_requests{member=\"m1\",}"));
         assertEquals(0.012, s.get("balanceroute_cluster_view_staleness_seconds{quantile=\"0.99\",}"), 1e-12);
         assertEquals(100.0, s.get("balanceroute_cluster_view_staleness_seconds_count"));
@@ -115,6 +122,140 @@ class BalanceRouteMetricsTest {
         assertEquals(3.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{le=\"0.0025\",}"));
         assertEquals(3.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{le=\"+Inf\",}"));
         assertEquals(200.0, s.get("balanceroute_imbalance_mean_tokens"));
+    }
+
+    /** Pool "chat": instance "a" (workers 0, 1, 2), instance "b" (workers 3, 4). */
+    private static final PoolTopology CHAT = new PoolTopology("chat", "m", List.of(), List.of(), List.of(
+            new DecodeInstance("a", List.of(endpoint(8001), endpoint(8002), endpoint(8003)), 64),
+            new DecodeInstance("b", List.of(endpoint(9001), endpoint(9002)), 32)));
+
+    /**
+     * CHAT's state: worker 0 drains with 5,000 tokens still running, worker 3 is drained (nothing
+     * left); a's imbalance is 300 - 100 (worker 0 left out), b's is 0 (one worker counts).
+     */
+    private static final ClusterSnapshot TWO_INSTANCES = new ClusterSnapshot("test", 9, 0, 64,
+            new long[] {5000, 100, 300, 0, 700}, new int[] {2, 1, 1, 0, 2}, new int[5], 3,
+            new boolean[] {true, true, true, true, true}, new int[] {0, 0, 0, 1, 1}, new int[] {64, 64, 64, 32, 32},
+            new boolean[] {true, false, false, true, false});
+
+    private static Endpoint endpoint(int port) {
+        return new Endpoint("http://127.0.0.1:" + port, -1);
+    }
+
+    private static String worker(String metric, String pool, String instance, int g) {
+        return metric + "{pool=\"" + pool + "\",instance=\"" + instance + "\",worker=\"" + g + "\",}";
+    }
+
+    private static String instance(String metric, String pool, String instance) {
+        return metric + "{pool=\"" + pool + "\",instance=\"" + instance + "\",}";
+    }
+
+    @Test
+    void perWorkerMetricsCarryThePoolAndTheInstanceNamesOfTheFleet() {
+        String text = new BalanceRouteMetrics().scrape(TWO_INSTANCES, null, null, CHAT);
+        Map<String, Double> s = samples(text);
+        assertEquals(5000.0, s.get(worker("balanceroute_worker_kv_load_tokens", "chat", "a", 0)));
+        assertEquals(300.0, s.get(worker("balanceroute_worker_kv_load_tokens", "chat", "a", 2)));
+        assertEquals(700.0, s.get(worker("balanceroute_worker_kv_load_tokens", "chat", "b", 4)));
+        assertEquals(2.0, s.get(worker("balanceroute_worker_running_requests", "chat", "b", 4)));
+        assertEquals(0.0, s.get(worker("balanceroute_worker_queued_requests", "chat", "b", 3)));
+        assertEquals(1.0, s.get(worker("balanceroute_worker_available", "chat", "a", 1)));
+        assertTrue(text.contains("# TYPE balanceroute_worker_draining gauge"), text);
+        assertEquals(1.0, s.get(worker("balanceroute_worker_draining", "chat", "a", 0)), "draining");
+        assertEquals(0.0, s.get(worker("balanceroute_worker_draining", "chat", "a", 1)));
+        assertEquals(1.0, s.get(worker("balanceroute_worker_draining", "chat", "b", 3)), "drained");
+        assertEquals(0.0, s.get(worker("balanceroute_worker_draining", "chat", "b", 4)));
+        assertFalse(text.contains("worker_kv_load_tokens{worker="), "no sample without pool and instance: " + text);
+    }
+
+    @Test
+    void aDrainingWorkersLoadDoesNotCountInItsInstancesImbalanceAndThePoolsIsTheSum() {
+        Map<String, Double> s = samples(new BalanceRouteMetrics().scrape(TWO_INSTANCES, null, null, CHAT));
+        assertEquals(200.0, s.get(instance("balanceroute_instance_imbalance_tokens", "chat", "a")),
+                "300 - 100: worker 0's 5,000 left out");
+        assertEquals(0.0, s.get(instance("balanceroute_instance_imbalance_tokens", "chat", "b")),
+                "worker 3 drained: one worker left");
+        assertEquals(200.0, s.get("balanceroute_imbalance_tokens"), "the sum over instances, unlabelled");
+    }
+
+    @Test
+    void withoutAFleetThePoolIsDefaultAndInstancesGoByIndex() {
+        Map<String, Double> s = samples(new BalanceRouteMetrics().scrape(TWO_INSTANCES, null, null, null));
+        assertEquals(300.0, s.get(worker("balanceroute_worker_kv_load_tokens", "default", "0", 2)));
+        assertEquals(700.0, s.get(worker("balanceroute_worker_kv_load_tokens", "default", "1", 4)));
+        assertEquals(200.0, s.get(instance("balanceroute_instance_imbalance_tokens", "default", "0")));
+        assertEquals(0.0, s.get(instance("balanceroute_instance_imbalance_tokens", "default", "1")));
+    }
+
+    @Test
+    void aTopologyWhoseInstancesAreNotTheRoutersYetIsLabelledByIndex() {
+        PoolTopology one = new PoolTopology("chat", "m", List.of(), List.of(), List.of(
+                new DecodeInstance("all", List.of(endpoint(1), endpoint(2), endpoint(3), endpoint(4), endpoint(5)), 64)));
+        Map<String, Double> s = samples(new BalanceRouteMetrics().scrape(TWO_INSTANCES, null, null, one));
+        assertEquals(700.0, s.get(worker("balanceroute_worker_kv_load_tokens", "chat", "1", 4)));
+        assertEquals(200.0, s.get(instance("balanceroute_instance_imbalance_tokens", "chat", "0")));
+    }
+
+    @Test
+    void theMembersSharesCarryPoolAndInstanceToo() {
+        ClusterStatus cluster = new ClusterStatus("hazelcast", "m1", "m1", List.of(
+                new ReplicaShare("m1", "127.0.0.1:5701", true, 0, new long[] {0, 100, 300, 0, 700},
+                        new int[] {0, 1, 1, 0, 2}, new int[5])), 1, new ClusterStatus.Staleness(0, 0, 0, 0));
+        Map<String, Double> s = samples(new BalanceRouteMetrics().scrape(TWO_INSTANCES, null, cluster, CHAT));
+        assertEquals(700.0, s.get("balanceroute_member_worker_kv_load_tokens{member=\"m1\",pool=\"chat\","
+                + "instance=\"b\",worker=\"4\",}"));
+        assertEquals(1.0, s.get("balanceroute_member_worker_running_requests{member=\"m1\",pool=\"chat\","
+                + "instance=\"a\",worker=\"2\",}"));
+    }
+
+    @Test
+    void eachInstanceHasItsRunningMeanAndThePoolsIsTheMeanOfTheSums() {
+        BalanceRouteMetrics m = new BalanceRouteMetrics();
+        long[] perInstance = new long[2];
+        perInstance[0] = 100;
+        perInstance[1] = 10;
+        m.stepCompleted(1_000, 110, 0, perInstance);
+        perInstance[0] = 300;                  // the router reuses its array
+        perInstance[1] = 30;
+        m.stepCompleted(1_000, 330, 0, perInstance);
+        Map<String, Double> s = samples(m.scrape(TWO_INSTANCES, null, null, CHAT));
+        assertEquals(200.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "chat", "a")));
+        assertEquals(20.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "chat", "b")));
+        assertEquals(220.0, s.get("balanceroute_imbalance_mean_tokens"));
+        assertEquals(2.0, s.get("balanceroute_dispatch_step_duration_seconds_count"));
+    }
+
+    @Test
+    void anInstanceAddedLaterStartsItsMeanWhenItFirstReports() {
+        BalanceRouteMetrics m = new BalanceRouteMetrics();
+        m.stepCompleted(1_000, 100, 0, new long[] {100});
+        m.stepCompleted(1_000, 300, 0, new long[] {300});
+        m.stepCompleted(1_000, 90, 0, new long[] {50, 40});
+        Map<String, Double> s = samples(m.scrape(TWO_INSTANCES, null, null, CHAT));
+        assertEquals(150.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "chat", "a")));
+        assertEquals(40.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "chat", "b")));
+        assertEquals(490.0 / 3, s.get("balanceroute_imbalance_mean_tokens"), 1e-9);
+        Map<String, Double> none = samples(new BalanceRouteMetrics().scrape(TWO_INSTANCES, null, null, CHAT));
+        assertEquals(0.0, none.get("balanceroute_imbalance_mean_tokens"), "0 before the first step");
+        assertFalse(none.keySet().stream().anyMatch(k -> k.startsWith("balanceroute_instance_imbalance_mean_tokens")),
+                "no instance mean before its first step");
+    }
+
+    @Test
+    void theStepHookAllocatesNothing() {
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+        BalanceRouteMetrics m = new BalanceRouteMetrics();
+        long[] perInstance = {120, 340, 0, 56};
+        for (int i = 0; i < 200_000; i++) {   // warm up (and the one resize, to 4 instances)
+            m.stepCompleted(2_000 + i % 50_000, 516, 3, perInstance);
+        }
+        long tid = Thread.currentThread().getId();
+        long before = threads.getThreadAllocatedBytes(tid);
+        for (int i = 0; i < 100_000; i++) {
+            m.stepCompleted(2_000 + i % 50_000, 516, 3, perInstance);
+        }
+        long allocated = threads.getThreadAllocatedBytes(tid) - before;
+        assertTrue(allocated < 4_096, "100,000 steps allocated " + allocated + " bytes");
     }
 
     @Test
