@@ -236,7 +236,7 @@ public class BadInputIT {
                 () -> runtime.snapshot() != null && runtime.snapshot().path("capacity").asInt() == 64));
         c.add(config("pool-default.cfg `instance.decode.workers = notaurl`", "org.balanceroute.pool-default",
                 "org.balanceroute.pool~default", "instance.decode.workers", "notaurl",
-                () -> runtime.snapshot() != null && runtime.snapshot().path("workers").size() == 8));
+                () -> runtime.snapshot() != null && runtime.snapshot().path("workers").size() == 2));
         c.add(config("connector.cfg `prefillRetries = many`", "org.balanceroute.connector.vllm", "prefillRetries",
                 "many", () -> true));
         c.add(config("policy.balance.cfg `rMax = 99`", "org.balanceroute.policy.balance", "rMax", "99",
