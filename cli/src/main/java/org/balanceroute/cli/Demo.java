@@ -125,7 +125,8 @@ public final class Demo extends CliCommand {
     double rate = DEFAULT_RATE;
 
     @Option(names = "--time-factor", paramLabel = "F", converter = Values.Real.class,
-            description = "the cluster's wall seconds per modelled second; default: ${DEFAULT-VALUE}")
+            description = "the cluster's wall seconds per modelled second; default: ${DEFAULT-VALUE} (with --instances"
+                    + " N: N times that, the same load per rank)")
     double timeFactor = DEFAULT_TIME_FACTOR;
 
     @Option(names = "--stream-interval", paramLabel = "K", converter = Values.Int.class,
@@ -294,6 +295,7 @@ public final class Demo extends CliCommand {
             throw new UsageException("--tune runs on one replica, not with --replicas");
         }
         checkInstances(given("--instances") != null, instances, replicas, tune);
+        timeFactor = timeFactor(given("--time-factor") != null, timeFactor, instances);
         if (given("--sim-port-base") != null && (instances < 2 || simPortBase < 1
                 || simPortBase + INSTANCE_PORT_STRIDE * (instances - 1) + 100 + RANKS_PER_INSTANCE > 65535)) {
             throw new UsageException(instances < 2 ? "--sim-port-base needs --instances (the runtime's own pool file"
@@ -797,6 +799,15 @@ public final class Demo extends CliCommand {
         if (replicas > 1 || tune) {
             throw new UsageException("--instances runs on one replica, not with " + (tune ? "--tune" : "--replicas"));
         }
+    }
+
+    /**
+     * The time factor in force: as given, or with {@code --instances N} and none given N times the
+     * default, so that the same arrivals load each of the N * 8 ranks as the default loads 8 (about
+     * three times what they serve).
+     */
+    static double timeFactor(boolean given, double timeFactor, int instances) {
+        return given || instances < 2 ? timeFactor : DEFAULT_TIME_FACTOR * instances;
     }
 
     /** The first port of simulated decode instance i: prefill servers there, all ranks at +99, rank g at +100+g. */

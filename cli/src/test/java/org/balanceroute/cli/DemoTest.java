@@ -137,6 +137,7 @@ class DemoTest {
         assertEquals(List.of(18100, 18101, 18199, 18200, 8000), Demo.ports(demo.replicas, demo.port, demo.instances, demo.simPortBase));
         assertEquals(List.of(18100, 18101, 18199, 18200, 8000, 5701, 8001, 5702, 8002, 5703), Demo.ports(3, 8000, 1, 18100));
         assertEquals(Demo.phases(1), Demo.phases(1, false, demo.instances));
+        assertEquals(0.08, Demo.timeFactor(demo.given("--time-factor") != null, demo.timeFactor, demo.instances));
         assertEquals(Demo.phases(3), Demo.phases(3, false, 1));
         assertEquals(Demo.phases(1, true), Demo.phases(1, true, 1));
         assertEquals(List.of(new Demo.Phase("jsq", 1, false), new Demo.Phase("br0", 1, false),
@@ -147,6 +148,10 @@ class DemoTest {
     void instancesParsedAndPlanned() throws Exception {
         Demo demo = parse("--instances", "2", "--time-factor", "0.1");
         assertEquals(2, demo.instances);
+        assertEquals(0.1, Demo.timeFactor(true, demo.timeFactor, 2), "as given");
+        Demo byDefault = parse("--instances", "2");
+        assertEquals(0.16, Demo.timeFactor(byDefault.given("--time-factor") != null, byDefault.timeFactor, 2), 1e-12,
+                "twice the ranks: twice the default, the same load per rank");
         Demo.checkInstances(true, demo.instances, demo.replicas, demo.tune);
         assertEquals(List.of(
                 List.of("sim-cluster", "--prefill", "2", "--decode", "8", "--time-factor", "0.1", "--stream-interval", "32"),
