@@ -51,9 +51,16 @@ import picocli.CommandLine.Option;
  * plain proxies, the replay spread round-robin), and br0 on the same N replicas once they share
  * the snapshot (the cluster feature dropped into each one's deploy/ while it runs); one chart per
  * phase ({@link #chartName}).
+ *
+ * <p>With {@code --instances N} it starts N simulated decode instances (N sim-cluster processes,
+ * the first one's prefill servers shared: {@link #simClusterArgs}) and one runtime in a home of its
+ * own, and compares jsq, br0 given every rank as one instance (flat) and br0 given the N instances
+ * (group-aware), switching between them by rewriting the pool file ({@link #poolFile}) and waiting
+ * until it is in force; each instance's engine measures its own imbalance ({@link #row}).
  */
 @Command(name = "demo", sortOptions = false,
-        customSynopsis = "./balanceroute demo [--trace FILE] [--requests N] [--replicas N] [--exit] [--json] [options]",
+        customSynopsis = "./balanceroute demo [--trace FILE] [--requests N] [--replicas N | --instances N] [--exit] [--json]"
+                + " [options]",
         description = {"", "Starts the simulated vLLM cluster (8 decode ranks, 2 prefill servers, ports 18100..)"
                 + " and the runtime (port 8000), replays the same workload through the proxy once per policy (jsq,"
                 + " br0, brh-survival; switched live through the admin API), and prints a comparison measured by"
@@ -63,6 +70,11 @@ import picocli.CommandLine.Option;
             "With --replicas N (2..8) it starts N runtimes (ports 8000.., cluster ports 5701..) and compares jsq"
                 + " and br0 on one replica, br0 on N replicas with a local view each (N plain proxies) and br0 on"
                 + " the N replicas sharing the snapshot (the cluster feature joined live), one chart per phase.",
+            "",
+            "With --instances N (2..4) it starts N simulated decode instances of the model (N sim-cluster processes of"
+                + " 8 ranks, each its own barrier; the first one's 2 prefill servers serve them all) and compares, measured"
+                + " by each instance's engine and summed: jsq, br0 given the N*8 ranks as one instance (flat) and br0"
+                + " given the N instances (group-aware), switched by rewriting the pool file live.",
             ""})
 public final class Demo extends CliCommand {
 
@@ -70,6 +82,12 @@ public final class Demo extends CliCommand {
     /** The Hazelcast member port of replica i is CLUSTER_PORT_BASE + i. */
     static final int CLUSTER_PORT_BASE = 5701;
     static final int MAX_REPLICAS = 8;
+    static final int MAX_INSTANCES = 4;
+    /** Simulated decode instance i (0-based) uses the ports from SIM_PORT_BASE + INSTANCE_PORT_STRIDE * i. */
+    static final int INSTANCE_PORT_STRIDE = 200;
+    static final int RANKS_PER_INSTANCE = 8;
+    static final int CAPACITY = 64;
+    static final String POOL_FILE = "org.balanceroute.pool-default.cfg";
     static final int SIM_PORT_BASE = 18100;
     static final int WARMUP_REQUESTS = 200;
     /*
@@ -107,7 +125,8 @@ public final class Demo extends CliCommand {
     double rate = DEFAULT_RATE;
 
     @Option(names = "--time-factor", paramLabel = "F", converter = Values.Real.class,
-            description = "the cluster's wall seconds per modelled second; default: ${DEFAULT-VALUE}")
+            description = "the cluster's wall seconds per modelled second; default: ${DEFAULT-VALUE} (with --instances"
+                    + " N: N times that, the same load per rank)")
     double timeFactor = DEFAULT_TIME_FACTOR;
 
     @Option(names = "--stream-interval", paramLabel = "K", converter = Values.Int.class,
@@ -125,6 +144,17 @@ public final class Demo extends CliCommand {
     @Option(names = "--replicas", paramLabel = "N", converter = Values.Int.class,
             description = "compare N proxy replicas, local and sharing the snapshot (2..8)")
     int replicas = 1;
+
+    @Option(names = "--instances", paramLabel = "N", converter = Values.Int.class,
+            description = "compare jsq, flat br0 and group-aware br0 on N simulated decode instances of 8 ranks (2.."
+                    + MAX_INSTANCES + ")")
+    int instances = 1;
+
+    @Option(names = "--sim-port-base", paramLabel = "N", converter = Values.Int.class,
+            description = "with --instances: the simulated instances' first port (instance i from N + "
+                    + INSTANCE_PORT_STRIDE + " * i); without it the runtime's pool file names 18100..; default:"
+                    + " ${DEFAULT-VALUE}")
+    int simPortBase = SIM_PORT_BASE;
 
     @Option(names = "--tune", description = "jsq, then brh-survival from the poor pair (beta, gamma) = (43, 0.86)"
             + " twice (the second: the control, and the window of the self-tuner's search, POST /admin/tune), its"
@@ -146,7 +176,9 @@ public final class Demo extends CliCommand {
 
     @Option(names = "--json", description = "print {\"results\": [{\"policy\", \"replicas\", \"shared\","
             + " \"avgImbalance\", \"throughputTokPerS\", \"tpotP95Ms\", \"ttftP95S\", \"completed\","
-            + " \"failed\", \"retried\"}]} instead of the table")
+            + " \"failed\", \"retried\"}]} instead of the table; with --instances each row adds \"instances\" (the"
+            + " decode instances the pool file listed: 1 = flat) and \"groupImbalance\" (each simulated instance's"
+            + " engine-measured avg imbalance; avgImbalance is their sum)")
     boolean json;
 
     @Override
@@ -181,10 +213,22 @@ public final class Demo extends CliCommand {
      * replayed once more ({@link #POOR_AGAIN}: the control, as warm as what follows) and the same
      * after the self-tuner's search over it ({@link #TUNED}, or {@link #KEPT} when it applied nothing).
      */
-    record Phase(String policy, int replicas, boolean shared, String tuning) {
+    record Phase(String policy, int replicas, boolean shared, String tuning, int instances) {
 
         Phase(String policy, int replicas, boolean shared) {
             this(policy, replicas, shared, null);
+        }
+
+        Phase(String policy, int replicas, boolean shared, String tuning) {
+            this(policy, replicas, shared, tuning, 0);
+        }
+
+        /**
+         * A phase of {@code --instances}: the policy on one runtime whose pool file lists
+         * {@code instances} decode instances (1: every rank as one instance, flat).
+         */
+        static Phase ofInstances(String policy, int instances) {
+            return new Phase(policy, 1, false, null, instances);
         }
     }
 
@@ -214,6 +258,18 @@ public final class Demo extends CliCommand {
      * warm as the tuned one.
      */
     static List<Phase> phases(int replicas, boolean tune) {
+        return phases(replicas, tune, 1);
+    }
+
+    /**
+     * With {@code instances} > 1: jsq and group-aware br0 given the instances as they are, flat br0
+     * given every rank as one instance.
+     */
+    static List<Phase> phases(int replicas, boolean tune, int instances) {
+        if (instances > 1) {
+            return List.of(Phase.ofInstances("jsq", instances), Phase.ofInstances("br0", 1),
+                    Phase.ofInstances("br0", instances));
+        }
         if (tune) {
             return List.of(new Phase("jsq", 1, false), new Phase("brh-survival", 1, false, POOR),
                     new Phase("brh-survival", 1, false, POOR_AGAIN), new Phase("brh-survival", 1, false, TUNED));
@@ -237,6 +293,14 @@ public final class Demo extends CliCommand {
         }
         if (tune && replicas > 1) {
             throw new UsageException("--tune runs on one replica, not with --replicas");
+        }
+        checkInstances(given("--instances") != null, instances, replicas, tune);
+        timeFactor = timeFactor(given("--time-factor") != null, timeFactor, instances);
+        if (given("--sim-port-base") != null && (instances < 2 || simPortBase < 1
+                || simPortBase + INSTANCE_PORT_STRIDE * (instances - 1) + 100 + RANKS_PER_INSTANCE > 65535)) {
+            throw new UsageException(instances < 2 ? "--sim-port-base needs --instances (the runtime's own pool file"
+                    + " names the default ports)" : "--sim-port-base must leave room for every instance's ports"
+                    + " below 65536, got " + simPortBase);
         }
         if (requests < 1 || !(rate > 0) || !(timeFactor > 0) || streamInterval < 1 || port < 1
                 || port + replicas - 1 > 65535) {
@@ -267,15 +331,7 @@ public final class Demo extends CliCommand {
         }
 
         // ports first: say what is in the way before starting anything
-        List<Integer> ports = new ArrayList<>(List.of(SIM_PORT_BASE, SIM_PORT_BASE + 1, SIM_PORT_BASE + 99,
-                SIM_PORT_BASE + 100));
-        for (int i = 0; i < replicas; i++) {
-            ports.add(port + i);
-            if (replicas > 1) {
-                ports.add(CLUSTER_PORT_BASE + i);
-            }
-        }
-        for (int p : ports) {
+        for (int p : ports(replicas, port, instances, simPortBase)) {
             if (listening(p)) {
                 throw new DemoException(1, "port " + p + " is already in use"
                         + (p >= port && p < port + replicas ? " (another ./balanceroute run?); choose another with --port N"
@@ -289,10 +345,25 @@ public final class Demo extends CliCommand {
         Files.createDirectories(logs);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Runtime.getRuntime().addShutdownHook(new Thread(this::stopChildren, "demo-stop"));
-        // the cluster from this command line's own classpath
-        start("sim-cluster", logs, List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "sim-cluster", "--prefill", "2", "--decode", "8", "--time-factor", Double.toString(timeFactor),
-                "--stream-interval", Integer.toString(streamInterval)));
+        // the cluster (with --instances: one per decode instance) from this command line's own classpath
+        List<List<String>> simArgs = simClusterArgs(instances, timeFactor, streamInterval, simPortBase);
+        List<String> sims = new ArrayList<>();
+        for (int i = 0; i < simArgs.size(); i++) {
+            List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+                    Main.class.getName()));
+            command.addAll(simArgs.get(i));
+            start(i == 0 ? "sim-cluster" : "sim-cluster-" + i, logs, command);
+            sims.add(simUrl(simPortBase, i));
+        }
+        // --instances: a fresh home of its own, whose pool file the demo rewrites (the distribution's stays as it is)
+        Path instancesHome = instances > 1 ? logs.resolve("instances-home") : null;
+        if (instancesHome != null) {
+            // its config/ from the distribution's, the pool file listing every instance as it is: the runtime
+            // starts on this topology (and never health-checks the default ports, where something else may run)
+            deleteTree(instancesHome);
+            copyTree(root.resolve("distribution/target/balanceroute/config"), instancesHome.resolve("config"));
+            writePool(instancesHome, instances, instances, simPortBase);
+        }
         List<String> bases = new ArrayList<>();
         List<Path> homes = new ArrayList<>();
         for (int i = 0; i < replicas; i++) {
@@ -305,18 +376,27 @@ public final class Demo extends CliCommand {
                 deleteTree(home);
                 homes.add(home);
                 command.addAll(List.of("--home", home.toString()));
+            } else if (instancesHome != null) {
+                command.addAll(List.of("--home", instancesHome.toString()));
             }
             start(replicas > 1 ? "runtime-" + i : "runtime", logs, command);
             bases.add("http://127.0.0.1:" + p);
         }
         String base = bases.get(0);
-        String sim = "http://127.0.0.1:" + (SIM_PORT_BASE + 99);
+        String sim = sims.get(0);
 
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        await("the simulated cluster (" + sim + "/health)", () -> get(sim + "/health", false).statusCode() == 200, deadline, logs);
+        for (String u : sims) {
+            await("the simulated cluster (" + u + "/health)", () -> get(u + "/health", false).statusCode() == 200,
+                    deadline, logs);
+        }
+        int listed = 0;
         for (String b : bases) {
             await("the admin API (" + b + "/admin/policies)", () -> get(b + "/admin/policies", true).statusCode() == 200,
                     deadline, logs);
+            if (instancesHome != null) { // --instances: every instance in the pool file, as they are
+                listed = awaitLayout(logs.resolve("runtime.log"), 0, b, instances, instances, logs);
+            }
             await("the proxy (" + b + "/health)", () -> get(b + "/health", false).statusCode() == 200, deadline, logs);
         }
         err.println("balanceroute demo: cluster and runtime" + (replicas > 1 ? "s" : "") + " up; logs in "
@@ -335,7 +415,11 @@ public final class Demo extends CliCommand {
         List<Path> charts = new ArrayList<>();
         boolean othersWarm = false;
         boolean joined = false;
-        for (Phase phase : phases(replicas, tune)) {
+        for (Phase phase : phases(replicas, tune, instances)) {
+            if (phase.instances() > 0 && phase.instances() != listed) {
+                listed = applyLayout(instancesHome, logs.resolve("runtime.log"), base, phase.instances(), instances, simPortBase,
+                        logs);
+            }
             List<String> targets = phase.replicas() == 1 ? List.of(base) : bases;
             if (phase.replicas() > 1 && !othersWarm) {
                 warmUp(bases, workload); // the other replicas are cold
@@ -353,47 +437,47 @@ public final class Demo extends CliCommand {
                     switchPolicy(b, phase.policy(), POOR.equals(phase.tuning()) ? poorParameters(tuneHorizon) : null, logs);
                 }
             }
-            HttpResponse<String> reset = send(HttpRequest.newBuilder(URI.create(sim + "/sim/stats/reset"))
-                    .POST(HttpRequest.BodyPublishers.noBody()));
-            if (reset.statusCode() / 100 != 2) {
-                throw new DemoException(1, "POST /sim/stats/reset: HTTP " + reset.statusCode());
+            for (String u : sims) {
+                HttpResponse<String> reset = send(HttpRequest.newBuilder(URI.create(u + "/sim/stats/reset"))
+                        .POST(HttpRequest.BodyPublishers.noBody()));
+                if (reset.statusCode() / 100 != 2) {
+                    throw new DemoException(1, "POST " + u + "/sim/stats/reset: HTTP " + reset.statusCode());
+                }
             }
             String label = label(phase);
             err.println("balanceroute demo: " + label + ": replaying " + workload.size() + " requests through "
                     + String.join(", ", targets));
             Replayer replayer = new Replayer(targets, "balanceroute-sim", 1, 4096, err).continuousUsage(true);
             ReplayResult replay = replayer.run(workload);
-            JsonNode stats = JSON.readTree(get(sim + "/sim/stats", false).body());
-            HttpResponse<String> series = get(sim + "/sim/series", false);
-            if (series.statusCode() == 200) {
-                Path png = writeChart(logs, phase, JSON.readTree(series.body()), workload.size());
-                charts.add(png);
-                err.println("balanceroute demo: " + label + ": engine-measured KV load per rank in " + png);
-            } else {
-                err.println("balanceroute demo: " + label + ": no load chart (GET /sim/series: HTTP "
-                        + series.statusCode() + ")");
+            List<JsonNode> allStats = new ArrayList<>();
+            for (int i = 0; i < sims.size(); i++) {
+                String u = sims.get(i);
+                allStats.add(JSON.readTree(get(u + "/sim/stats", false).body()));
+                HttpResponse<String> series = get(u + "/sim/series", false);
+                if (series.statusCode() == 200) {
+                    Path png = writeChart(logs, phase, JSON.readTree(series.body()), workload.size(),
+                            sims.size() > 1 ? i : -1);
+                    charts.add(png);
+                    err.println("balanceroute demo: " + label + ": engine-measured KV load per rank in " + png);
+                } else {
+                    err.println("balanceroute demo: " + label + ": no load chart (GET " + u + "/sim/series: HTTP "
+                            + series.statusCode() + ")");
+                }
             }
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("policy", phase.tuning() == null ? phase.policy() : label(phase));
-            row.put("replicas", phase.replicas());
-            row.put("shared", phase.shared());
-            row.put("avgImbalance", stats.path("avgImbalance").asDouble());
-            row.put("throughputTokPerS", stats.path("throughputTokPerS").asDouble());
-            row.put("tpotP95Ms", stats.path("tpotP95Ms").asDouble());
-            row.put("ttftP95S", stats.path("ttftP95S").asDouble());
-            row.put("completed", replay.completed());
-            row.put("failed", replay.failed());
-            row.put("retried", replay.retried());
-            results.add(row);
-            double running = 0;
-            for (JsonNode rank : stats.path("ranks")) {
-                running += rank.path("meanRunning").asDouble();
+            results.add(row(phase, allStats, replay.completed(), replay.failed(), replay.retried()));
+            for (int i = 0; i < allStats.size(); i++) {
+                JsonNode stats = allStats.get(i);
+                double running = 0;
+                for (JsonNode rank : stats.path("ranks")) {
+                    running += rank.path("meanRunning").asDouble();
+                }
+                err.printf(Locale.ROOT, "balanceroute demo: %s: %d/%d completed, %d failed, %.1f s; engine%s: avg imbalance"
+                        + " %.0f, %.0f tok/s, %d steps, %.1f running per rank on average%n", label, replay.completed(),
+                        replay.requests(), replay.failed(), replay.wallSeconds(),
+                        allStats.size() > 1 ? " of instance " + i : "", stats.path("avgImbalance").asDouble(),
+                        stats.path("throughputTokPerS").asDouble(), stats.path("steps").asLong(),
+                        running / Math.max(1, stats.path("ranks").size()));
             }
-            err.printf(Locale.ROOT, "balanceroute demo: %s: %d/%d completed, %d failed, %.1f s; engine: avg imbalance %.0f,"
-                    + " %.0f tok/s, %d steps, %.1f running per rank on average%n", label, replay.completed(),
-                    replay.requests(), replay.failed(), replay.wallSeconds(), stats.path("avgImbalance").asDouble(),
-                    stats.path("throughputTokPerS").asDouble(), stats.path("steps").asLong(),
-                    running / Math.max(1, stats.path("ranks").size()));
             replay.errors().forEach((m, c) -> err.println("  error x" + c + ": " + m));
             if (phase.shared()) {
                 for (String b : bases) {
@@ -413,14 +497,18 @@ public final class Demo extends CliCommand {
             restoreBalanceParameters(base, initial);
         }
         String last = phases(replicas, tune).get(phases(replicas, tune).size() - 1).policy();
-        if (!initialPolicy.isEmpty() && (tune || !initialPolicy.equals(last)) && replicas == 1) { // replicas: fresh homes
+        if (!initialPolicy.isEmpty() && (tune || !initialPolicy.equals(last)) && replicas == 1
+                && instances == 1) { // replicas, instances: fresh homes
             HttpResponse<String> back = putPolicy(base, initialPolicy, null);
             err.println("balanceroute demo: policy " + initialPolicy + " restored (HTTP " + back.statusCode() + ")");
         }
+        String workloadName = trace == null ? "the built-in generator (seed " + seed + ")" : trace;
         if (json) {
-            System.out.println(JSON.enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(Map.of("results", results)));
+            System.out.println(resultsJson(results));
+        } else if (instances > 1) {
+            System.out.print(instancesTable(results, workload.size(), workloadName, instances));
         } else {
-            System.out.print(table(results, workload.size(), trace == null ? "the built-in generator (seed " + seed + ")" : trace));
+            System.out.print(table(results, workload.size(), workloadName));
         }
         System.out.flush();
         if (!charts.isEmpty()) {
@@ -436,7 +524,9 @@ public final class Demo extends CliCommand {
                 + (replicas > 1 ? " (and the other replicas' ports)" : ""));
         err.println("  admin        curl -u admin:admin " + base + "/admin/snapshot");
         err.println("  web console  " + base + "/system/console (admin/admin)");
-        err.println("  cluster      " + sim + "/sim/stats");
+        for (String u : sims) {
+            err.println("  cluster      " + u + "/sim/stats");
+        }
         for (Process p : children()) {
             p.waitFor();
         }
@@ -448,6 +538,9 @@ public final class Demo extends CliCommand {
      * / {@code -shared.png} on N.
      */
     static String chartName(Phase p) {
+        if (p.instances() > 0) {
+            return p.policy() + (p.policy().equals("br0") ? p.instances() == 1 ? "-flat" : "-grouped" : "") + ".png";
+        }
         if (p.tuning() != null) {
             return "tune-" + p.tuning() + ".png";
         }
@@ -460,6 +553,14 @@ public final class Demo extends CliCommand {
      * as {@code dir/}{@link #chartName}; returns the file.
      */
     static Path writeChart(Path dir, Phase phase, JsonNode series, int requests) throws IOException {
+        return writeChart(dir, phase, series, requests, -1);
+    }
+
+    /**
+     * @param instance the simulated decode instance the series is of ({@code --instances}: the file is
+     *     {@code NAME-instance-I.png}), or -1
+     */
+    static Path writeChart(Path dir, Phase phase, JsonNode series, int requests, int instance) throws IOException {
         int ranks = series.path("ranks").asInt();
         JsonNode steps = series.path("step");
         JsonNode loads = series.path("loads");
@@ -469,13 +570,21 @@ public final class Demo extends CliCommand {
             @Override public long step(int i) { return steps.get(i).asLong(); }
             @Override public long load(int i, int g) { return loads.get(i).get(g).asLong(); }
         };
-        Path png = dir.resolve(chartName(phase));
-        LoadChart.write(png, String.format(Locale.ROOT, "%s: KV load per rank, measured by the engine (%d requests,"
-                + " %d steps)", label(phase), requests, series.path("steps").asLong()), s);
+        String name = chartName(phase);
+        if (instance >= 0) {
+            name = name.substring(0, name.length() - ".png".length()) + "-instance-" + instance + ".png";
+        }
+        Path png = dir.resolve(name);
+        LoadChart.write(png, String.format(Locale.ROOT, "%s: KV load per rank%s, measured by the engine (%d requests,"
+                + " %d steps)", label(phase), instance >= 0 ? " of instance " + instance : "", requests,
+                series.path("steps").asLong()), s);
         return png.toAbsolutePath().normalize();
     }
 
     static String label(Phase p) {
+        if (p.instances() > 0) {
+            return p.policy().equals("br0") ? p.instances() == 1 ? "br0 flat" : "br0 group-aware" : p.policy();
+        }
         if (POOR.equals(p.tuning())) {
             return p.policy() + " (43, 0.86)";
         }
@@ -652,6 +761,22 @@ public final class Demo extends CliCommand {
         err.println("balanceroute demo: one cluster of " + bases.size() + " replicas, dispatcher " + dispatcher[0]);
     }
 
+    private static void copyTree(Path from, Path to) throws IOException {
+        if (!Files.isDirectory(from)) {
+            throw new IOException("no " + from + ": build the distribution first (./balanceroute run once, or mvn -B install)");
+        }
+        try (var walk = Files.walk(from)) {
+            for (Path p : (Iterable<Path>) walk::iterator) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+
     private static void deleteTree(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
@@ -661,6 +786,275 @@ public final class Demo extends CliCommand {
                 Files.delete(p);
             }
         }
+    }
+
+    /** {@code --instances}: 2..{@value #MAX_INSTANCES} when given, and not with --replicas or --tune. */
+    static void checkInstances(boolean given, int instances, int replicas, boolean tune) throws UsageException {
+        if (!given) {
+            return;
+        }
+        if (instances < 2 || instances > MAX_INSTANCES) {
+            throw new UsageException("--instances must be 2.." + MAX_INSTANCES + ", got " + instances);
+        }
+        if (replicas > 1 || tune) {
+            throw new UsageException("--instances runs on one replica, not with " + (tune ? "--tune" : "--replicas"));
+        }
+    }
+
+    /**
+     * The time factor in force: as given, or with {@code --instances N} and none given N times the
+     * default, so that the same arrivals load each of the N * 8 ranks as the default loads 8 (about
+     * three times what they serve).
+     */
+    static double timeFactor(boolean given, double timeFactor, int instances) {
+        return given || instances < 2 ? timeFactor : DEFAULT_TIME_FACTOR * instances;
+    }
+
+    /** The first port of simulated decode instance i: prefill servers there, all ranks at +99, rank g at +100+g. */
+    static int simPortBase(int simBase, int instance) {
+        return simBase + INSTANCE_PORT_STRIDE * instance;
+    }
+
+    /** The all-ranks endpoint of simulated decode instance i (its /health and /sim/ endpoints). */
+    static String simUrl(int simBase, int instance) {
+        return "http://127.0.0.1:" + (simPortBase(simBase, instance) + 99);
+    }
+
+    /**
+     * The ports checked free before anything starts: the simulated cluster's (each instance's),
+     * the runtimes' and, with replicas, their cluster members'.
+     */
+    static List<Integer> ports(int replicas, int port, int instances, int simBase) {
+        List<Integer> ports = new ArrayList<>(List.of(simBase, simBase + 1, simBase + 99, simBase + 100));
+        for (int i = 1; i < instances; i++) {
+            ports.addAll(List.of(simPortBase(simBase, i) + 99, simPortBase(simBase, i) + 100));
+        }
+        for (int i = 0; i < replicas; i++) {
+            ports.add(port + i);
+            if (replicas > 1) {
+                ports.add(CLUSTER_PORT_BASE + i);
+            }
+        }
+        return ports;
+    }
+
+    /**
+     * The {@code sim-cluster} command lines (after java and the class path), one per simulated
+     * decode instance: the first with the 2 prefill servers at the default ports; each other one
+     * with none, its ports {@link #INSTANCE_PORT_STRIDE} further on, taking the first one's KV
+     * handles ({@code --handles-from}): one prefill tier shared by every instance.
+     */
+    static List<List<String>> simClusterArgs(int instances, double timeFactor, int streamInterval, int simBase) {
+        List<List<String>> all = new ArrayList<>();
+        for (int i = 0; i < instances; i++) {
+            List<String> a = new ArrayList<>(List.of("sim-cluster", "--prefill", i == 0 ? "2" : "0", "--decode",
+                    Integer.toString(RANKS_PER_INSTANCE)));
+            if (i > 0 || simBase != SIM_PORT_BASE) {
+                a.addAll(List.of("--port-base", Integer.toString(simPortBase(simBase, i))));
+            }
+            if (i > 0) {
+                a.addAll(List.of("--handles-from", simUrl(simBase, 0)));
+            }
+            a.addAll(List.of("--time-factor", Double.toString(timeFactor), "--stream-interval",
+                    Integer.toString(streamInterval)));
+            all.add(a);
+        }
+        return all;
+    }
+
+    /**
+     * The pool file of {@code --instances}: the model, the first instance's prefill servers, and
+     * the {@code simInstances} * 8 decode ranks listed as {@code listed} instances: as many as
+     * there are (group-aware), or 1 (flat: what a router blind to the groups sees).
+     */
+    static String poolFile(int listed, int simInstances, int simBase) {
+        StringBuilder b = new StringBuilder();
+        b.append("# written by ./balanceroute demo --instances ").append(simInstances).append(": ")
+                .append(listed == 1 ? "flat, every rank as one instance" : "group-aware, one instance per barrier")
+                .append("\nmodel = balanceroute-sim\naliases =\nprefillUrls = http://127.0.0.1:").append(simBase)
+                .append(", http://127.0.0.1:").append(simBase + 1).append('\n');
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < listed; i++) {
+            names.add(listed == 1 ? "flat" : "decode" + i);
+        }
+        b.append("instances = ").append(String.join(", ", names)).append('\n');
+        int perListed = simInstances * RANKS_PER_INSTANCE / listed;
+        for (int i = 0; i < listed; i++) {
+            List<String> urls = new ArrayList<>();
+            for (int w = i * perListed; w < (i + 1) * perListed; w++) {
+                int instance = w / RANKS_PER_INSTANCE;
+                urls.add("http://127.0.0.1:" + (simPortBase(simBase, instance) + 100 + w % RANKS_PER_INSTANCE));
+            }
+            b.append("instance.").append(names.get(i)).append(".workers = ").append(String.join(", ", urls)).append('\n');
+            b.append("instance.").append(names.get(i)).append(".capacity = ").append(CAPACITY).append('\n');
+        }
+        return b.toString();
+    }
+
+    /** How the router logs that layout once in force ({@code router: the decode pool is now ...}). */
+    static String layoutLogged(int listed, int simInstances) {
+        int workers = simInstances * RANKS_PER_INSTANCE;
+        List<String> groups = new ArrayList<>();
+        for (int i = 0; i < listed; i++) {
+            groups.add(workers / listed + "x" + CAPACITY);
+        }
+        return "the decode pool is now " + String.join(",", groups) + " (" + workers + " workers)";
+    }
+
+    /**
+     * Writes the pool file of {@code listed} instances into the home's config/ (whole: written
+     * beside it, then moved over it; FileInstall applies it live) and waits until it is in force:
+     * {@code /admin/snapshot} shows every rank as a worker (and, where it shows groups, the
+     * expected ones) and the router has logged the new layout. @return listed
+     */
+    private int applyLayout(Path home, Path runtimeLog, String base, int listed, int simInstances, int simBase,
+            Path logs) throws Exception {
+        long offset = Files.exists(runtimeLog) ? Files.size(runtimeLog) : 0;
+        writePool(home, listed, simInstances, simBase);
+        return awaitLayout(runtimeLog, offset, base, listed, simInstances, logs);
+    }
+
+    /** The pool file of {@code listed} instances into the home's config/, whole (written beside it, then moved). */
+    private static void writePool(Path home, int listed, int simInstances, int simBase) throws IOException {
+        Path next = home.resolve(POOL_FILE + ".next");
+        Files.writeString(next, poolFile(listed, simInstances, simBase));
+        Files.move(next, home.resolve("config").resolve(POOL_FILE), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /**
+     * Waits until the layout of {@code listed} instances is in force: see {@link #applyLayout}; the
+     * router's line looked for in the runtime's log from byte {@code offset} on. @return listed
+     */
+    private int awaitLayout(Path runtimeLog, long offset, String base, int listed, int simInstances, Path logs)
+            throws Exception {
+        int workers = simInstances * RANKS_PER_INSTANCE;
+        String logged = layoutLogged(listed, simInstances);
+        String what = listed == 1 ? "flat (one instance of " + workers + ")" : listed + " instances of " + workers / listed;
+        err.println("balanceroute demo: pool file: " + what + "; waiting until it is in force");
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        await("the pool of " + what + " in force at " + base + " (/admin/snapshot: " + workers + " workers; the"
+                + " runtime's log: '" + logged + "')", () -> {
+                    JsonNode rows = JSON.readTree(get(base + "/admin/snapshot", true).body()).path("workers");
+                    if (rows.size() != workers) {
+                        return false;
+                    }
+                    for (JsonNode w : rows) { // groups, where the snapshot shows them
+                        if (w.has("group") && w.path("group").asInt() != w.path("worker").asInt() / (workers / listed)) {
+                            return false;
+                        }
+                    }
+                    return textSince(runtimeLog, offset).contains(logged);
+                }, deadline, logs);
+        err.println("balanceroute demo: pool file: " + what + " in force");
+        return listed;
+    }
+
+    /** What a file holds from byte {@code offset} on. */
+    private static String textSince(Path file, long offset) throws IOException {
+        try (var ch = Files.newByteChannel(file)) {
+            long size = ch.size();
+            if (size <= offset) {
+                return "";
+            }
+            java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate((int) Math.min(Integer.MAX_VALUE - 8, size - offset));
+            ch.position(offset);
+            while (buf.hasRemaining() && ch.read(buf) > 0) {
+                // read on
+            }
+            return new String(buf.array(), 0, buf.position(), StandardCharsets.UTF_8);
+        }
+    }
+
+    /**
+     * One row of the comparison from the engine's ground truth ({@code GET /sim/stats}) of each
+     * simulated instance: today's keys; with several instances, the imbalances and throughputs
+     * summed, the p95 latencies the largest instance's, and {@code instances} (those the pool file
+     * listed) and {@code groupImbalance} (each instance's) added.
+     */
+    static Map<String, Object> row(Phase phase, List<JsonNode> stats, int completed, int failed, int retried) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("policy", phase.tuning() == null ? phase.policy() : label(phase));
+        row.put("replicas", phase.replicas());
+        row.put("shared", phase.shared());
+        double imbalance = 0, throughput = 0, tpot = 0, ttft = 0;
+        List<Double> groups = new ArrayList<>();
+        for (JsonNode s : stats) {
+            groups.add(s.path("avgImbalance").asDouble());
+            imbalance += s.path("avgImbalance").asDouble();
+            throughput += s.path("throughputTokPerS").asDouble();
+            tpot = Math.max(tpot, s.path("tpotP95Ms").asDouble());
+            ttft = Math.max(ttft, s.path("ttftP95S").asDouble());
+        }
+        row.put("avgImbalance", imbalance);
+        row.put("throughputTokPerS", throughput);
+        row.put("tpotP95Ms", tpot);
+        row.put("ttftP95S", ttft);
+        row.put("completed", completed);
+        row.put("failed", failed);
+        row.put("retried", retried);
+        if (phase.instances() > 0) {
+            row.put("instances", phase.instances());
+            row.put("groupImbalance", groups);
+        }
+        return row;
+    }
+
+    /** {@code --json}: {@code {"results": [row, ...]}}, indented. */
+    static String resultsJson(List<Map<String, Object>> results) throws IOException {
+        return JSON.copy().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(Map.of("results", results));
+    }
+
+    /**
+     * {@code --instances}: per phase each instance's engine-measured imbalance and their sum, with
+     * the ratios; then group-aware br0 against flat br0 and jsq.
+     */
+    @SuppressWarnings("unchecked")
+    static String instancesTable(List<Map<String, Object>> results, int n, String workload, int simInstances) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%nBalanceRoute demo: %d requests of %s per policy, %d decode instances"
+                + " of G=%d (one barrier each), measured by each instance's engine%n%n", n, workload, simInstances,
+                RANKS_PER_INSTANCE));
+        StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "%-16s %-9s", "policy", "pool file"));
+        for (int i = 0; i < simInstances; i++) {
+            head.append(String.format(Locale.ROOT, " %12s", "instance " + i));
+        }
+        head.append(String.format(Locale.ROOT, " %12s %8s %10s %8s %11s %10s %6s%n", "summed", "vs jsq", "tok/s",
+                "vs jsq", "TPOT p95 ms", "TTFT p95 s", "failed"));
+        sb.append(head);
+        double jsqImb = (double) results.get(0).get("avgImbalance");
+        double jsqTput = (double) results.get(0).get("throughputTokPerS");
+        for (Map<String, Object> r : results) {
+            int listed = (int) r.get("instances");
+            String policy = "br0".equals(r.get("policy")) ? listed == 1 ? "br0 flat" : "br0 group-aware"
+                    : String.valueOf(r.get("policy"));
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-16s %-9s", policy,
+                    listed == 1 ? "1 x " + simInstances * RANKS_PER_INSTANCE : listed + " x " + RANKS_PER_INSTANCE));
+            for (double g : (List<Double>) r.get("groupImbalance")) {
+                line.append(String.format(Locale.ROOT, " %,12.0f", g));
+            }
+            double imb = (double) r.get("avgImbalance");
+            double tput = (double) r.get("throughputTokPerS");
+            line.append(String.format(Locale.ROOT, " %,12.0f %7.2fx %,10.0f %+7.1f%% %11.1f %10.2f %6d%n", imb,
+                    imb / jsqImb, tput, (tput / jsqTput - 1) * 100, (double) r.get("tpotP95Ms"),
+                    (double) r.get("ttftP95S"), (int) r.get("failed")));
+            sb.append(line);
+        }
+        sb.append("(avg imbalance in KV tokens, max - min over each instance's ranks every step, as its engine measures"
+                + " it; summed over the instances; vs jsq: as a fraction of jsq's, lower is better)\n");
+        double flat = Double.NaN, grouped = Double.NaN;
+        for (Map<String, Object> r : results) {
+            if ("br0".equals(r.get("policy"))) {
+                if ((int) r.get("instances") == 1) {
+                    flat = (double) r.get("avgImbalance");
+                } else {
+                    grouped = (double) r.get("avgImbalance");
+                }
+            }
+        }
+        sb.append(String.format(Locale.ROOT, "group-aware br0: %.2fx the summed imbalance of flat br0, %.2fx jsq's%n",
+                grouped / flat, grouped / jsqImb));
+        return sb.toString();
     }
 
     static String table(List<Map<String, Object>> results, int n, String workload) {

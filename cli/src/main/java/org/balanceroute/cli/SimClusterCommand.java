@@ -95,6 +95,12 @@ final class SimClusterCommand extends CliCommand {
             + " body, e.g. '{\"rank\": 1, \"slowFactor\": 3}'; repeatable; default: none")
     List<String> faults = new ArrayList<>();
 
+    @Option(names = "--handles-from", paramLabel = "URL", description = "also accept the KV handles issued by the"
+            + " prefill servers of the sim-cluster at URL (any of its endpoints, e.g. http://127.0.0.1:18199): a shared"
+            + " prefill tier in front of this one's decode ranks; that cluster checks and takes each (POST"
+            + " /sim/handles/take); repeatable; default: only this cluster's own")
+    List<String> handlesFrom = new ArrayList<>();
+
     @Override
     String needsValue(String option) {
         return "option " + option + " needs a value";
@@ -108,6 +114,7 @@ final class SimClusterCommand extends CliCommand {
                 .prefillFixed(prefillFixed).handleTtlSeconds(handleTtl).defaultMaxTokens(defaultMaxTokens)
                 .model(model).streamQueueChunks(streamQueue);
         faults.forEach(b::fault);
+        handlesFrom.forEach(b::handlesFrom);
         try {
             return b.build();
         } catch (IllegalArgumentException e) {
@@ -139,6 +146,9 @@ final class SimClusterCommand extends CliCommand {
                 + ", stream interval " + config.streamInterval());
         for (String line : cluster.describe()) {
             out.println("  " + line);
+        }
+        if (!config.handlePeers().isEmpty()) {
+            out.println("  also accepts the KV handles of the prefill servers of " + String.join(", ", config.handlePeers()));
         }
         out.println("Stats: GET /sim/stats and /sim/series (POST /sim/stats/reset), faults: POST /sim/faults, on every endpoint."
                 + " time factor: POST /sim/timing. Ctrl-C stops.");

@@ -115,4 +115,136 @@ class DemoTest {
             assertTrue(bytes.length > 1000);
         }
     }
+
+    /** The demo's options as Main parses them (nothing started). */
+    private static Demo parse(String... args) {
+        picocli.CommandLine top = Main.commandLine(System.out, System.err);
+        Demo demo = top.getSubcommands().get("demo").getCommand();
+        List<String> line = new java.util.ArrayList<>(List.of("demo"));
+        line.addAll(List.of(args));
+        top.parseArgs(line.toArray(String[]::new));
+        return demo;
+    }
+
+    @Test
+    void withoutInstancesThePlanIsTodays() throws Exception {
+        Demo demo = parse();
+        assertEquals(1, demo.instances);
+        Demo.checkInstances(demo.given("--instances") != null, demo.instances, demo.replicas, demo.tune);
+        // one sim-cluster with today's arguments (default ports), today's ports checked, today's phases
+        assertEquals(List.of(List.of("sim-cluster", "--prefill", "2", "--decode", "8", "--time-factor", "0.08",
+                "--stream-interval", "32")), Demo.simClusterArgs(demo.instances, demo.timeFactor, demo.streamInterval, demo.simPortBase));
+        assertEquals(List.of(18100, 18101, 18199, 18200, 8000), Demo.ports(demo.replicas, demo.port, demo.instances, demo.simPortBase));
+        assertEquals(List.of(18100, 18101, 18199, 18200, 8000, 5701, 8001, 5702, 8002, 5703), Demo.ports(3, 8000, 1, 18100));
+        assertEquals(Demo.phases(1), Demo.phases(1, false, demo.instances));
+        assertEquals(0.08, Demo.timeFactor(demo.given("--time-factor") != null, demo.timeFactor, demo.instances));
+        assertEquals(Demo.phases(3), Demo.phases(3, false, 1));
+        assertEquals(Demo.phases(1, true), Demo.phases(1, true, 1));
+        assertEquals(List.of(new Demo.Phase("jsq", 1, false), new Demo.Phase("br0", 1, false),
+                new Demo.Phase("brh-survival", 1, false)), Demo.phases(1, false, 1));
+    }
+
+    @Test
+    void instancesParsedAndPlanned() throws Exception {
+        Demo demo = parse("--instances", "2", "--time-factor", "0.1");
+        assertEquals(2, demo.instances);
+        assertEquals(0.1, Demo.timeFactor(true, demo.timeFactor, 2), "as given");
+        Demo byDefault = parse("--instances", "2");
+        assertEquals(0.16, Demo.timeFactor(byDefault.given("--time-factor") != null, byDefault.timeFactor, 2), 1e-12,
+                "twice the ranks: twice the default, the same load per rank");
+        Demo.checkInstances(true, demo.instances, demo.replicas, demo.tune);
+        assertEquals(List.of(
+                List.of("sim-cluster", "--prefill", "2", "--decode", "8", "--time-factor", "0.1", "--stream-interval", "32"),
+                List.of("sim-cluster", "--prefill", "0", "--decode", "8", "--port-base", "18300", "--handles-from",
+                        "http://127.0.0.1:18199", "--time-factor", "0.1", "--stream-interval", "32")),
+                Demo.simClusterArgs(2, demo.timeFactor, demo.streamInterval, demo.simPortBase));
+        assertEquals(List.of(18100, 18101, 18199, 18200, 18399, 18400, 8000), Demo.ports(1, 8000, 2, 18100));
+        List<Demo.Phase> phases = Demo.phases(1, false, 2);
+        assertEquals(List.of(Demo.Phase.ofInstances("jsq", 2), Demo.Phase.ofInstances("br0", 1),
+                Demo.Phase.ofInstances("br0", 2)), phases);
+        assertEquals(List.of("jsq", "br0 flat", "br0 group-aware"), phases.stream().map(Demo::label).toList());
+        assertEquals(List.of("jsq.png", "br0-flat.png", "br0-grouped.png"), phases.stream().map(Demo::chartName).toList());
+        assertEquals(List.of(
+                List.of("sim-cluster", "--prefill", "2", "--decode", "8", "--port-base", "19100", "--time-factor", "0.1",
+                        "--stream-interval", "32"),
+                List.of("sim-cluster", "--prefill", "0", "--decode", "8", "--port-base", "19300", "--handles-from",
+                        "http://127.0.0.1:19199", "--time-factor", "0.1", "--stream-interval", "32")),
+                Demo.simClusterArgs(2, 0.1, 32, 19100));
+        assertTrue(Demo.poolFile(2, 2, 19100).contains("prefillUrls = http://127.0.0.1:19100, http://127.0.0.1:19101\n"));
+        assertTrue(Demo.poolFile(2, 2, 19100).contains("instance.decode1.workers = http://127.0.0.1:19400,"));
+        UsageException e = org.junit.jupiter.api.Assertions.assertThrows(UsageException.class,
+                () -> Demo.checkInstances(true, 1, 1, false));
+        assertEquals("--instances must be 2..4, got 1", e.getMessage());
+    }
+
+    @Test
+    void thePoolFileListsTheRanksAsTwoInstancesOrOneFlat() {
+        String grouped = Demo.poolFile(2, 2, 18100);
+        assertTrue(grouped.contains("\ninstances = decode0, decode1\n"), grouped);
+        assertTrue(grouped.contains("instance.decode0.workers = http://127.0.0.1:18200, http://127.0.0.1:18201,"
+                + " http://127.0.0.1:18202, http://127.0.0.1:18203, http://127.0.0.1:18204, http://127.0.0.1:18205,"
+                + " http://127.0.0.1:18206, http://127.0.0.1:18207\n"), grouped);
+        assertTrue(grouped.contains("instance.decode1.workers = http://127.0.0.1:18400,"), grouped);
+        assertTrue(grouped.contains("http://127.0.0.1:18407\ninstance.decode1.capacity = 64\n"), grouped);
+        assertTrue(grouped.contains("prefillUrls = http://127.0.0.1:18100, http://127.0.0.1:18101\n"), grouped);
+        assertTrue(grouped.contains("\nmodel = balanceroute-sim\n"), grouped);
+        String flat = Demo.poolFile(1, 2, 18100);
+        assertTrue(flat.contains("\ninstances = flat\n"), flat);
+        assertTrue(flat.contains("instance.flat.workers = http://127.0.0.1:18200,"), flat);
+        assertTrue(flat.contains("http://127.0.0.1:18207, http://127.0.0.1:18400,"), flat);
+        assertTrue(flat.contains("http://127.0.0.1:18407\ninstance.flat.capacity = 64\n"), flat);
+        assertEquals("the decode pool is now 8x64,8x64 (16 workers)", Demo.layoutLogged(2, 2));
+        assertEquals("the decode pool is now 16x64 (16 workers)", Demo.layoutLogged(1, 2));
+    }
+
+    private static JsonNode stats(double imbalance, double tput, double tpot, double ttft) {
+        return new ObjectMapper().createObjectNode().put("avgImbalance", imbalance).put("throughputTokPerS", tput)
+                .put("tpotP95Ms", tpot).put("ttftP95S", ttft);
+    }
+
+    @Test
+    void withoutInstancesTheJsonRowHasTodaysKeysOnly() throws Exception {
+        Map<String, Object> r = Demo.row(new Demo.Phase("br0", 1, false), List.of(stats(85_644, 26_350, 21.1, 12.6)),
+                3000, 0, 2);
+        assertEquals(List.of("policy", "replicas", "shared", "avgImbalance", "throughputTokPerS", "tpotP95Ms",
+                "ttftP95S", "completed", "failed", "retried"), List.copyOf(r.keySet()));
+        JsonNode json = new ObjectMapper().readTree(Demo.resultsJson(List.of(r)));
+        assertEquals(85_644.0, json.at("/results/0/avgImbalance").asDouble());
+        assertEquals(26_350.0, json.at("/results/0/throughputTokPerS").asDouble());
+        assertEquals(2, json.at("/results/0/retried").asInt());
+    }
+
+    @Test
+    void withInstancesEachRowAddsInstancesAndGroupImbalanceSummed() throws Exception {
+        List<Map<String, Object>> rows = List.of(
+                Demo.row(Demo.Phase.ofInstances("jsq", 2), List.of(stats(100_000, 10_000, 30, 12),
+                        stats(120_000, 11_000, 35, 10)), 3000, 0, 0),
+                Demo.row(Demo.Phase.ofInstances("br0", 1), List.of(stats(60_000, 12_000, 25, 13),
+                        stats(50_000, 12_500, 24, 14)), 3000, 1, 0),
+                Demo.row(Demo.Phase.ofInstances("br0", 2), List.of(stats(40_000, 13_000, 20, 11),
+                        stats(37_000, 13_000, 21, 11)), 3000, 0, 0));
+        JsonNode json = new ObjectMapper().readTree(Demo.resultsJson(rows));
+        JsonNode jsq = json.at("/results/0");
+        assertEquals(List.of("policy", "replicas", "shared", "avgImbalance", "throughputTokPerS", "tpotP95Ms",
+                "ttftP95S", "completed", "failed", "retried", "instances", "groupImbalance"),
+                List.copyOf(rows.get(0).keySet()));
+        assertEquals(220_000.0, jsq.path("avgImbalance").asDouble(), "summed over the instances");
+        assertEquals(21_000.0, jsq.path("throughputTokPerS").asDouble());
+        assertEquals(35.0, jsq.path("tpotP95Ms").asDouble(), "the larger instance's p95");
+        assertEquals(12.0, jsq.path("ttftP95S").asDouble());
+        assertEquals(2, jsq.path("instances").asInt());
+        assertEquals(100_000.0, jsq.path("groupImbalance").get(0).asDouble());
+        assertEquals(120_000.0, jsq.path("groupImbalance").get(1).asDouble());
+        assertEquals(1, json.at("/results/1/instances").asInt(), "flat: one instance in the pool file");
+        assertEquals(2, json.at("/results/1/groupImbalance").size(), "still measured per simulated instance");
+        assertEquals("br0", json.at("/results/2/policy").asText());
+        String t = Demo.instancesTable(rows, 3000, "the built-in generator", 2);
+        assertTrue(t.contains("group-aware br0: 0.70x the summed imbalance of flat br0, 0.35x jsq's"), t);
+        assertTrue(t.contains("br0 flat         1 x 16"), t);
+        assertTrue(t.contains("br0 group-aware  2 x 8"), t);
+        List<String> lines = t.lines().filter(l -> l.startsWith("policy") || l.startsWith("jsq")
+                || l.startsWith("br0")).toList();
+        assertEquals(4, lines.size(), t);
+        assertEquals(1, lines.stream().map(String::length).distinct().count(), t);
+    }
 }

@@ -85,6 +85,16 @@ class HelpTest {
             {"demo", "--replicas", "1", "balanceroute demo: --replicas must be 2..8, got 1\n"},
             {"demo", "--tune", "--replicas", "2", "balanceroute demo: --tune runs on one replica, not with --replicas\n"},
             {"demo", "--tune", "--tune-parts", "61", "balanceroute demo: --tune-parts must be in [1, 60], got 61\n"},
+            {"demo", "--instances", "1", "balanceroute demo: --instances must be 2..4, got 1\n"},
+            {"demo", "--instances", "5", "balanceroute demo: --instances must be 2..4, got 5\n"},
+            {"demo", "--instances", "two", "balanceroute demo: --instances must be an integer, got 'two'\n"},
+            {"demo", "--instances", "2", "--replicas", "2", "balanceroute demo: --instances runs on one replica, not with"
+                + " --replicas\n"},
+            {"demo", "--sim-port-base", "19100", "balanceroute demo: --sim-port-base needs --instances (the runtime's own"
+                + " pool file names the default ports)\n"},
+            {"demo", "--instances", "2", "--sim-port-base", "65400", "balanceroute demo: --sim-port-base must leave room"
+                + " for every instance's ports below 65536, got 65400\n"},
+            {"demo", "--instances", "2", "--tune", "balanceroute demo: --instances runs on one replica, not with --tune\n"},
         };
         for (String[] c : cases) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();

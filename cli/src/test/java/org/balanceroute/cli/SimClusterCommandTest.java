@@ -66,6 +66,15 @@ class SimClusterCommandTest {
     }
 
     @Test
+    void handlesFromAPeerRepeatableAndNoneByDefault() throws Exception {
+        assertEquals(List.of(), parse(List.of()).handlePeers());
+        assertEquals(List.of("http://127.0.0.1:18199", "http://127.0.0.1:18399"), parse(List.of("--prefill", "0",
+                "--handles-from", "http://127.0.0.1:18199", "--handles-from=http://127.0.0.1:18399")).handlePeers());
+        assertMessage("--handles-from must be an http:// base URL", "--handles-from", "127.0.0.1:18199");
+        assertMessage("--handles-from", "--handles-from");
+    }
+
+    @Test
     void badOptionsNameTheOption() {
         assertMessage("--decode", "--decode", "0");
         assertMessage("--time-factor", "--time-factor", "-1");

@@ -37,6 +37,7 @@ public final class SimConfig {
     private final int streamQueueChunks;
     private final LongSupplier handleClockNanos;
     private final List<String> faults;
+    private final List<String> handlePeers;
 
     private SimConfig(Builder b) {
         this.prefill = b.prefill;
@@ -59,6 +60,7 @@ public final class SimConfig {
         this.streamQueueChunks = b.streamQueueChunks;
         this.handleClockNanos = b.handleClockNanos;
         this.faults = List.copyOf(b.faults);
+        this.handlePeers = List.copyOf(b.handlePeers);
     }
 
     public static Builder builder() {
@@ -165,6 +167,15 @@ public final class SimConfig {
         return faults;
     }
 
+    /**
+     * The clusters whose prefill servers' KV handles this one also accepts (base URLs of any of
+     * their endpoints, in the order asked); empty by default: only its own. A handle this cluster
+     * did not issue is taken from them ({@code POST /sim/handles/take}), which check it as their own.
+     */
+    public List<String> handlePeers() {
+        return handlePeers;
+    }
+
     /** Builder with the documented defaults. */
     public static final class Builder {
         private int prefill = 2;
@@ -187,8 +198,18 @@ public final class SimConfig {
         private int streamQueueChunks = 1024;
         private LongSupplier handleClockNanos = System::nanoTime;
         private final List<String> faults = new ArrayList<>();
+        private final List<String> handlePeers = new ArrayList<>();
 
         private Builder() {
+        }
+
+        /**
+         * Also accepts the KV handles the prefill servers of the cluster at {@code baseUrl} (any of its
+         * endpoints, e.g. {@code http://127.0.0.1:18199}) issued; repeatable.
+         */
+        public Builder handlesFrom(String baseUrl) {
+            handlePeers.add(baseUrl);
+            return this;
         }
 
         /** Adds a fault applied at start: a {@code POST /sim/faults} body, checked at start. */
@@ -312,7 +333,24 @@ public final class SimConfig {
             check(model != null && !model.isBlank(), "model", "a non-empty name", model);
             check(streamQueueChunks >= 1, "stream-queue", ">= 1", streamQueueChunks);
             check(handleClockNanos != null, "handleClockNanos", "a clock", null);
+            for (String peer : handlePeers) {
+                check(isHttpUrl(peer), "handles-from", "an http:// base URL (host and port, no path)", peer);
+            }
             return new SimConfig(this);
+        }
+
+        private static boolean isHttpUrl(String url) {
+            if (url == null) {
+                return false;
+            }
+            try {
+                java.net.URI u = new java.net.URI(url);
+                return "http".equals(u.getScheme()) && u.getHost() != null && u.getPort() > 0
+                        && (u.getRawPath() == null || u.getRawPath().isEmpty() || u.getRawPath().equals("/"))
+                        && u.getRawQuery() == null && u.getRawFragment() == null;
+            } catch (java.net.URISyntaxException e) {
+                return false;
+            }
         }
 
         private static boolean finiteAtLeast(double v, double min) {

@@ -9,7 +9,7 @@
  * {@link org.balanceroute.enginesim.SimConfig} holds its settings.
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package org.balanceroute.enginesim;
 
 import org.osgi.annotation.bundle.Export;

@@ -142,6 +142,24 @@ final class EndpointHandler implements HttpHandler {
                     sendJson(ex, 200, engines.json.createObjectNode().put("timeFactor", engines.timeFactor())
                             .put("streamInterval", engines.streamInterval()));
                 }
+                case HandlePeers.TAKE_PATH -> {
+                    // a peer cluster (SimConfig.handlePeers) takes a handle of this cluster's prefill servers
+                    requireMethod(method, "POST");
+                    JsonNode kv = readJson(ex);
+                    String id = KvHandle.remoteRequestId(kv);
+                    if (!engines.handles.issuedHere(id)) {
+                        throw new ApiException(404, "NotFoundError", "kv_transfer_params", "unknown KV handle " + id
+                                + ": no prefill server of this cluster issued it (or it expired and its blocks were freed)");
+                    }
+                    KvHandleRegistry.Taken taken = engines.handles.take(id, KvHandle.remoteEngineId(kv),
+                            KvHandle.remoteHost(kv), KvHandle.remotePort(kv));
+                    if (taken.error() != null) {
+                        throw ApiException.badRequest("kv_transfer_params", taken.error());
+                    }
+                    sendJson(ex, 200, engines.json.createObjectNode()
+                            .put("promptTokens", taken.handle().promptTokens())
+                            .put("ageNanos", engines.handles.now() - taken.handle().prefillArrivalNanos()));
+                }
                 case "/sim/faults" -> {
                     if (method.equals("POST")) {
                         JsonNode body = readJson(ex);
@@ -263,7 +281,26 @@ final class EndpointHandler implements HttpHandler {
         CompletionRequest req = CompletionRequest.parse(body, chat, engines.config.model(),
                 engines.config.defaultMaxTokens());
         int promptTokens = req.promptTokens();
-        if (req.remotePrefill()) {
+        if (req.remotePrefill() && !engines.peers.isEmpty()
+                && !engines.handles.issuedHere(KvHandle.remoteRequestId(req.kvTransferParams()))
+                && KvHandle.remoteRequestId(req.kvTransferParams()) != null) {
+            // a handle of a peer's prefill server (a shared prefill tier): the peer checks and takes it
+            long asked = System.nanoTime();
+            HandlePeers.Result taken;
+            try {
+                taken = engines.peers.take(KvHandle.remoteRequestId(req.kvTransferParams()), req.kvTransferParams());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ApiException(503, "ServiceUnavailableError", null, "interrupted while taking the KV handle");
+            }
+            if (taken.error() != null) {
+                throw ApiException.badRequest("kv_transfer_params", taken.error());
+            }
+            promptTokens = taken.promptTokens();
+            // TTFT counts from the prefill hop: its age at the peer, at the midpoint of the ask
+            long answered = System.nanoTime();
+            arrival = asked + (answered - asked) / 2 - taken.ageNanos();
+        } else if (req.remotePrefill()) {
             JsonNode kv = req.kvTransferParams();
             KvHandleRegistry.Taken taken = engines.handles.take(KvHandle.remoteRequestId(kv),
                     KvHandle.remoteEngineId(kv), KvHandle.remoteHost(kv), KvHandle.remotePort(kv));

@@ -19,6 +19,8 @@ final class Engines {
     final GroundTruthStats stats;
     final DecodeEngine engine;
     final KvHandleRegistry handles;
+    /** The clusters whose handles this one also accepts (none by default). */
+    final HandlePeers peers;
     /** Distinguishes this cluster's engine ids from another cluster's. */
     final String clusterId = UUID.randomUUID().toString().substring(0, 8);
     final AtomicInteger[] prefillInFlight;
@@ -31,6 +33,7 @@ final class Engines {
         stats = new GroundTruthStats(config.decode(), timeFactor);
         engine = new DecodeEngine(config, timeFactor, faults, stats);
         handles = new KvHandleRegistry(config.handleClockNanos(), config.handleTtlSeconds());
+        peers = new HandlePeers(config.handlePeers(), json);
         prefillInFlight = new AtomicInteger[config.prefill()];
         for (int i = 0; i < prefillInFlight.length; i++) {
             prefillInFlight[i] = new AtomicInteger();

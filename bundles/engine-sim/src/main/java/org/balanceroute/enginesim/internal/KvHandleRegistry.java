@@ -39,6 +39,11 @@ final class KvHandleRegistry {
         purgeExpired();
     }
 
+    /** Whether a prefill server of this cluster issued a handle of this id (live, or taken already). */
+    boolean issuedHere(String remoteRequestId) {
+        return remoteRequestId != null && (live.containsKey(remoteRequestId) || used.containsKey(remoteRequestId));
+    }
+
     Taken take(String remoteRequestId, String engineId, String host, Integer port) {
         if (remoteRequestId == null) {
             return new Taken(null, "kv_transfer_params.remote_request_id is missing");
