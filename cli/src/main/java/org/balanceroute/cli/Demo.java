@@ -395,7 +395,7 @@ public final class Demo extends CliCommand {
             await("the admin API (" + b + "/admin/policies)", () -> get(b + "/admin/policies", true).statusCode() == 200,
                     deadline, logs);
             if (instancesHome != null) { // --instances: every instance in the pool file, as they are
-                listed = awaitLayout(logs.resolve("runtime.log"), 0, b, instances, instances, logs);
+                listed = awaitLayout(b, instances, instances, logs);
             }
             await("the proxy (" + b + "/health)", () -> get(b + "/health", false).statusCode() == 200, deadline, logs);
         }
@@ -417,7 +417,7 @@ public final class Demo extends CliCommand {
         boolean joined = false;
         for (Phase phase : phases(replicas, tune, instances)) {
             if (phase.instances() > 0 && phase.instances() != listed) {
-                listed = applyLayout(instancesHome, logs.resolve("runtime.log"), base, phase.instances(), instances, simPortBase,
+                listed = applyLayout(instancesHome, base, phase.instances(), instances, simPortBase,
                         logs);
             }
             List<String> targets = phase.replicas() == 1 ? List.of(base) : bases;
@@ -891,27 +891,15 @@ public final class Demo extends CliCommand {
         return b.toString();
     }
 
-    /** How the router logs that layout once in force ({@code router: the decode pool is now ...}). */
-    static String layoutLogged(int listed, int simInstances) {
-        int workers = simInstances * RANKS_PER_INSTANCE;
-        List<String> groups = new ArrayList<>();
-        for (int i = 0; i < listed; i++) {
-            groups.add(workers / listed + "x" + CAPACITY);
-        }
-        return "the decode pool is now " + String.join(",", groups) + " (" + workers + " workers)";
-    }
-
     /**
      * Writes the pool file of {@code listed} instances into the home's config/ (whole: written
      * beside it, then moved over it; FileInstall applies it live) and waits until it is in force:
-     * {@code /admin/snapshot} shows every rank as a worker (and, where it shows groups, the
-     * expected ones) and the router has logged the new layout. @return listed
+     * {@code /admin/snapshot} shows every rank as a worker of the expected instance. @return listed
      */
-    private int applyLayout(Path home, Path runtimeLog, String base, int listed, int simInstances, int simBase,
-            Path logs) throws Exception {
-        long offset = Files.exists(runtimeLog) ? Files.size(runtimeLog) : 0;
+    private int applyLayout(Path home, String base, int listed, int simInstances, int simBase, Path logs)
+            throws Exception {
         writePool(home, listed, simInstances, simBase);
-        return awaitLayout(runtimeLog, offset, base, listed, simInstances, logs);
+        return awaitLayout(base, listed, simInstances, logs);
     }
 
     /** The pool file of {@code listed} instances into the home's config/, whole (written beside it, then moved). */
@@ -922,48 +910,28 @@ public final class Demo extends CliCommand {
                 java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 
-    /**
-     * Waits until the layout of {@code listed} instances is in force: see {@link #applyLayout}; the
-     * router's line looked for in the runtime's log from byte {@code offset} on. @return listed
-     */
-    private int awaitLayout(Path runtimeLog, long offset, String base, int listed, int simInstances, Path logs)
+    /** Waits until the layout of {@code listed} instances is in force: see {@link #applyLayout}. @return listed */
+    private int awaitLayout(String base, int listed, int simInstances, Path logs)
             throws Exception {
         int workers = simInstances * RANKS_PER_INSTANCE;
-        String logged = layoutLogged(listed, simInstances);
         String what = listed == 1 ? "flat (one instance of " + workers + ")" : listed + " instances of " + workers / listed;
         err.println("balanceroute demo: pool file: " + what + "; waiting until it is in force");
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        await("the pool of " + what + " in force at " + base + " (/admin/snapshot: " + workers + " workers; the"
-                + " runtime's log: '" + logged + "')", () -> {
+        await("the pool of " + what + " in force at " + base + " (/admin/snapshot: " + workers + " workers in "
+                + listed + " instance(s))", () -> {
                     JsonNode rows = JSON.readTree(get(base + "/admin/snapshot", true).body()).path("workers");
                     if (rows.size() != workers) {
                         return false;
                     }
-                    for (JsonNode w : rows) { // groups, where the snapshot shows them
-                        if (w.has("group") && w.path("group").asInt() != w.path("worker").asInt() / (workers / listed)) {
+                    for (JsonNode w : rows) {
+                        if (w.path("instance").asInt(-1) != w.path("worker").asInt() / (workers / listed)) {
                             return false;
                         }
                     }
-                    return textSince(runtimeLog, offset).contains(logged);
+                    return true;
                 }, deadline, logs);
         err.println("balanceroute demo: pool file: " + what + " in force");
         return listed;
-    }
-
-    /** What a file holds from byte {@code offset} on. */
-    private static String textSince(Path file, long offset) throws IOException {
-        try (var ch = Files.newByteChannel(file)) {
-            long size = ch.size();
-            if (size <= offset) {
-                return "";
-            }
-            java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate((int) Math.min(Integer.MAX_VALUE - 8, size - offset));
-            ch.position(offset);
-            while (buf.hasRemaining() && ch.read(buf) > 0) {
-                // read on
-            }
-            return new String(buf.array(), 0, buf.position(), StandardCharsets.UTF_8);
-        }
     }
 
     /**

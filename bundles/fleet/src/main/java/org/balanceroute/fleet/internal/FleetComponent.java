@@ -4,17 +4,18 @@ import java.io.IOException;
 import java.util.Dictionary;
 import java.util.Enumeration;
 import java.util.HashMap;
+import java.util.Hashtable;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.balanceroute.fleet.Endpoint;
 import org.balanceroute.fleet.Fleet;
-import org.balanceroute.fleet.FleetListener;
 import org.balanceroute.fleet.FleetService;
 import org.balanceroute.fleet.PoolTopology;
+import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
 import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.cm.ConfigurationEvent;
@@ -22,10 +23,9 @@ import org.osgi.service.cm.ConfigurationListener;
 import org.osgi.service.cm.ManagedServiceFactory;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * The topology's one owner: the pools' factory configurations ({@value Fleet#FACTORY_PID}, one
  * per pool, {@code org.balanceroute.pool~NAME}) read, checked alone ({@link PoolConfigReader})
  * and against each other (no model name and no decode worker in two pools), and the accepted
- * fleet handed to the {@link FleetListener}s. Config-or-error: a rejected configuration is logged
+ * fleet registered as the {@link FleetService} (its {@link #GENERATION} raised at each change). Config-or-error: a rejected configuration is logged
  * naming its PID and the field, and what was in force for that pool stays in force.
  *
  * <p><b>Migration.</b> While no pool is configured, the pool {@value Fleet#DEFAULT_POOL} is made
@@ -42,9 +42,17 @@ import org.slf4j.LoggerFactory;
  * {@code capacity}; it answers every model name. A pool configuration, once present, replaces it.
  */
 @Component(immediate = true, configurationPolicy = ConfigurationPolicy.IGNORE,
-        service = {FleetService.class, ManagedServiceFactory.class, ConfigurationListener.class},
+        service = {ManagedServiceFactory.class, ConfigurationListener.class},
         property = Constants.SERVICE_PID + "=" + Fleet.FACTORY_PID)
 public final class FleetComponent implements FleetService, ManagedServiceFactory, ConfigurationListener {
+
+    /**
+     * Property of the {@link FleetService} registration, raised at every accepted change: a
+     * reference with an {@code updated} method is called then (the whiteboard of listeners it
+     * replaces made the fleet and a listener that also needs the fleet at activation wait for each
+     * other, a circular reference SCR resolved only some of the time).
+     */
+    public static final String GENERATION = "balanceroute.fleet.generation";
 
     private static final Logger LOG = LoggerFactory.getLogger(FleetComponent.class);
 
@@ -52,11 +60,18 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
     private final Object lock = new Object();
     /** Accepted pools by the PID of their configuration; guarded by lock. */
     private final Map<String, PoolTopology> byPid = new LinkedHashMap<>();
-    private final List<FleetListener> listeners = new CopyOnWriteArrayList<>();
     private volatile Fleet fleet = Fleet.EMPTY;
+    private long generation;
+    /** The FleetService registration (null without a framework: tests); under lock. */
+    private ServiceRegistration<FleetService> registration;
+
+    /** Without a framework (tests): the fleet is read, not registered. */
+    FleetComponent(ConfigurationAdmin configurationAdmin) {
+        this(configurationAdmin, null);
+    }
 
     @Activate
-    public FleetComponent(@Reference ConfigurationAdmin configurationAdmin) {
+    public FleetComponent(@Reference ConfigurationAdmin configurationAdmin, BundleContext context) {
         this.configurationAdmin = configurationAdmin;
         synchronized (lock) {
             // the pools present now, at once: waiting for their updated() calls would put the
@@ -71,7 +86,30 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
                 LOG.error("{}: cannot list the pools' configurations: {}", Fleet.FACTORY_PID, e.toString());
             }
             publish();
+            if (context != null) {
+                registration = context.registerService(FleetService.class, this, properties());
+            }
         }
+    }
+
+    @Deactivate
+    void stop() {
+        synchronized (lock) {
+            if (registration != null) {
+                try {
+                    registration.unregister();
+                } catch (IllegalStateException alreadyGone) {
+                    // the framework unregistered it with the bundle
+                }
+                registration = null;
+            }
+        }
+    }
+
+    private Dictionary<String, Object> properties() {
+        Hashtable<String, Object> p = new Hashtable<>();
+        p.put(GENERATION, generation);
+        return p;
     }
 
     @Override
@@ -115,19 +153,6 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
                 }
             }
         }
-    }
-
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
-            unbind = "removeListener")
-    void addListener(FleetListener listener) {
-        synchronized (lock) {
-            listeners.add(listener);
-            tell(listener, fleet);
-        }
-    }
-
-    void removeListener(FleetListener listener) {
-        listeners.remove(listener);
     }
 
     /** Checks one pool's configuration alone and against the others; true if it changed what is in force. */
@@ -189,7 +214,7 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
         }
     }
 
-    /** Puts the fleet in force and tells the listeners, if it changed; under the lock, so they hear changes in order. */
+    /** Puts the fleet in force and raises the registration's generation, if it changed; under the lock, in order. */
     private void publish() {
         Map<String, PoolTopology> pools = new HashMap<>();
         if (byPid.isEmpty()) {
@@ -207,16 +232,9 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
             return;
         }
         fleet = next;
-        for (FleetListener l : listeners) {
-            tell(l, next);
-        }
-    }
-
-    private static void tell(FleetListener l, Fleet f) {
-        try {
-            l.fleetChanged(f);
-        } catch (RuntimeException e) {
-            LOG.warn("{}: fleet listener {} failed: {}", Fleet.FACTORY_PID, l, e.toString());
+        generation++;
+        if (registration != null) {
+            registration.setProperties(properties());
         }
     }
 

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.lang.reflect.Proxy;
-import java.util.ArrayList;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
@@ -29,18 +28,14 @@ class FleetComponentTest {
     @Test
     void withoutPoolsTheLegacyDefaultPoolIsInForceAndAPoolReplacesIt() {
         FleetComponent fleet = new FleetComponent(empty());
-        List<Fleet> told = new ArrayList<>();
-        fleet.addListener(told::add);
         assertEquals(List.of(Fleet.DEFAULT_POOL), fleet.fleet().pools().stream().map(PoolTopology::name).toList());
         assertEquals(PoolTopology.ANY_MODEL, fleet.fleet().pool(Fleet.DEFAULT_POOL).model());
 
         fleet.updated(Fleet.FACTORY_PID + "~moe", dict(PoolConfigReaderTest.twoInstances()));
         assertEquals(List.of("moe"), fleet.fleet().pools().stream().map(PoolTopology::name).toList());
-        assertEquals(2, told.size());
 
         fleet.deleted(Fleet.FACTORY_PID + "~moe");
         assertNotNull(fleet.fleet().pool(Fleet.DEFAULT_POOL));
-        assertEquals(3, told.size());
     }
 
     @Test

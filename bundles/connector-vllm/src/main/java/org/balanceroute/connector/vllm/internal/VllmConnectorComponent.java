@@ -13,7 +13,7 @@ import org.balanceroute.connector.vllm.UpstreamException;
 import org.balanceroute.connector.vllm.UpstreamResponse;
 import org.balanceroute.connector.vllm.VllmConnector;
 import org.balanceroute.fleet.Fleet;
-import org.balanceroute.fleet.FleetListener;
+import org.balanceroute.fleet.FleetService;
 import org.balanceroute.fleet.PoolTopology;
 import org.eclipse.jetty.client.AbstractConnectionPool;
 import org.eclipse.jetty.client.Destination;
@@ -44,10 +44,9 @@ import org.slf4j.LoggerFactory;
  * invalid configuration is logged naming the property, and the previous one (at first
  * activation, the defaults) stays in force.
  */
-@Component(service = {VllmConnector.class, FleetListener.class}, name = VllmConnector.PID,
-        configurationPid = VllmConnector.PID)
+@Component(service = VllmConnector.class, name = VllmConnector.PID, configurationPid = VllmConnector.PID)
 @Designate(ocd = ConnectorConfig.class)
-public final class VllmConnectorComponent implements VllmConnector, FleetListener {
+public final class VllmConnectorComponent implements VllmConnector {
 
     private static final Logger LOG = LoggerFactory.getLogger(VllmConnectorComponent.class);
     /** How often a stopping connector looks whether its exchanges ended. */
@@ -59,12 +58,11 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
     private final PrefillClient prefills;
     private final DecodeClient decodes;
 
+    /** The pool's topology from the start; {@link #fleetUpdated} follows its changes. */
     @Activate
-    public VllmConnectorComponent(ConnectorConfig config) throws Exception {
-        // no engine until the fleet tells the pool (at once, when it binds this listener): taking the
-        // fleet service here too would make the fleet's binding of its listeners and this
-        // activation wait for each other (a circular reference SCR resolves only some of the time)
-        this(settingsOrDefaults(config));
+    public VllmConnectorComponent(ConnectorConfig config,
+            @Reference(name = "fleet", updated = "fleetUpdated") FleetService fleet) throws Exception {
+        this(settingsOrDefaults(config).withPool(served(fleet.fleet())));
         Thread t = new Thread(() -> {
             try {
                 ConnectorWarmUp.run(ConnectorWarmUp.EVENTS);
@@ -126,11 +124,15 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
     }
 
     /**
-     * The topology changed: the pool's engines in force from now on (requests in flight finish
-     * where they are; an endpoint kept keeps its mark).
+     * The topology changed (the fleet service's properties did): the pool's engines in force from
+     * now on (requests in flight finish where they are; an endpoint kept keeps its mark).
      */
-    @Override
-    public void fleetChanged(Fleet fleet) {
+    void fleetUpdated(FleetService fleet) {
+        fleetChanged(fleet.fleet());
+    }
+
+    /** The pool's engines of this fleet in force from now on, if they changed. */
+    void fleetChanged(Fleet fleet) {
         PoolTopology pool = served(fleet);
         if (!pool.equals(health.endpoints().settings.pool())) {
             health.reconfigure(health.endpoints().settings.withPool(pool));
