@@ -8,8 +8,10 @@ import java.util.Hashtable;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.balanceroute.fleet.Endpoint;
 import org.balanceroute.fleet.Fleet;
+import org.balanceroute.fleet.FleetListener;
 import org.balanceroute.fleet.FleetService;
 import org.balanceroute.fleet.PoolTopology;
 import org.osgi.framework.BundleContext;
@@ -26,6 +28,8 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * The topology's one owner: the pools' factory configurations ({@value Fleet#FACTORY_PID}, one
  * per pool, {@code org.balanceroute.pool~NAME}) read, checked alone ({@link PoolConfigReader})
  * and against each other (no model name and no decode worker in two pools), and the accepted
- * fleet registered as the {@link FleetService} (its {@link #GENERATION} raised at each change). Config-or-error: a rejected configuration is logged
+ * fleet registered as the {@link FleetService} and told to the {@link FleetListener}s. Config-or-error: a rejected configuration is logged
  * naming its PID and the field, and what was in force for that pool stays in force.
  *
  * <p><b>Migration.</b> While no pool is configured, the pool {@value Fleet#DEFAULT_POOL} is made
@@ -46,12 +50,7 @@ import org.slf4j.LoggerFactory;
         property = Constants.SERVICE_PID + "=" + Fleet.FACTORY_PID)
 public final class FleetComponent implements FleetService, ManagedServiceFactory, ConfigurationListener {
 
-    /**
-     * Property of the {@link FleetService} registration, raised at every accepted change: a
-     * reference with an {@code updated} method is called then (the whiteboard of listeners it
-     * replaces made the fleet and a listener that also needs the fleet at activation wait for each
-     * other, a circular reference SCR resolved only some of the time).
-     */
+    /** Property of the {@link FleetService} registration, raised at every accepted change. */
     public static final String GENERATION = "balanceroute.fleet.generation";
 
     private static final Logger LOG = LoggerFactory.getLogger(FleetComponent.class);
@@ -60,6 +59,7 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
     private final Object lock = new Object();
     /** Accepted pools by the PID of their configuration; guarded by lock. */
     private final Map<String, PoolTopology> byPid = new LinkedHashMap<>();
+    private final List<FleetListener> listeners = new CopyOnWriteArrayList<>();
     private volatile Fleet fleet = Fleet.EMPTY;
     private long generation;
     /** The FleetService registration (null without a framework: tests); under lock. */
@@ -86,10 +86,27 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
                 LOG.error("{}: cannot list the pools' configurations: {}", Fleet.FACTORY_PID, e.toString());
             }
             publish();
+            // Registered here, not by SCR: a listener that also takes the fleet service at its
+            // activation (the connector) is activated when it is bound below, and a service SCR
+            // registers for a component still activating is a circular reference SCR resolves
+            // only some of the time (the runtime then started without its pool, 2 of 6 starts).
             if (context != null) {
                 registration = context.registerService(FleetService.class, this, properties());
             }
         }
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            unbind = "removeListener")
+    void addListener(FleetListener listener) {
+        synchronized (lock) {
+            listeners.add(listener);
+            tell(listener, fleet);
+        }
+    }
+
+    void removeListener(FleetListener listener) {
+        listeners.remove(listener);
     }
 
     @Deactivate
@@ -214,7 +231,7 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
         }
     }
 
-    /** Puts the fleet in force and raises the registration's generation, if it changed; under the lock, in order. */
+    /** Puts the fleet in force and tells the listeners, if it changed; under the lock, so they hear changes in order. */
     private void publish() {
         Map<String, PoolTopology> pools = new HashMap<>();
         if (byPid.isEmpty()) {
@@ -235,6 +252,17 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
         generation++;
         if (registration != null) {
             registration.setProperties(properties());
+        }
+        for (FleetListener l : listeners) {
+            tell(l, next);
+        }
+    }
+
+    private static void tell(FleetListener l, Fleet f) {
+        try {
+            l.fleetChanged(f);
+        } catch (RuntimeException e) {
+            LOG.warn("{}: fleet listener {} failed: {}", Fleet.FACTORY_PID, l, e.toString());
         }
     }
 

@@ -13,6 +13,7 @@ import org.balanceroute.connector.vllm.UpstreamException;
 import org.balanceroute.connector.vllm.UpstreamResponse;
 import org.balanceroute.connector.vllm.VllmConnector;
 import org.balanceroute.fleet.Fleet;
+import org.balanceroute.fleet.FleetListener;
 import org.balanceroute.fleet.FleetService;
 import org.balanceroute.fleet.PoolTopology;
 import org.eclipse.jetty.client.AbstractConnectionPool;
@@ -44,9 +45,10 @@ import org.slf4j.LoggerFactory;
  * invalid configuration is logged naming the property, and the previous one (at first
  * activation, the defaults) stays in force.
  */
-@Component(service = VllmConnector.class, name = VllmConnector.PID, configurationPid = VllmConnector.PID)
+@Component(service = {VllmConnector.class, FleetListener.class}, name = VllmConnector.PID,
+        configurationPid = VllmConnector.PID)
 @Designate(ocd = ConnectorConfig.class)
-public final class VllmConnectorComponent implements VllmConnector {
+public final class VllmConnectorComponent implements VllmConnector, FleetListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(VllmConnectorComponent.class);
     /** How often a stopping connector looks whether its exchanges ended. */
@@ -58,10 +60,9 @@ public final class VllmConnectorComponent implements VllmConnector {
     private final PrefillClient prefills;
     private final DecodeClient decodes;
 
-    /** The pool's topology from the start; {@link #fleetUpdated} follows its changes. */
+    /** The pool's topology from the start; {@link #fleetChanged} follows its changes. */
     @Activate
-    public VllmConnectorComponent(ConnectorConfig config,
-            @Reference(name = "fleet", updated = "fleetUpdated") FleetService fleet) throws Exception {
+    public VllmConnectorComponent(ConnectorConfig config, @Reference(name = "fleet") FleetService fleet) throws Exception {
         this(settingsOrDefaults(config).withPool(served(fleet.fleet())));
         Thread t = new Thread(() -> {
             try {
@@ -124,15 +125,11 @@ public final class VllmConnectorComponent implements VllmConnector {
     }
 
     /**
-     * The topology changed (the fleet service's properties did): the pool's engines in force from
-     * now on (requests in flight finish where they are; an endpoint kept keeps its mark).
+     * The topology changed: the pool's engines in force from now on (requests in flight finish
+     * where they are; an endpoint kept keeps its mark).
      */
-    void fleetUpdated(FleetService fleet) {
-        fleetChanged(fleet.fleet());
-    }
-
-    /** The pool's engines of this fleet in force from now on, if they changed. */
-    void fleetChanged(Fleet fleet) {
+    @Override
+    public void fleetChanged(Fleet fleet) {
         PoolTopology pool = served(fleet);
         if (!pool.equals(health.endpoints().settings.pool())) {
             health.reconfigure(health.endpoints().settings.withPool(pool));
