@@ -62,6 +62,8 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
     private final List<FleetListener> listeners = new CopyOnWriteArrayList<>();
     private volatile Fleet fleet = Fleet.EMPTY;
     private long generation;
+    /** The old keys last warned about; under lock. */
+    private List<String> warnedLeftovers = List.of();
     /** The FleetService registration (null without a framework: tests); under lock. */
     private ServiceRegistration<FleetService> registration;
 
@@ -159,7 +161,7 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
         }
     }
 
-    /** A change of the legacy PIDs matters while no pool is configured. */
+    /** A change of the legacy PIDs: the migrated pool while no pool is configured, else a warning if the old keys stay. */
     @Override
     public void configurationEvent(ConfigurationEvent event) {
         String pid = event.getPid();
@@ -167,9 +169,21 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
             synchronized (lock) {
                 if (byPid.isEmpty()) {
                     publish();
+                } else {
+                    warnLeftovers();
                 }
             }
         }
+    }
+
+    /** Logs once per set the old topology keys that pools make unread. Under lock. */
+    private void warnLeftovers() {
+        List<String> left = LegacyPool.leftovers(configurationAdmin);
+        if (!left.isEmpty() && !left.equals(warnedLeftovers)) {
+            LOG.warn("{}: pools are configured, so {} are not read; move them into the pool's file and delete them"
+                    + " (docs/fleet.md, Migration)", Fleet.FACTORY_PID, left);
+        }
+        warnedLeftovers = left;
     }
 
     /** Checks one pool's configuration alone and against the others; true if it changed what is in force. */
@@ -243,6 +257,9 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
             for (PoolTopology p : byPid.values()) {
                 pools.put(p.name(), p);
             }
+        }
+        if (!byPid.isEmpty()) {
+            warnLeftovers();
         }
         Fleet next = new Fleet(pools);
         if (next.equals(fleet)) {

@@ -36,6 +36,27 @@ final class LegacyPool {
     private LegacyPool() {
     }
 
+    /**
+     * The old keys still set while pools are configured (no longer read): each as {@code PID key},
+     * for a warning, so that an upgrade that kept the old files is not silently ignored.
+     */
+    static List<String> leftovers(ConfigurationAdmin admin) {
+        return leftovers(properties(admin, CONNECTOR_PID), properties(admin, ROUTER_PID));
+    }
+
+    static List<String> leftovers(Map<String, Object> connector, Map<String, Object> router) {
+        List<String> keys = new ArrayList<>();
+        for (String k : List.of("prefillUrls", "decodeWorkers")) {
+            if (connector.containsKey(k)) {
+                keys.add(CONNECTOR_PID + " " + k);
+            }
+        }
+        if (router.containsKey("capacity")) {
+            keys.add(ROUTER_PID + " capacity");
+        }
+        return keys;
+    }
+
     /** The migrated pool, or null (logged naming the PID and the field) if the old keys are invalid. */
     static PoolTopology read(ConfigurationAdmin admin) {
         Map<String, Object> connector = properties(admin, CONNECTOR_PID);

@@ -119,6 +119,13 @@ class PoolConfigReaderTest {
     }
 
     @Test
+    void theOldKeysLeftBesidePoolsAreNamedForAWarning() {
+        assertEquals(List.of("org.balanceroute.connector.vllm decodeWorkers", "org.balanceroute.router capacity"),
+                LegacyPool.leftovers(Map.of("decodeWorkers", "http://a:1", "apiKey", "k"), Map.of("capacity", 64)));
+        assertTrue(LegacyPool.leftovers(Map.of("apiKey", ""), Map.of("policy", "br0")).isEmpty());
+    }
+
+    @Test
     void aPoolIsFoundByModelOrAliasAndTheAnyModelPoolTakesTheRest() {
         PoolTopology moe = PoolConfigReader.read("moe", twoInstances());
         PoolTopology legacy = LegacyPool.from(Map.of(), Map.of());
