@@ -53,13 +53,13 @@ public final class Fleet {
     }
 
     /**
-     * The pool this runtime's one router and connector serve: {@value #DEFAULT_POOL}, or the only
-     * pool; null while neither exists. (One router per pool is not built yet: requests for another
-     * pool's model are refused, never sent to this pool's engines.)
+     * The primary pool: {@value #DEFAULT_POOL}, or else the first by name; null while there is no
+     * pool. The router's and the connector's own service methods (and {@code PUT /admin/policy})
+     * act on it; every other pool is reached by name.
      */
-    public PoolTopology servedPool() {
+    public PoolTopology primaryPool() {
         PoolTopology p = pool(DEFAULT_POOL);
-        if (p == null && pools.size() == 1) {
+        if (p == null && !pools.isEmpty()) {
             p = pools.values().iterator().next();
         }
         return p;

@@ -15,9 +15,11 @@ import java.util.List;
  * @param aliases other names clients may send for it (the engine is sent {@code model})
  * @param prefillUrls the prefill instances; empty: co-located mode, no prefill hop
  * @param instances the decode instances, at least one
+ * @param policy the routing policy of this pool's router by name; "" for the router's
+ *     configured {@code policy} (a pool whose file names none)
  */
 public record PoolTopology(String name, String model, List<String> aliases, List<String> prefillUrls,
-        List<DecodeInstance> instances) {
+        List<DecodeInstance> instances, String policy) {
 
     /** The model of a pool that takes requests for any model name. */
     public static final String ANY_MODEL = "*";
@@ -26,6 +28,13 @@ public record PoolTopology(String name, String model, List<String> aliases, List
         aliases = List.copyOf(aliases);
         prefillUrls = List.copyOf(prefillUrls);
         instances = List.copyOf(instances);
+        policy = policy == null ? "" : policy;
+    }
+
+    /** A pool that routes with the router's configured policy. */
+    public PoolTopology(String name, String model, List<String> aliases, List<String> prefillUrls,
+            List<DecodeInstance> instances) {
+        this(name, model, aliases, prefillUrls, instances, "");
     }
 
     /** The model and its aliases: every name a request may give to reach this pool. */

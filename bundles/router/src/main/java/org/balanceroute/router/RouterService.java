@@ -46,6 +46,12 @@ import org.osgi.annotation.versioning.ProviderType;
  * the pool's topology ({@link #setLayout}, told by whoever bridges the two, the proxy). Until it
  * is known nothing is placed: requests wait in the prompt pool.
  *
+ * <p><b>Pools.</b> One router per pool of the fleet's topology: each pool has its own dispatch
+ * thread, core, prompt pool, active policy (the pool's {@code policy}, else the configuration's)
+ * and snapshot; the other settings, the policies and the predictors are shared. The registered
+ * service is the router of the <em>primary</em> pool ({@code default}, else the first by name):
+ * its methods act on that pool, and {@link #pool(String)} gives any pool's router.
+ *
  * <p><b>Cluster of proxies.</b> When a shared {@code SnapshotStore} service is registered (the
  * cluster feature), the router joins its membership and routes as part of one cluster: the oldest
  * member is the dispatcher, whose core holds every replica's requests and decides every placement
@@ -214,4 +220,17 @@ public interface RouterService {
      * every member's share of the load, and how stale the shared view is. Blocks like {@link #snapshot()}.
      */
     ClusterStatus cluster();
+
+    /** The pools routed now, by name, sorted; the primary pool's alone before the topology is known. */
+    List<String> pools();
+
+    /**
+     * The router of pool {@code name}: every method of the returned service acts on that pool
+     * alone. Null when no such pool is routed. The same object while the pool exists (compare it
+     * by identity to tell a pool's router was replaced).
+     */
+    RouterService pool(String name);
+
+    /** The name of the pool this service acts on. */
+    String poolName();
 }

@@ -161,9 +161,9 @@ public final class PoolsResource {
         return true;
     }
 
-    /** Whether this runtime's router routes that pool ({@link Fleet#servedPool}). */
+    /** Whether this runtime's router routes that pool ({@link Fleet#primaryPool}). */
     static boolean routed(Fleet f, String pool) {
-        PoolTopology served = f.servedPool();
+        PoolTopology served = f.primaryPool();
         return served != null && served.name().equals(pool);
     }
 

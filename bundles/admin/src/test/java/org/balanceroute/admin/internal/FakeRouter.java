@@ -36,4 +36,7 @@ final class FakeRouter implements RouterService {
     @Override public void setLayout(java.util.List<String> workers, int[] groupSizes, int[] capacities) { }
     @Override public void setWorkerDraining(int worker, boolean draining) { }
     @Override public ClusterStatus cluster() { return cluster; }
+    @Override public List<String> pools() { return List.of("default"); }
+    @Override public RouterService pool(String name) { return "default".equals(name) ? this : null; }
+    @Override public String poolName() { return "default"; }
 }

@@ -5,7 +5,7 @@ import java.util.List;
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
- * Told the decode layout (the pool's decode workers and the instances they form, as the fleet's
+ * Told, pool by pool, the decode layout (the pool's decode workers and the instances they form, as the fleet's
  * topology gives them) and when a decode worker is marked down (its {@code GET /health} failed,
  * or a decode request could not connect) or up again (a health check answered 200), so that
  * routing can eject and re-admit it. Register it as an OSGi service (whiteboard): the connector
@@ -25,9 +25,13 @@ public interface DecodeAvailabilityListener {
      * the instances they form: instance i is the next {@code groupSizes[i]} workers, of B
      * {@code capacities[i]}. Told when the listener is registered and after every topology change.
      */
-    default void decodeLayout(List<String> workers, int[] groupSizes, int[] capacities) {
+    default void decodeLayout(String pool, List<String> workers, int[] groupSizes, int[] capacities) {
     }
 
-    /** Decode worker {@code worker} (router worker g) can take new requests ({@code true}) or not. */
-    void decodeWorkerAvailable(int worker, boolean available);
+    /** Decode worker {@code worker} of pool {@code pool} (its router's worker g) can take new requests ({@code true}) or not. */
+    void decodeWorkerAvailable(String pool, int worker, boolean available);
+
+    /** Pool {@code pool} is no longer connected (removed from the topology); told once. */
+    default void poolRemoved(String pool) {
+    }
 }

@@ -1,6 +1,7 @@
 package org.balanceroute.connector.vllm;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.osgi.annotation.versioning.ProviderType;
 
@@ -9,6 +10,11 @@ import org.osgi.annotation.versioning.ProviderType;
  * of the pool's topology (P prefill instances, decode workers, one endpoint per DP rank or one
  * endpoint with the {@value #RANK_HEADER} header, numbered instance by instance: the router's
  * worker g is decode worker g), reached as PID {@value #PID} configures (key, timeouts, retries).
+ *
+ * <p><b>Pools.</b> One connector per pool of the fleet's topology, over one shared HTTP client:
+ * each pool has its own engines, health marks and prefill budget. The registered service is the
+ * connector of the primary pool ({@code default}, else the first by name); {@link #pool(String)}
+ * gives any pool's.
  */
 @ProviderType
 public interface VllmConnector {
@@ -74,4 +80,16 @@ public interface VllmConnector {
      * {@code /v1/models}); completes exceptionally with {@link UpstreamException} when none does.
      */
     CompletableFuture<UpstreamResponse> getFromFirstDecode(String path);
+
+    /** The pools connected now, by name, sorted. */
+    List<String> pools();
+
+    /**
+     * The connector of pool {@code name}: every method of the returned service acts on that pool's
+     * engines alone. Null when no such pool is connected. The same object while the pool exists.
+     */
+    VllmConnector pool(String name);
+
+    /** The name of the pool this service acts on ("none" before the topology is known). */
+    String poolName();
 }

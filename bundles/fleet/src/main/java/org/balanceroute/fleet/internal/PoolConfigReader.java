@@ -21,6 +21,7 @@ import org.balanceroute.fleet.PoolTopology;
  *   instance.a.workers = http://d0:8200;rank=0, http://d0:8200;rank=1, ...
  *   instance.a.capacity = 64                  # B of its ranks; default 64
  *   instance.b.workers = ...
+ *   policy = least-tokens                     # this pool's routing policy (optional: the router's)
  * </pre>
  *
  * Instances are entries inside the pool's file (not a configuration each) so that a pool is read,
@@ -38,6 +39,7 @@ final class PoolConfigReader {
     static final String INSTANCE_PREFIX = "instance.";
     static final String WORKERS_SUFFIX = ".workers";
     static final String CAPACITY_SUFFIX = ".capacity";
+    static final String POLICY = "policy";
     static final int DEFAULT_CAPACITY = 64;
     static final int MAX_CAPACITY = 4096;
     static final int MAX_WORKERS = 1024;
@@ -121,7 +123,11 @@ final class PoolConfigReader {
                 }
             }
         }
-        return new PoolTopology(pool, model, aliases, prefill, instances);
+        String policy = string(props, POLICY);
+        if (!policy.isEmpty() && !NAME.matcher(policy).matches()) {
+            throw new IllegalArgumentException(POLICY + ": '" + policy + "': a policy's name is 1-64 of A-Z a-z 0-9 _ . -");
+        }
+        return new PoolTopology(pool, model, aliases, prefill, instances, policy);
     }
 
     /** A single string value, trimmed; "" when absent. */

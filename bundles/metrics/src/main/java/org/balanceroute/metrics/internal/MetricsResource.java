@@ -70,7 +70,7 @@ public final class MetricsResource {
 
     /** The pool this runtime's router serves, or null without a fleet service or a pool. */
     static PoolTopology servedPool(FleetService f) {
-        return f == null ? null : f.fleet().servedPool();
+        return f == null ? null : f.fleet().primaryPool();
     }
 
     private static BalanceRouteMetrics.PrefillTier prefillTier(VllmConnector c) {

@@ -312,10 +312,10 @@ public final class CompletionFlow {
         if (pool == null) {
             throw OpenAiError.unknownModel(model);
         }
-        if (pool != fleet.servedPool()) {
+        if (pool != fleet.primaryPool()) {
             throw new OpenAiError(503, OpenAiError.UNAVAILABLE, "the model `" + model + "` is pool '" + pool.name()
                     + "', which this runtime does not route yet (one router per pool is not built: it routes pool '"
-                    + (fleet.servedPool() == null ? "none" : fleet.servedPool().name()) + "')", "model");
+                    + (fleet.primaryPool() == null ? "none" : fleet.primaryPool().name()) + "')", "model");
         }
         if (!model.equals(pool.model()) && !PoolTopology.ANY_MODEL.equals(pool.model())) {
             body.put("model", pool.model());

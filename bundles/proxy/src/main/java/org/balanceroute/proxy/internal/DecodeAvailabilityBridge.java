@@ -27,17 +27,22 @@ public final class DecodeAvailabilityBridge implements DecodeAvailabilityListene
     }
 
     @Override
-    public void decodeLayout(List<String> workers, int[] groupSizes, int[] capacities) {
-        if (!workers.isEmpty()) {
-            router.setLayout(workers, groupSizes, capacities);
+    public void decodeLayout(String pool, List<String> workers, int[] groupSizes, int[] capacities) {
+        RouterService r = router.pool(pool);
+        if (r != null && !workers.isEmpty()) {
+            r.setLayout(workers, groupSizes, capacities);
         }
     }
 
     @Override
-    public void decodeWorkerAvailable(int worker, boolean available) {
-        router.setWorkerAvailable(worker, available);
-        if (available && !router.automaticStepping()) {
-            router.dispatchStep();
+    public void decodeWorkerAvailable(String pool, int worker, boolean available) {
+        RouterService r = router.pool(pool);
+        if (r == null) {
+            return;
+        }
+        r.setWorkerAvailable(worker, available);
+        if (available && !r.automaticStepping()) {
+            r.dispatchStep();
         }
     }
 }

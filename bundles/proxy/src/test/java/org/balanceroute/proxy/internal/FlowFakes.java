@@ -62,6 +62,9 @@ final class FlowFakes {
         volatile boolean placeAtOnce = true;
 
         @Override public String activePolicy() { return "fake"; }
+        @Override public List<String> pools() { return List.of("default"); }
+        @Override public RouterService pool(String name) { return "default".equals(name) ? this : null; }
+        @Override public String poolName() { return "default"; }
         @Override public String configuredPolicy() { return "fake"; }
         @Override public String fallbackPolicy() { return "fake"; }
         @Override public List<String> availablePolicies() { return List.of("fake"); }
@@ -128,6 +131,9 @@ final class FlowFakes {
         @Override public boolean prefillHealthy(int instance) { return true; }
         @Override public int prefillInFlight(int instance) { return 0; }
         @Override public int prefillQueued() { return 0; }
+        @Override public List<String> pools() { return List.of("default"); }
+        @Override public VllmConnector pool(String name) { return "default".equals(name) ? this : null; }
+        @Override public String poolName() { return "default"; }
         @Override public CompletableFuture<UpstreamResponse> getFromFirstDecode(String path) {
             throw new UnsupportedOperationException();
         }

@@ -271,4 +271,19 @@ public final class RouterComponent implements RouterService {
     public ClusterStatus cluster() {
         return loop.clusterStatus();
     }
+
+    @Override
+    public List<String> pools() {
+        return List.of(poolName());
+    }
+
+    @Override
+    public RouterService pool(String name) {
+        return this;
+    }
+
+    @Override
+    public String poolName() {
+        return "default";
+    }
 }

@@ -124,7 +124,7 @@ final class HealthMonitor {
             }
             ep.decodeMarkedAt[worker] = observedAt;
             for (DecodeAvailabilityListener l : listeners) {
-                tell(l, worker, up);
+                tell(l, ep.settings.pool().name(), worker, up);
             }
             ep.decodeDown.set(worker, up ? 0 : 1);
         }
@@ -136,18 +136,18 @@ final class HealthMonitor {
     private static void tellAll(Endpoints ep, DecodeAvailabilityListener l) {
         try {
             PoolTopology pool = ep.settings.pool();
-            l.decodeLayout(ep.decode.stream().map(Endpoint::id).toList(), pool.groupSizes(), pool.capacities());
+            l.decodeLayout(pool.name(), ep.decode.stream().map(Endpoint::id).toList(), pool.groupSizes(), pool.capacities());
         } catch (RuntimeException e) {
             LOG.warn("{}: availability listener {} failed: {}", VllmConnector.PID, l, e.toString());
         }
         for (int g = 0; g < ep.decodeDown.length(); g++) {
-            tell(l, g, ep.decodeDown.get(g) == 0);
+            tell(l, ep.settings.pool().name(), g, ep.decodeDown.get(g) == 0);
         }
     }
 
-    private static void tell(DecodeAvailabilityListener l, int worker, boolean up) {
+    private static void tell(DecodeAvailabilityListener l, String pool, int worker, boolean up) {
         try {
-            l.decodeWorkerAvailable(worker, up);
+            l.decodeWorkerAvailable(pool, worker, up);
         } catch (RuntimeException e) {
             LOG.warn("{}: availability listener {} failed: {}", VllmConnector.PID, l, e.toString());
         }

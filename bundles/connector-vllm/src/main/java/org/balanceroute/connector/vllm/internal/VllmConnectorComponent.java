@@ -139,9 +139,9 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
         }
     }
 
-    /** The pool this connector serves ({@link Fleet#servedPool}); none while there is none. */
+    /** The pool this connector serves ({@link Fleet#primaryPool}); none while there is none. */
     static PoolTopology served(Fleet fleet) {
-        PoolTopology p = fleet.servedPool();
+        PoolTopology p = fleet.primaryPool();
         return p == null ? ConnectorSettings.NO_POOL : p;
     }
 
@@ -253,5 +253,20 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
     @Override
     public CompletableFuture<UpstreamResponse> getFromFirstDecode(String path) {
         return decodes.getFromFirst(health.endpoints(), path);
+    }
+
+    @Override
+    public java.util.List<String> pools() {
+        return java.util.List.of(poolName());
+    }
+
+    @Override
+    public VllmConnector pool(String name) {
+        return name.equals(poolName()) ? this : null;
+    }
+
+    @Override
+    public String poolName() {
+        return health.endpoints().settings.pool().name();
     }
 }

@@ -186,7 +186,7 @@ class VllmConnectorHttpTest {
         final java.util.concurrent.LinkedBlockingQueue<String> told = new java.util.concurrent.LinkedBlockingQueue<>();
 
         @Override
-        public void decodeWorkerAvailable(int worker, boolean available) {
+        public void decodeWorkerAvailable(String pool, int worker, boolean available) {
             told.add(worker + (available ? " up" : " down"));
         }
 
