@@ -246,4 +246,80 @@ public class FleetIT {
         JsonNode models = RuntimeProcess.JSON.readTree(runtime.get("/v1/models").body());
         assertEquals(MODEL, models.path("data").get(0).path("id").asText());
     }
+
+    /** Pool {@code second}'s file: its own model on its own engines, routed by its own policy. */
+    static String secondPool(SimCluster second) {
+        return "model = second-model\naliases = second\nprefillUrls = " + second.prefillUrl(0)
+                + "\ninstances = d\ninstance.d.workers = " + IntStream.range(0, 4).mapToObj(second::decodeUrl)
+                        .collect(Collectors.joining(", ")) + "\npolicy = least-tokens\n";
+    }
+
+    static JsonNode poolNamed(String name) throws IOException {
+        for (JsonNode p : RuntimeProcess.JSON.readTree(runtime.get("/admin/pools").body()).path("pools")) {
+            if (p.path("pool").asText().equals(name)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** A plain completion of {@code model}; the answer's {@code model}, or the status when not 200. */
+    static CompletableFuture<String> complete(String model) {
+        String body = "{\"model\": \"" + model + "\", \"prompt\": \"" + "tok ".repeat(40) + "\", \"max_tokens\": 8,"
+                + " \"ignore_eos\": true}";
+        return HTTP.sendAsync(HttpRequest.newBuilder(URI.create(runtime.base() + "/v1/completions"))
+                        .header("Content-Type", "application/json").timeout(Duration.ofSeconds(60))
+                        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString())
+                .thenApply(r -> {
+                    try {
+                        return r.statusCode() != 200 ? "HTTP " + r.statusCode() + " " + r.body()
+                                : RuntimeProcess.JSON.readTree(r.body()).path("model").asText();
+                    } catch (IOException e) {
+                        return e.toString();
+                    }
+                });
+    }
+
+    @Test
+    public void d_aSecondModelAddedLiveIsServedByItsOwnEnginesThroughItsOwnRouterAndPolicy() throws Exception {
+        Path file = runtime.home.resolve("config").resolve("org.balanceroute.pool-second.cfg");
+        try (SimCluster second = SimCluster.start(SimConfig.builder().prefill(1).decode(4).portBase(0)
+                .timeFactor(0.3).model("second-model").build())) {
+            Files.writeString(file, secondPool(second));
+            RuntimeProcess.await("pool second routed, its 4 workers serving", Duration.ofSeconds(30), () -> {
+                JsonNode p = poolNamed("second");
+                return p != null && p.path("instances").size() == 1
+                        && p.path("instances").get(0).path("workers").size() == 4
+                        && "serving".equals(p.path("instances").get(0).path("workers").get(3).path("state").asText());
+            });
+            RuntimeProcess.await("pool second routing with its own policy", Duration.ofSeconds(10),
+                    () -> "least-tokens".equals(poolNamed("second").path("activePolicy").asText()));
+            assertEquals("br0", poolNamed("default").path("activePolicy").asText());
+            engines.resetStats();
+            second.resetStats();
+            List<CompletableFuture<String>> answers = new ArrayList<>();
+            List<String> asked = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                String model = i % 4 == 0 ? "second" : i % 2 == 0 ? "second-model" : MODEL; // an alias too
+                asked.add(model);
+                answers.add(complete(model));
+            }
+            for (int i = 0; i < answers.size(); i++) {
+                String expected = asked.get(i).startsWith("second") ? "second-model" : MODEL;
+                assertEquals("request " + i + " for " + asked.get(i), expected, answers.get(i).get(60, TimeUnit.SECONDS));
+            }
+            assertEquals("the first pool's engines served its 20", 20,
+                    RuntimeProcess.JSON.readTree(engines.statsJson()).path("completed").asInt());
+            assertEquals("the second pool's engines served its 20", 20,
+                    RuntimeProcess.JSON.readTree(second.statsJson()).path("completed").asInt());
+            assertTrue(RuntimeProcess.JSON.readTree(runtime.get("/v1/models").body()).toString().contains("second-model"));
+            // the pool removed: its model is unknown again, the first pool serves on
+            Files.delete(file);
+            RuntimeProcess.await("pool second gone", Duration.ofSeconds(30), () -> poolNamed("second") == null);
+            assertTrue(complete("second-model").get(60, TimeUnit.SECONDS).startsWith("HTTP 404"));
+            assertEquals(MODEL, complete(MODEL).get(60, TimeUnit.SECONDS));
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
 }

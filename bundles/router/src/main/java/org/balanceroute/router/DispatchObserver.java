@@ -39,4 +39,13 @@ public interface DispatchObserver {
     default void stepCompleted(long durationNanos, long imbalance, int poolDepth, long[] groupImbalances) {
         stepCompleted(durationNanos, imbalance, poolDepth);
     }
+
+    /**
+     * One dispatch step of pool {@code pool}'s router ran: the one the router calls. The default
+     * passes on to {@link #stepCompleted(long, long, int, long[])}; an observer that labels by pool
+     * overrides this one. Calls for different pools never overlap (the router serializes them).
+     */
+    default void stepCompleted(String pool, long durationNanos, long imbalance, int poolDepth, long[] groupImbalances) {
+        stepCompleted(durationNanos, imbalance, poolDepth, groupImbalances);
+    }
 }

@@ -285,52 +285,58 @@ public final class CompletionFlow {
         String requestId = requestId(clientRequestId);
         byte[] bytes = raw == null ? new byte[0] : raw;
         ObjectNode body;
+        String pool;
         try {
             body = RequestValidator.validate(endpoint, bytes, s.maxBodyBytes(), s.maxTokensLimit());
-            toPool(body);
+            pool = toPool(body);
         } catch (OpenAiError e) {
             ended(Outcome.REJECTED);
             async.answer(Answers.error(e, requestId));
             return;
         }
-        admit(endpoint, body, bytes.length, requestId, async, streams, s);
+        admit(endpoint, body, bytes.length, requestId, pool, async, streams, s);
     }
 
     /**
      * The pool of the request's {@code model} (its model name or an alias, which the engine is sent
      * as the pool's model name); an unknown model is answered here, as vLLM answers it, before any
      * engine sees the request.
+     *
+     * @return the pool's name; null without a fleet (tests: the primary pool)
      */
-    private void toPool(ObjectNode body) {
+    private String toPool(ObjectNode body) {
         FleetService f = fleet;
         if (f == null) {
-            return;
+            return null;
         }
         String model = body.get("model").asText();
-        Fleet fleet = f.fleet();
-        PoolTopology pool = fleet.forModel(model);
+        PoolTopology pool = f.fleet().forModel(model);
         if (pool == null) {
             throw OpenAiError.unknownModel(model);
-        }
-        if (pool != fleet.primaryPool()) {
-            throw new OpenAiError(503, OpenAiError.UNAVAILABLE, "the model `" + model + "` is pool '" + pool.name()
-                    + "', which this runtime does not route yet (one router per pool is not built: it routes pool '"
-                    + (fleet.primaryPool() == null ? "none" : fleet.primaryPool().name()) + "')", "model");
         }
         if (!model.equals(pool.model()) && !PoolTopology.ANY_MODEL.equals(pool.model())) {
             body.put("model", pool.model());
         }
+        return pool.name();
     }
 
-    /** Admission (the pool's depth), then the exchange; held while the router or the connector is away. */
-    private void admit(Endpoint endpoint, ObjectNode body, int bodyBytes, String requestId, PlainAnswer async,
-            EventStreams streams, ProxySettings s) {
-        RouterService r = router;
-        if (r == null || connector == null) {
-            whenBound(() -> admit(endpoint, body, bodyBytes, requestId, async, streams, s), (outcome, message) -> {
+    /**
+     * Admission (the pool's depth: {@code maxPoolDepth} applies to each pool's prompt pool), then
+     * the exchange; held while the router or the connector is away.
+     */
+    private void admit(Endpoint endpoint, ObjectNode body, int bodyBytes, String requestId, String pool,
+            PlainAnswer async, EventStreams streams, ProxySettings s) {
+        if (!bound()) {
+            whenBound(() -> admit(endpoint, body, bodyBytes, requestId, pool, async, streams, s), (outcome, message) -> {
                 ended(outcome);
                 async.answer(Answers.unavailable(message, s.retryAfterSeconds(), requestId));
             });
+            return;
+        }
+        RouterService r = router(pool);
+        if (r == null || connector(pool) == null) {
+            ended(Outcome.REJECTED);
+            async.answer(Answers.unavailable(poolAway(pool), s.retryAfterSeconds(), requestId));
             return;
         }
         int limit = s.maxPoolDepth();
@@ -349,7 +355,12 @@ public final class CompletionFlow {
             ended(Outcome.ERROR);
             return;
         }
-        new Exchange(this, endpoint, body, bodyBytes, requestId, async, streams, s).start();
+        new Exchange(this, endpoint, body, bodyBytes, requestId, pool, async, streams, s).start();
+    }
+
+    /** Why a request of a pool the router or the connector does not have (yet, or any more) is refused. */
+    static String poolAway(String pool) {
+        return "pool '" + pool + "' is not in service: it is being added to or removed from the topology";
     }
 
     /** The body limit in force ({@link CompletionsServlet} reads no more than one byte past it). */
@@ -420,14 +431,21 @@ public final class CompletionFlow {
         return observer;
     }
 
-    /** The router in service; null while it is away. */
-    RouterService router() {
-        return router;
+    /** Whether the router and the connector are both in service (else requests are held). */
+    boolean bound() {
+        return router != null && connector != null;
     }
 
-    /** The connector in service; null while it is away. */
-    VllmConnector connector() {
-        return connector;
+    /** The pool's router in service (null pool: the primary one); null while the router is away or has no such pool. */
+    RouterService router(String pool) {
+        RouterService r = router;
+        return r == null || pool == null ? r : r.pool(pool);
+    }
+
+    /** The pool's connector in service (null pool: the primary one); null while it is away or has no such pool. */
+    VllmConnector connector(String pool) {
+        VllmConnector c = connector;
+        return c == null || pool == null ? c : c.pool(pool);
     }
 
     Executor executor() {
@@ -449,9 +467,8 @@ public final class CompletionFlow {
         }
     }
 
-    /** A dispatch step at the next decode step boundary, unless the router steps by itself. */
-    void step() {
-        RouterService r = router;
+    /** A dispatch step of that router at its next decode step boundary, unless it steps by itself. */
+    static void step(RouterService r) {
         if (r != null && !r.automaticStepping()) {
             r.requestStep();
         }

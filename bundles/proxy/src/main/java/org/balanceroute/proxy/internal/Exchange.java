@@ -36,6 +36,8 @@ final class Exchange {
     final ObjectNode body;
     final int bodyBytes;
     final String requestId;
+    /** The pool serving the request's model; null without a fleet (the router's and connector's primary pool). */
+    final String pool;
     final ProxySettings settings;
     private final PlainAnswer async;
     private final EventStreams streams;
@@ -65,9 +67,10 @@ final class Exchange {
     /** The text streamed so far, to continue from after a recomputation; null when recomputation is off. */
     final GeneratedText generated;
 
-    Exchange(CompletionFlow flow, Endpoint endpoint, ObjectNode body, int bodyBytes, String requestId,
+    Exchange(CompletionFlow flow, Endpoint endpoint, ObjectNode body, int bodyBytes, String requestId, String pool,
             PlainAnswer async, EventStreams streams, ProxySettings settings) {
         this.flow = flow;
+        this.pool = pool;
         this.endpoint = endpoint;
         this.body = body;
         this.bodyBytes = bodyBytes;

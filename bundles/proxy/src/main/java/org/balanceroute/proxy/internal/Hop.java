@@ -84,10 +84,14 @@ final class Hop implements DecodeListener {
     }
 
     void prefill() {
-        RouterService r = flow.router();
-        VllmConnector c = flow.connector();
-        if (r == null || c == null) { // a recomputation's next hop during an update
+        if (!flow.bound()) { // a recomputation's next hop during an update
             flow.whenBound(this::prefill, this::refused);
+            return;
+        }
+        RouterService r = flow.router(exchange.pool);
+        VllmConnector c = flow.connector(exchange.pool);
+        if (r == null || c == null) {
+            refused(Outcome.REJECTED, CompletionFlow.poolAway(exchange.pool));
             return;
         }
         if (exchange.gone) {
@@ -127,7 +131,7 @@ final class Hop implements DecodeListener {
             // have reached the router first, so abort again after the submission
             r.abort(id);
         }
-        flow.step();
+        CompletionFlow.step(r);
     }
 
     /**
@@ -136,9 +140,13 @@ final class Hop implements DecodeListener {
      * one is in service.
      */
     private void resubmit(PrefillResult p) {
-        RouterService r = flow.router();
-        if (r == null || flow.connector() == null) {
+        if (!flow.bound()) {
             flow.whenBound(() -> resubmit(p), this::refused);
+            return;
+        }
+        RouterService r = flow.router(exchange.pool);
+        if (r == null || flow.connector(exchange.pool) == null) {
+            refused(Outcome.REJECTED, CompletionFlow.poolAway(exchange.pool));
             return;
         }
         if (exchange.gone) {
@@ -159,7 +167,7 @@ final class Hop implements DecodeListener {
 
     private void placed(PrefillResult p, Placement placement, Throwable f) {
         String requestId = exchange.requestId;
-        if (f != null && Answers.cause(f) instanceof IllegalStateException && router != flow.router()
+        if (f != null && Answers.cause(f) instanceof IllegalStateException && router != flow.router(exchange.pool)
                 && !exchange.gone) {
             resubmit(p); // "the router is stopped", and it is no longer the one in service
             return;
@@ -187,9 +195,13 @@ final class Hop implements DecodeListener {
             release(false);
             return;
         }
-        VllmConnector connector = flow.connector();
-        if (connector == null) { // the connector is being updated: the decode waits for the next one
+        if (!flow.bound()) { // the connector is being updated: the decode waits for the next one
             flow.whenBound(() -> placed(p, placement, null), this::refused);
+            return;
+        }
+        VllmConnector connector = flow.connector(exchange.pool);
+        if (connector == null) {
+            refused(Outcome.ERROR, CompletionFlow.poolAway(exchange.pool));
             return;
         }
         worker = placement.worker();
@@ -221,7 +233,7 @@ final class Hop implements DecodeListener {
             } else {
                 r.abort(id);
             }
-            flow.step();
+            CompletionFlow.step(r);
         }
     }
 

@@ -62,8 +62,10 @@ final class FlowFakes {
         volatile boolean placeAtOnce = true;
 
         @Override public String activePolicy() { return "fake"; }
+        /** Other pools' routers by name, reached through {@link #pool}. */
+        final Map<String, Router> others = new java.util.concurrent.ConcurrentHashMap<>();
         @Override public List<String> pools() { return List.of("default"); }
-        @Override public RouterService pool(String name) { return "default".equals(name) ? this : null; }
+        @Override public RouterService pool(String name) { return "default".equals(name) ? this : others.get(name); }
         @Override public String poolName() { return "default"; }
         @Override public String configuredPolicy() { return "fake"; }
         @Override public String fallbackPolicy() { return "fake"; }
@@ -131,8 +133,10 @@ final class FlowFakes {
         @Override public boolean prefillHealthy(int instance) { return true; }
         @Override public int prefillInFlight(int instance) { return 0; }
         @Override public int prefillQueued() { return 0; }
+        /** Other pools' connectors by name, reached through {@link #pool}. */
+        final Map<String, Connector> others = new java.util.concurrent.ConcurrentHashMap<>();
         @Override public List<String> pools() { return List.of("default"); }
-        @Override public VllmConnector pool(String name) { return "default".equals(name) ? this : null; }
+        @Override public VllmConnector pool(String name) { return "default".equals(name) ? this : others.get(name); }
         @Override public String poolName() { return "default"; }
         @Override public CompletableFuture<UpstreamResponse> getFromFirstDecode(String path) {
             throw new UnsupportedOperationException();

@@ -76,7 +76,25 @@ class ModelRoutingTest {
     }
 
     @Test
-    void aModelOfAPoolThisRuntimeDoesNotRouteIsRefusedNotSentToAnotherPoolsEngines() throws Exception {
+    void eachPoolsRequestGoesToItsOwnConnectorAndRouter() {
+        FlowFakes.Router routerB = new FlowFakes.Router();
+        FlowFakes.Connector connectorB = new FlowFakes.Connector();
+        router.others.put("b", routerB);
+        connector.others.put("b", connectorB);
+        flow(new Fleet(Map.of("default", pool("default", "deepseek-v3", List.of(), "http://d:1"),
+                "b", pool("b", "llama", List.of(), "http://d:2"))));
+        send("llama");
+        Awaitility.await().until(() -> !connectorB.prefillBodies.isEmpty());
+        connectorB.prefilled(0);
+        Awaitility.await().until(() -> !connectorB.decodes.isEmpty());
+        assertEquals(1, routerB.order.size(), "pool b's router placed it");
+        send("deepseek-v3");
+        Awaitility.await().until(() -> !connector.prefillBodies.isEmpty());
+        assertTrue(router.order.isEmpty() && connectorB.prefillBodies.size() == 1, "nothing crossed pools");
+    }
+
+    @Test
+    void aPoolTheRouterDoesNotHaveYetIsRefusedNotSentToAnotherPoolsEngines() throws Exception {
         flow(new Fleet(Map.of("default", pool("default", "deepseek-v3", List.of(), "http://d:1"),
                 "b", pool("b", "llama", List.of(), "http://d:2"))));
         FlowFakes.Async async = send("llama");

@@ -14,6 +14,11 @@ record RouterSettings(String policy, String fallbackPolicy, long stepIntervalMil
         range("stepIntervalMillis", stepIntervalMillis, 0, RouterConfig.MAX_STEP_INTERVAL_MILLIS);
     }
 
+    /** These settings for a pool whose topology names its own policy ("": none, these stay). */
+    RouterSettings forPool(String ownPolicy) {
+        return ownPolicy.isEmpty() ? this : new RouterSettings(ownPolicy, fallbackPolicy, stepIntervalMillis);
+    }
+
     static RouterSettings defaults() {
         return new RouterSettings(RouterConfig.DEFAULT_POLICY, RouterConfig.DEFAULT_FALLBACK_POLICY,
                 RouterConfig.DEFAULT_STEP_INTERVAL_MILLIS);
