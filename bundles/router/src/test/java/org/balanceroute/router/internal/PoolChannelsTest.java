@@ -2,13 +2,16 @@ package org.balanceroute.router.internal;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -17,20 +20,26 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.awaitility.Awaitility;
 import org.balanceroute.api.SnapshotStore;
+import org.balanceroute.policy.balance.BalancePolicy;
+import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.router.Placement;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Pools a and b over one {@link LoopbackStores} membership of two members: each pool's sessions
  * get only their pool's frames, all get the membership, the real session lives from the first
- * channel session to the last, and a closed session is never called.
+ * channel session to the last, a closed session is never called, and two pools' dispatch loops
+ * share one dispatcher.
  */
 class PoolChannelsTest {
 
     private final LoopbackStores stores = new LoopbackStores();
+    private final List<DispatchLoop> loops = new ArrayList<>();
 
     @AfterEach
     void stop() {
+        loops.forEach(DispatchLoop::stop);
         stores.close();
     }
 
@@ -349,5 +358,47 @@ class PoolChannelsTest {
         stays.close();
         assertEquals(1, two.store.closed.get());
         assertEquals(List.of(), stays.inbox().frames);
+    }
+
+    private DispatchLoop loop(Member m, String pool) {
+        DispatchLoop loop = new DispatchLoop(RouterSettings.defaults(), System::nanoTime);
+        loops.add(loop);
+        loop.offer(Map.of("br0", BalancePolicy.br0(BalanceSettings.defaults())));
+        loop.start();
+        loop.setLayout(List.of("http://" + pool + "0", "http://" + pool + "1"), new int[] {2}, new int[] {4});
+        loop.attach(m.channels.channel(pool));
+        return loop;
+    }
+
+    private static long load(DispatchLoop loop) {
+        return java.util.Arrays.stream(loop.snapshot().loads()).sum();
+    }
+
+    @Test
+    void theDispatchersPoolLoopPlacesAFollowersRequestOnItsPoolsWorkersOnly() throws Exception {
+        Member one = new Member();
+        Member two = new Member();
+        DispatchLoop a1 = loop(one, "a");
+        DispatchLoop b1 = loop(one, "b");
+        DispatchLoop a2 = loop(two, "a");
+        DispatchLoop b2 = loop(two, "b");
+        await("both of two's loops follow one", () -> a2.clusterStatus().dispatcher().equals(one.id())
+                && b2.clusterStatus().dispatcher().equals(one.id()));
+        assertTrue(a1.clusterStatus().isDispatcher() && b1.clusterStatus().isDispatcher());
+        assertFalse(b2.clusterStatus().isDispatcher());
+
+        CompletableFuture<Placement> placed = b2.submit(7, 1000, 0, 10);
+        b2.requestStep();
+        Placement p = placed.get(5, TimeUnit.SECONDS);
+        assertTrue(p.workerId().startsWith("http://b"), "on a worker of pool b: " + p);
+        await("the dispatcher's pool-b loop holds it", () -> load(b1) == 1000);
+        assertEquals(0, load(a1), "pool a's loop never saw it");
+
+        CompletableFuture<Placement> inA = a2.submit(7, 300, 0, 10); // the same id in another pool
+        a2.requestStep();
+        assertTrue(inA.get(5, TimeUnit.SECONDS).workerId().startsWith("http://a"));
+        await("pool a's dispatcher holds its own", () -> load(a1) == 300 && load(b1) == 1000);
+        await("each follower's view is its pool's", () -> load(a2) == 300 && load(b2) == 1000);
+        assertEquals(1, two.store.opened.get(), "two loops, one real session");
     }
 }
