@@ -254,11 +254,16 @@ public class FleetIT {
                         .collect(Collectors.joining(", ")) + "\npolicy = least-tokens\n";
     }
 
-    static JsonNode poolNamed(String name) throws IOException {
-        for (JsonNode p : RuntimeProcess.JSON.readTree(runtime.get("/admin/pools").body()).path("pools")) {
-            if (p.path("pool").asText().equals(name)) {
-                return p;
+    /** Pool {@code name} in {@code GET /admin/pools}; null when it is not listed. */
+    static JsonNode poolNamed(String name) {
+        try {
+            for (JsonNode p : RuntimeProcess.JSON.readTree(runtime.get("/admin/pools").body()).path("pools")) {
+                if (p.path("pool").asText().equals(name)) {
+                    return p;
+                }
             }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
         return null;
     }

@@ -55,6 +55,11 @@ final class PoolChannels {
         this.store = Objects.requireNonNull(store, "store");
     }
 
+    /** The real store under the channels. */
+    SnapshotStore store() {
+        return store;
+    }
+
     /**
      * The pool's store, the same object for every call (a loop detaches the store it attached).
      *

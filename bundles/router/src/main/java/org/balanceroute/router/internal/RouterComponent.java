@@ -73,7 +73,8 @@ public final class RouterComponent implements RouterService, FleetListener {
     private final List<CompletionListener> listeners = new ArrayList<>(); // guarded by lock
     private RouterSettings settings; // guarded by lock
     private DispatchObserver observer; // guarded by lock
-    private SnapshotStore store; // guarded by lock
+    /** The shared store's channels, one per pool over one membership; null without a store. */
+    private PoolChannels channels; // guarded by lock
     private boolean started; // guarded by lock
     private volatile Pools pools;
 
@@ -204,8 +205,8 @@ public final class RouterComponent implements RouterService, FleetListener {
         loop.offer(plugins.policies(policies.byName()));
         loop.predictors(wrapped(listeners));
         loop.observer(plugins.observer(observer, name));
-        if (store != null) {
-            loop.attach(store);
+        if (channels != null) {
+            loop.attach(channels.channel(name));
         }
         return p;
     }
@@ -311,22 +312,32 @@ public final class RouterComponent implements RouterService, FleetListener {
             policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindStore")
     void bindStore(SnapshotStore s) {
         synchronized (lock) {
-            store = s;
+            PoolChannels before = channels;
+            channels = new PoolChannels(s);
             for (PoolRouter p : pools.byName().values()) {
-                p.loop.attach(s);
+                p.loop.attach(channels.channel(p.name)); // a loop attached elsewhere moves over (greedy rebind)
+            }
+            if (before != null) {
+                leave(before);
             }
         }
     }
 
     void unbindStore(SnapshotStore s) {
         synchronized (lock) {
-            if (store == s) {
-                store = null;
-            }
-            for (PoolRouter p : pools.byName().values()) {
-                p.loop.detach(s);
+            if (channels != null && channels.store() == s) {
+                leave(channels);
+                channels = null;
             }
         }
+    }
+
+    /** Every loop leaves those channels, then their one session closes. */
+    private void leave(PoolChannels c) {
+        for (PoolRouter p : pools.byName().values()) {
+            p.loop.detach(c.channel(p.name));
+        }
+        c.close();
     }
 
     @Reference(name = "predictor", service = TerminationPredictor.class, cardinality = ReferenceCardinality.MULTIPLE,
