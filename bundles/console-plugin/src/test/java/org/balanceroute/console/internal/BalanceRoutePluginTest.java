@@ -176,7 +176,7 @@ class BalanceRoutePluginTest {
         JsonNode j = json(r);
         assertEquals("applied", j.path("outcome").asText());
         assertEquals("brh-survival", j.path("active").asText());
-        assertEquals(List.of("brh-survival {rMax=12}"), admin.changes);
+        assertEquals(List.of("default brh-survival {rMax=12}"), admin.changes);
     }
 
     @Test
@@ -189,7 +189,7 @@ class BalanceRoutePluginTest {
         assertEquals("refused", j.path("outcome").asText());
         assertEquals("rMax", j.path("field").asText());
         assertTrue(j.path("message").asText().contains("[1, 16]"));
-        assertEquals("br0", admin.active);
+        assertEquals("br0", admin.activeByPool.get("default"));
 
         Fakes.Response bad = post("/balanceroute/policy", Map.of(CsrfTokens.HEADER, token), "{not json");
         assertEquals(400, bad.status);

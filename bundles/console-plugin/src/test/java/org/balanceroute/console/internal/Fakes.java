@@ -137,12 +137,15 @@ final class Fakes {
                 });
     }
 
-    /** A PolicyAdmin that records the changes asked of it and refuses rMax outside [1, 16]. */
+    /**
+     * A PolicyAdmin of the pools {@code default} (primary) and those added to {@link #activeByPool},
+     * that records the changes asked of it ("POOL POLICY {parameters}") and refuses rMax outside [1, 16].
+     */
     static final class RecordingPolicyAdmin implements PolicyAdmin {
 
         final List<String> changes = new ArrayList<>();
         final List<PolicyDescription> policies;
-        String active = "br0";
+        final Map<String, String> activeByPool = new java.util.TreeMap<>(Map.of("default", "br0"));
 
         RecordingPolicyAdmin(List<PolicyDescription> policies) {
             this.policies = policies;
@@ -150,7 +153,21 @@ final class Fakes {
 
         @Override
         public String activePolicy() {
-            return active;
+            return activeByPool.get(primaryPool());
+        }
+
+        @Override
+        public String primaryPool() {
+            return "default";
+        }
+
+        @Override
+        public PoolPolicy poolPolicy(String pool) throws UnknownPoolException {
+            String active = activeByPool.get(pool);
+            if (active == null) {
+                throw new UnknownPoolException(pool);
+            }
+            return new PoolPolicy(pool, active, active);
         }
 
         @Override
@@ -161,12 +178,19 @@ final class Fakes {
         @Override
         public ChangeResult change(String policy, Map<String, Object> parameters, Duration wait)
                 throws InvalidChangeException {
-            changes.add(policy + " " + parameters);
+            return change(primaryPool(), policy, parameters, wait);
+        }
+
+        @Override
+        public ChangeResult change(String pool, String policy, Map<String, Object> parameters, Duration wait)
+                throws InvalidChangeException {
+            poolPolicy(pool);
+            changes.add(pool + " " + policy + " " + parameters);
             Object r = parameters.get("rMax");
             if (r instanceof Integer i && (i < 1 || i > 16)) {
                 throw new InvalidChangeException("rMax must be an integer in [1, 16], got " + i, "rMax");
             }
-            active = policy;
+            activeByPool.put(pool, policy);
             return new ChangeResult(true, policy, parameters, "in force");
         }
     }
