@@ -65,7 +65,36 @@ final class Fakes {
                                 s.running(), s.queued(), s.poolDepth(), s.available(), s.groups(), s.capacities(), draining);
                         yield null;
                     }
+                    case "poolName" -> "default";
+                    case "pools" -> List.of("default");
+                    case "pool" -> "default".equals(a[0]) ? p : null;
                     case "toString" -> "fake router";
+                    default -> throw new UnsupportedOperationException(m.getName());
+                });
+    }
+
+    /** {@code primary} (the pool {@code default}'s router) with other pools' routers, reached through pools() and pool(). */
+    static RouterService withPools(RouterService primary, Map<String, RouterService> others) {
+        return (RouterService) Proxy.newProxyInstance(Fakes.class.getClassLoader(), new Class<?>[] {RouterService.class},
+                (p, m, a) -> switch (m.getName()) {
+                    case "pools" -> {
+                        List<String> names = new ArrayList<>(others.keySet());
+                        names.add("default");
+                        names.sort(null);
+                        yield names;
+                    }
+                    case "pool" -> "default".equals(a[0]) ? p : others.get((String) a[0]);
+                    default -> m.invoke(primary, a);
+                });
+    }
+
+    /** A router of pool {@code name} whose only answers are its snapshot and its active policy. */
+    static RouterService poolRouter(String name, ClusterSnapshot snapshot, String active) {
+        return (RouterService) Proxy.newProxyInstance(Fakes.class.getClassLoader(), new Class<?>[] {RouterService.class},
+                (p, m, a) -> switch (m.getName()) {
+                    case "snapshot" -> snapshot;
+                    case "activePolicy" -> active;
+                    case "poolName" -> name;
                     default -> throw new UnsupportedOperationException(m.getName());
                 });
     }
