@@ -3,8 +3,10 @@
  * last one it has) and draws the fleet: each pool, each decode instance with its workers' KV load
  * (uPlot, one chart per instance: each instance is its own barrier), its imbalance and a table of
  * its workers (endpoint, state, load, running, queued) with drain / undrain buttons; beneath, each
- * instance's imbalance and the prompt pool depth over time; then the policies with a form generated
- * from their metatype schema, and the cluster of proxies. Changes are POSTs with the CSRF token the
+ * instance's imbalance and the prompt pool depth over time (the primary pool's; every other pool's
+ * workers with their figures and each pool's active policy); then the policies with a form generated
+ * from their metatype schema for the pool chosen (the primary pool by default), and the cluster of
+ * proxies. Changes are POSTs with the CSRF token the
  * server hands out (header X-BalanceRoute-CSRF).
  */
 (function () {
@@ -23,7 +25,7 @@
     xs: [], loads: [], imbalance: [], instanceImbalance: [], pool: [],
     charts: [], balanceChart: null, chartsDirty: true,
     fleetKey: null, fleet: null, instanceNames: [],
-    policies: null, listKey: '', formPolicy: null, polls: 0
+    policies: null, listKey: '', formPolicy: null, poolsKey: '', polls: 0
   };
   window.balanceroute = st; // for the browser test and the curious operator
 
@@ -139,7 +141,7 @@
 
   function fleetKey(f) {
     return JSON.stringify(f.pools.map(function (p) {
-      return [p.name, p.served, p.instances.map(function (i) {
+      return [p.name, p.primary, p.routed, p.instances.map(function (i) {
         return [i.name, i.workers.map(function (w) { return [w.worker, w.endpoint]; })];
       })];
     }));
@@ -161,15 +163,21 @@
     f.pools.forEach(function (p) {
       var section = el('div', 'br-pool');
       section.setAttribute('data-pool', p.name);
-      section.appendChild(el('h3', 'br-h', 'Pool ' + p.name + (p.model ? ' (model ' + p.model + ')' : '')
-        + (p.served ? '' : ': not routed by this runtime')));
+      var title = el('h3', 'br-h', 'Pool ' + p.name + (p.model ? ' (model ' + p.model + ')' : '')
+        + (p.routed ? ', policy ' : ': no router in this runtime yet'));
+      if (p.routed) {
+        var pol = el('span', 'br-pool-policy', p.activePolicy);
+        pol.id = 'br-pool-policy-' + p.name;
+        title.appendChild(pol);
+      }
+      section.appendChild(title);
       p.instances.forEach(function (inst) {
         var box = el('div', 'br-instance');
         var head = el('div', 'br-instance-head');
         head.appendChild(el('strong', null, 'Instance ' + inst.name));
         var info = el('span', 'br-instance-info', ': ' + inst.workers.length + ' worker(s), B ' + inst.capacity);
         head.appendChild(info);
-        if (p.served) {
+        if (p.primary) {
           st.instanceNames[inst.index] = inst.name;
           box.id = 'br-instance-' + inst.index;
           var imb = el('span', 'br-imbalance', '');
@@ -181,7 +189,7 @@
             function () { drain('undrain', { pool: p.name, instance: inst.name }); }));
         }
         box.appendChild(head);
-        if (p.served) {
+        if (p.primary) {
           var chart = el('div', 'br-chart');
           chart.id = 'br-chart-' + inst.index;
           box.appendChild(chart);
@@ -200,7 +208,9 @@
           var state = cell(tr, w.state || '');
           cell(tr, ''); cell(tr, ''); cell(tr, '');
           var actions = cell(tr, '');
-          if (p.served) {
+          if (!p.primary) {
+            tr.id = 'br-pool-' + p.name + '-worker-' + w.worker; // figures only: the page drains the primary pool
+          } else {
             tr.id = 'br-worker-' + w.worker;
             name.style.color = color(k, inst.workers.length);
             state.className = 'br-state';
@@ -218,19 +228,34 @@
     });
   }
 
+  /** A worker row's state and figures. */
+  function updateRow(tr, w) {
+    var c = tr.cells;
+    tr.setAttribute('data-state', w.state || '');
+    text(c[2], w.state || '');
+    c[2].className = 'br-state br-state-' + (w.state || 'unknown');
+    text(c[3], fmt(w.load)); text(c[4], fmt(w.running)); text(c[5], fmt(w.queued));
+  }
+
   function updateFleet(f) {
     f.pools.forEach(function (p) {
-      if (!p.served) { return; }
+      var pol = $('br-pool-policy-' + p.name);
+      if (pol) { text(pol, p.activePolicy || ''); }
+      if (!p.primary) {
+        p.instances.forEach(function (inst) {
+          inst.workers.forEach(function (w) {
+            var row = $('br-pool-' + p.name + '-worker-' + w.worker);
+            if (row) { updateRow(row, w); }
+          });
+        });
+        return;
+      }
       p.instances.forEach(function (inst) {
         var draining = 0;
         inst.workers.forEach(function (w) {
           var tr = $('br-worker-' + w.worker);
           if (!tr) { return; }
-          var c = tr.cells;
-          tr.setAttribute('data-state', w.state || '');
-          text(c[2], w.state || '');
-          c[2].className = 'br-state br-state-' + (w.state || 'unknown');
-          text(c[3], fmt(w.load)); text(c[4], fmt(w.running)); text(c[5], fmt(w.queued));
+          updateRow(tr, w);
           if (w.draining) { draining++; }
           $('br-drain-' + w.worker).disabled = st.draining || !!w.draining || w.state == null;
           $('br-undrain-' + w.worker).disabled = st.draining || !w.draining;
@@ -259,6 +284,39 @@
       st.fleetKey = key;
     }
     updateFleet(f);
+    policyPools(f);
+  }
+
+  /** The policy form's pool selector: every pool with a router, the primary pool chosen at first. */
+  function policyPools(f) {
+    var names = f.pools.filter(function (p) { return p.routed; }).map(function (p) { return p.name; });
+    if (names.indexOf(f.primaryPool) < 0) { names.unshift(f.primaryPool); }
+    var key = names.join(',');
+    if (key === st.poolsKey) { return; }
+    var select = $('br-policy-pool');
+    var keep = select.value || f.primaryPool;
+    select.innerHTML = '';
+    names.forEach(function (n) {
+      var opt = document.createElement('option');
+      opt.value = n; text(opt, n + (n === f.primaryPool ? ' (primary)' : ''));
+      select.appendChild(opt);
+    });
+    select.value = names.indexOf(keep) < 0 ? f.primaryPool : keep;
+    st.poolsKey = key;
+  }
+
+  function selectedPool() {
+    return $('br-policy-pool').value || (st.fleet ? st.fleet.primaryPool : 'default');
+  }
+
+  /** The active policy of the pool the form is for (the fleet's figure; the primary pool's without one). */
+  function poolActive() {
+    var name = selectedPool();
+    var pools = st.fleet ? st.fleet.pools : [];
+    for (var i = 0; i < pools.length; i++) {
+      if (pools[i].name === name && pools[i].activePolicy) { return pools[i].activePolicy; }
+    }
+    return st.policies ? st.policies.active : '';
   }
 
   /** POST balanceroute/ACTION with a JSON body and the CSRF token; the answer's JSON (a refusal if it has none). */
@@ -365,25 +423,26 @@
 
   function policies(ps) {
     st.policies = ps;
-    text($('br-active'), ps.active);
+    var active = poolActive();
+    text($('br-active'), active);
     var select = $('br-policy');
     var key = ps.list.map(function (p) { return p.name; }).join(',');
     if (key !== st.listKey) {
-      var keep = select.value || ps.active;
+      var keep = select.value || active;
       select.innerHTML = '';
       ps.list.forEach(function (p) {
         var opt = document.createElement('option');
-        opt.value = p.name; text(opt, p.name + (p.active ? ' (active)' : ''));
+        opt.value = p.name; text(opt, p.name + (p.name === active ? ' (active)' : ''));
         select.appendChild(opt);
       });
       select.value = keep;
-      if (!select.value) { select.value = ps.active; }
+      if (!select.value) { select.value = active; }
       st.listKey = key;
       st.formPolicy = null;
     } else {
       for (var i = 0; i < select.options.length; i++) {
         var p = ps.list[i];
-        text(select.options[i], p.name + (p.active ? ' (active)' : ''));
+        text(select.options[i], p.name + (p.name === active ? ' (active)' : ''));
       }
     }
     var msg = $('br-policy-message');
@@ -438,11 +497,13 @@
     });
     st.busy = true;
     $('br-apply').disabled = true;
-    showResult('br-result', 'pending', 'Applying ' + p.name + '...');
-    post('policy', { policy: p.name, parameters: parameters }).then(function (res) {
+    var pool = selectedPool();
+    showResult('br-result', 'pending', 'Applying ' + p.name + ' to pool ' + pool + '...');
+    post('policy', { pool: pool, policy: p.name, parameters: parameters }).then(function (res) {
       if (res.outcome === 'applied') {
         var kv = Object.keys(res.parameters || {}).map(function (k) { return k + '=' + res.parameters[k]; }).join(', ');
-        showResult('br-result', 'applied', 'Applied: ' + res.active + ' is active' + (kv ? ', in force: ' + kv : '') + '.');
+        showResult('br-result', 'applied', 'Applied: ' + res.active + ' is active in pool ' + res.pool
+          + (kv ? ', in force: ' + kv : '') + '.');
         st.formPolicy = null; // rebuilt from the values in force at the next poll
       } else if (res.outcome === 'pending') {
         showResult('br-result', 'pending', 'Written, not yet in force: ' + (res.message || ''));
@@ -503,7 +564,7 @@
 
   /** Each instance's imbalance (each is its own barrier), or the one figure without a fleet. */
   function imbalances(f, latest) {
-    var served = f ? f.pools.filter(function (p) { return p.served && p.imbalance != null; })[0] : null;
+    var served = f ? f.pools.filter(function (p) { return p.primary && p.imbalance != null; })[0] : null;
     if (!served) { return fmt(latest.imbalance) + ' tokens'; }
     return served.instances.map(function (i) {
       return (served.instances.length > 1 ? i.name + ' ' : '') + fmt(i.imbalance);
@@ -543,6 +604,12 @@
   }
 
   $('br-policy').addEventListener('change', buildForm);
+  $('br-policy-pool').addEventListener('change', function () {
+    // the form starts from the chosen pool's active policy
+    $('br-policy').value = poolActive();
+    if (st.policies) { policies(st.policies); }
+    buildForm();
+  });
   $('br-policy-form').addEventListener('submit', apply);
   window.addEventListener('resize', function () {
     st.charts.forEach(function (c) { c.plot.setSize({ width: width($('br-chart-' + c.instance)), height: 220 }); });

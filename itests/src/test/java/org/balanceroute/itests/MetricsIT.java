@@ -83,8 +83,8 @@ public class MetricsIT extends BalanceRouteTestSupport {
         assertTrue(first.body(), first.body().contains("# TYPE balanceroute_dispatch_step_duration_seconds histogram"));
         assertTrue(first.body(), first.body().contains("balanceroute_requests_total{outcome=\"ok\",}"));
         // the engine connector is installed and idle: its prefill gauges read 0
-        await("the prefill tier's gauges", () -> Double.valueOf(0).equals(scrape().get("balanceroute_prefill_queued_requests"))
-                && Double.valueOf(0).equals(scrape().get("balanceroute_prefill_in_flight_requests{instance=\"0\",}")));
+        await("the prefill tier's gauges", () -> Double.valueOf(0).equals(scrape().get("balanceroute_prefill_queued_requests{pool=\"default\",}"))
+                && Double.valueOf(0).equals(scrape().get("balanceroute_prefill_in_flight_requests{pool=\"default\",instance=\"0\",}")));
         assertEquals(0.0, scrape().get(load(0)), 0);
         assertEquals(0.0, scrape().get(load(1)), 0);
         double stepsBefore = scrape().get("balanceroute_dispatch_step_duration_seconds_count");
@@ -93,20 +93,20 @@ public class MetricsIT extends BalanceRouteTestSupport {
         long r1 = 910_001, r2 = 910_002;
         CompletableFuture<Placement> f1 = router.submit(r1, 1000, 0, 100);
         CompletableFuture<Placement> f2 = router.submit(r2, 300, 0, 100);
-        await("pool depth 2", () -> Double.valueOf(2).equals(scrape().get("balanceroute_pool_depth")));
+        await("pool depth 2", () -> Double.valueOf(2).equals(scrape().get("balanceroute_pool_depth{pool=\"default\",}")));
         assertEquals(0.0, scrape().get(running(0)) + scrape().get(running(1)), 0);
 
         router.dispatchStep().get(10, TimeUnit.SECONDS);
         int w1 = f1.get(10, TimeUnit.SECONDS).worker();
         int w2 = f2.get(10, TimeUnit.SECONDS).worker();
         Map<String, Double> s = scrape();
-        assertEquals(0.0, s.get("balanceroute_pool_depth"), 0);
+        assertEquals(0.0, s.get("balanceroute_pool_depth{pool=\"default\",}"), 0);
         assertEquals(1300.0, s.get(load(0)) + s.get(load(1)), 0);
         assertEquals(2.0, s.get(running(0)) + s.get(running(1)), 0);
         assertEquals("br0 fills the other worker", Set.of(0, 1), Set.of(w1, w2));
         assertEquals(1000.0, s.get(load(w1)), 0);
         assertEquals(300.0, s.get(load(w2)), 0);
-        assertEquals(700.0, s.get("balanceroute_imbalance_tokens"), 0);
+        assertEquals(700.0, s.get("balanceroute_imbalance_tokens{pool=\"default\",}"), 0);
         assertTrue("the dispatch step was timed",
                 s.get("balanceroute_dispatch_step_duration_seconds_count") >= stepsBefore + 1);
 
@@ -118,6 +118,6 @@ public class MetricsIT extends BalanceRouteTestSupport {
         s = scrape();
         assertEquals(0.0, s.get(load(0)) + s.get(load(1)), 0);
         assertEquals(0.0, s.get(running(0)) + s.get(running(1)), 0);
-        assertEquals(0.0, s.get("balanceroute_imbalance_tokens"), 0);
+        assertEquals(0.0, s.get("balanceroute_imbalance_tokens{pool=\"default\",}"), 0);
     }
 }

@@ -145,7 +145,7 @@ public class ProxyIT extends SimClusterTestSupport {
             awaitRouterIdle();
             assertEquals(1, JSON.readTree(cluster.statsJson()).path("completed").asInt());
             // the router learned the decode step from this stream's chunks, and /metrics says so
-            double step = MetricsIT.scrape(this).getOrDefault("balanceroute_decode_step_seconds", 0.0);
+            double step = MetricsIT.scrape(this).getOrDefault("balanceroute_decode_step_seconds{pool=\"default\",}", 0.0);
             assertTrue("observed decode step " + step + " s", step > 0 && step < 1);
         }
     }

@@ -15,8 +15,21 @@ import org.osgi.annotation.versioning.ProviderType;
 @ProviderType
 public interface PolicyAdmin {
 
-    /** The policy the router uses now (the configured one, its fallback, or none). */
+    /** The primary pool's: the policy its router uses now (the configured one, its fallback, or none). */
     String activePolicy();
+
+    /**
+     * The primary pool ({@code default}, else the first by name): the one {@link #activePolicy()}
+     * and {@link #change(String, Map, Duration)} act on.
+     */
+    String primaryPool();
+
+    /**
+     * A pool's policy: the one its router uses now and the one it is configured with.
+     *
+     * @throws UnknownPoolException if the fleet has no such pool
+     */
+    PoolPolicy poolPolicy(String pool) throws UnknownPoolException;
 
     /** Every registered policy, sorted by name, with its schema and the values in force. */
     List<PolicyDescription> policies();
@@ -39,6 +52,20 @@ public interface PolicyAdmin {
      * @throws IllegalStateException if ConfigAdmin could not write the change
      */
     ChangeResult change(String policy, Map<String, Object> parameters, Duration wait) throws InvalidChangeException;
+
+    /**
+     * As {@link #change(String, Map, Duration)}, for one pool: the policy is written to that pool's
+     * configuration ({@code policy} of its factory configuration {@code org.balanceroute.pool~NAME};
+     * for a pool without one, made from the keys of before pools, the router's {@code policy}) and
+     * waited for on that pool's router. The policy's parameters are written to the policy's own PID,
+     * which every pool shares.
+     *
+     * @throws UnknownPoolException if the fleet has no such pool; nothing was written
+     * @throws InvalidChangeException naming the field and what it allows; nothing was written
+     * @throws IllegalStateException if ConfigAdmin could not write the change
+     */
+    ChangeResult change(String pool, String policy, Map<String, Object> parameters, Duration wait)
+            throws InvalidChangeException;
 
     /**
      * One tunable, as its metatype describes it.
@@ -77,8 +104,17 @@ public interface PolicyAdmin {
     record ChangeResult(boolean applied, String active, Map<String, Object> parameters, String message) {
     }
 
+    /**
+     * @param pool the pool's name
+     * @param active the policy its router uses now, or null while the pool has no router yet
+     * @param configured the policy its router is configured with (the pool's own, else the router's), or
+     *     null while it has no router
+     */
+    record PoolPolicy(String pool, String active, String configured) {
+    }
+
     /** A change refused before anything was written. */
-    final class InvalidChangeException extends Exception {
+    class InvalidChangeException extends Exception {
 
         private static final long serialVersionUID = 1L;
         private final String field;
@@ -91,6 +127,16 @@ public interface PolicyAdmin {
         /** The field at fault ({@code policy}, or a parameter's id), or null for the body as a whole. */
         public String field() {
             return field;
+        }
+    }
+
+    /** A pool the fleet does not have; nothing was written. {@link #field()} is {@code pool}. */
+    final class UnknownPoolException extends InvalidChangeException {
+
+        private static final long serialVersionUID = 1L;
+
+        public UnknownPoolException(String pool) {
+            super("no pool '" + pool + "' (GET /admin/pools lists them)", "pool");
         }
     }
 }

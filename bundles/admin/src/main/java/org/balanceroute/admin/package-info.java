@@ -3,7 +3,7 @@
  * metatype schema, and changes applied until in force.
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package org.balanceroute.admin;
 
 import org.osgi.annotation.bundle.Export;

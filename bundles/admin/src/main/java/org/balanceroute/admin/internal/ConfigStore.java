@@ -51,9 +51,31 @@ final class ConfigStore {
         }
     }
 
+    /**
+     * The factory configuration {@code FACTORY~NAME} (FileInstall's {@code FACTORY-NAME.cfg}), or
+     * null if there is none.
+     */
+    Configuration factoryConfiguration(String factoryPid, String name) {
+        try {
+            Configuration[] found = configurationAdmin.listConfigurations("(service.factoryPid=" + factoryPid + ")");
+            for (Configuration c : found == null ? new Configuration[0] : found) {
+                if (c.getPid().equals(factoryPid + "~" + name)) {
+                    return c;
+                }
+            }
+            return null;
+        } catch (IOException | InvalidSyntaxException e) {
+            throw new IllegalStateException("cannot read the configurations of " + factoryPid + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Sets these properties of a PID, keeping its others. */
     void write(String pid, Map<String, ?> values) throws IOException {
-        Configuration c = configurationAdmin.getConfiguration(pid, "?");
+        write(configurationAdmin.getConfiguration(pid, "?"), values);
+    }
+
+    /** Sets these properties of a configuration, keeping its others. */
+    void write(Configuration c, Map<String, ?> values) throws IOException {
         Dictionary<String, Object> current = c.getProperties();
         Hashtable<String, Object> next = new Hashtable<>();
         if (current != null) {

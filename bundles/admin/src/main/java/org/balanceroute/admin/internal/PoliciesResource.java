@@ -14,8 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.balanceroute.admin.PolicyAdmin;
-import org.balanceroute.admin.PolicyAdmin.ChangeResult;
-import org.balanceroute.admin.PolicyAdmin.InvalidChangeException;
 import org.balanceroute.admin.PolicyAdmin.ParameterDescription;
 import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
 import org.osgi.service.component.annotations.Activate;
@@ -48,7 +46,7 @@ public final class PoliciesResource {
     static final String PARAMETERS = "parameters";
 
     private final PolicyAdmin admin;
-    private final Duration wait;
+    private final PolicyAnswers answers;
 
     @Activate
     public PoliciesResource(@Reference(name = "policyAdmin") PolicyAdmin admin) {
@@ -57,7 +55,7 @@ public final class PoliciesResource {
 
     PoliciesResource(PolicyAdmin admin, Duration wait) {
         this.admin = admin;
-        this.wait = wait;
+        this.answers = new PolicyAnswers(admin, wait);
     }
 
     /**
@@ -86,38 +84,19 @@ public final class PoliciesResource {
 
     /**
      * Body {@code {"policy": NAME, "parameters": {...}}} (parameters optional; those not given
-     * keep their values). Answers once the router has the change in force: 200 with the state in
-     * force ({@code active}, its {@code parameters}, {@code available}) and {@code "applied":
-     * true}. If it is not in force after {@link #WAIT}: 202 with the state as it is then,
-     * {@code "applied": false} and a {@code message} saying what is not applied yet (the change
-     * is written and applies when the router receives it). 400 naming the invalid field and what
-     * it allows, with nothing written.
+     * keep their values), for the primary pool ({@code default}): as {@code PUT
+     * /admin/pools/{pool}/policy} ({@link PolicyAnswers#put}). Answers once the router has the
+     * change in force: 200 with the pool, the state in force ({@code active}, its
+     * {@code parameters}, {@code available}) and {@code "applied": true}. If it is not in force
+     * after {@link #WAIT}: 202 with the state as it is then, {@code "applied": false} and a
+     * {@code message} saying what is not applied yet (the change is written and applies when the
+     * router receives it). 400 naming the invalid field and what it allows, with nothing written.
      */
     @PUT
     @Path("policy")
     @Consumes(MediaType.APPLICATION_JSON)
     public Response update(JsonNode body) {
-        String policy;
-        Map<String, Object> parameters = new LinkedHashMap<>();
-        try {
-            policy = read(body, parameters);
-        } catch (InvalidRequestException e) {
-            return ErrorResponses.invalid(e.getMessage(), e.param());
-        }
-        ChangeResult result;
-        try {
-            result = admin.change(policy, parameters, wait);
-        } catch (InvalidChangeException e) {
-            return ErrorResponses.invalid(e.getMessage(), e.field());
-        } catch (IllegalStateException e) {
-            return ErrorResponses.of(Response.Status.INTERNAL_SERVER_ERROR, e.getMessage(), ErrorResponses.SERVER, null);
-        }
-        List<String> available = admin.policies().stream().map(PolicyDescription::name).toList();
-        Map<String, Object> answer = state(result.active(), result.parameters(), available);
-        answer.put("applied", result.applied());
-        answer.put("message", result.message());
-        return Response.status(result.applied() ? Response.Status.OK : Response.Status.ACCEPTED)
-                .type(MediaType.APPLICATION_JSON_TYPE).entity(answer).build();
+        return answers.put(admin.primaryPool(), body);
     }
 
     /** The body's shape: the policy (null if missing or not text), its parameters into {@code parameters}. */

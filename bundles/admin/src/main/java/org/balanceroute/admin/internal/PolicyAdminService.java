@@ -8,7 +8,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.balanceroute.admin.PolicyAdmin;
+import org.balanceroute.fleet.Fleet;
+import org.balanceroute.fleet.FleetService;
 import org.balanceroute.router.RouterService;
+import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -19,11 +22,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@link PolicyAdmin} service the admin REST API and the web console share. The schema of
  * each policy is its bundle's metatype ({@link PolicySchemas}); a change is validated against it,
- * written through ConfigAdmin (the policy's parameters to the PID it names, then the router's
- * {@code policy}), as a configuration file edit would be, and then waited for: the answer comes
- * when the router reports the policy active ({@link RouterService#activePolicy()}) and the policy
- * reports the new values in force ({@link RouterService#policyParameters}), or when the wait runs
- * out. Both are what a follower of a cluster of proxies reports too (the dispatcher's active
+ * written through ConfigAdmin (the policy's parameters to the PID it names, then the pool's
+ * {@code policy}: its factory configuration's, or the router's for the pool made from the keys of
+ * before pools), as a configuration file edit would be, and then waited for: the answer comes
+ * when the pool's router reports the policy active ({@link RouterService#activePolicy()}) and the
+ * policy reports the new values in force ({@link RouterService#policyParameters}), or when the
+ * wait runs out. Both are what a follower of a cluster of proxies reports too (the dispatcher's active
  * policy; shared configuration carries the change to every replica), so the wait means the same
  * there.
  *
@@ -43,18 +47,21 @@ public final class PolicyAdminService implements PolicyAdmin {
     private static final Logger LOG = LoggerFactory.getLogger(PolicyAdminService.class);
 
     private final RouterService router;
+    private final FleetService fleet;
     private final ConfigStore configs;
     private final PolicySchemas schemas;
 
     @Activate
     public PolicyAdminService(@Reference(name = "router") RouterService router,
+            @Reference(name = "fleet") FleetService fleet,
             @Reference(name = "configurationAdmin") ConfigurationAdmin configurationAdmin,
             @Reference(name = "schemas") PolicySchemas schemas) {
-        this(router, new ConfigStore(configurationAdmin), schemas);
+        this(router, fleet, new ConfigStore(configurationAdmin), schemas);
     }
 
-    PolicyAdminService(RouterService router, ConfigStore configs, PolicySchemas schemas) {
+    PolicyAdminService(RouterService router, FleetService fleet, ConfigStore configs, PolicySchemas schemas) {
         this.router = Objects.requireNonNull(router, "router");
+        this.fleet = Objects.requireNonNull(fleet, "fleet");
         this.configs = Objects.requireNonNull(configs, "configs");
         this.schemas = Objects.requireNonNull(schemas, "schemas");
     }
@@ -62,6 +69,25 @@ public final class PolicyAdminService implements PolicyAdmin {
     @Override
     public String activePolicy() {
         return router.activePolicy();
+    }
+
+    @Override
+    public String primaryPool() {
+        return router.poolName();
+    }
+
+    @Override
+    public PoolPolicy poolPolicy(String pool) throws UnknownPoolException {
+        requireKnown(pool);
+        RouterService r = router.pool(pool);
+        return new PoolPolicy(pool, r == null ? null : r.activePolicy(), r == null ? null : r.configuredPolicy());
+    }
+
+    /** A pool the fleet has, or whose router is there (before the fleet knows a topology: the primary). */
+    private void requireKnown(String pool) throws UnknownPoolException {
+        if (pool == null || (router.pool(pool) == null && fleet.fleet().pool(pool) == null)) {
+            throw new UnknownPoolException(String.valueOf(pool));
+        }
     }
 
     @Override
@@ -77,6 +103,12 @@ public final class PolicyAdminService implements PolicyAdmin {
         return List.copyOf(out);
     }
 
+    @Override
+    public ChangeResult change(String policy, Map<String, Object> parameters, Duration wait)
+            throws InvalidChangeException {
+        return change(primaryPool(), policy, parameters, wait);
+    }
+
     /**
      * {@inheritDoc}
      *
@@ -89,28 +121,39 @@ public final class PolicyAdminService implements PolicyAdmin {
      *     change may then be written)
      */
     @Override
-    public synchronized ChangeResult change(String policy, Map<String, Object> parameters, Duration wait)
+    public synchronized ChangeResult change(String pool, String policy, Map<String, Object> parameters, Duration wait)
             throws InvalidChangeException {
+        requireKnown(pool);
         PolicyChange change = PolicyChange.of(policy, parameters == null ? Map.of() : parameters,
                 router.availablePolicies(), policy == null ? null : schemas.byName().get(policy.trim()), configs::read);
+        String target;
         try {
             if (!change.writes().isEmpty()) {
                 configs.write(change.pid(), change.writes());
             }
-            configs.write(ROUTER_PID, Map.of(ROUTER_POLICY, change.policy()));
+            Configuration own = configs.factoryConfiguration(Fleet.FACTORY_PID, pool);
+            if (own != null) {
+                target = own.getPid();
+                configs.write(own, Map.of(ROUTER_POLICY, change.policy()));
+            } else {
+                target = ROUTER_PID;
+                configs.write(ROUTER_PID, Map.of(ROUTER_POLICY, change.policy()));
+            }
         } catch (IOException | RuntimeException e) {
             LOG.error("admin: writing the configuration failed", e);
             throw new IllegalStateException("the configuration could not be written: " + e.getMessage(), e);
         }
-        LOG.info("admin: policy {} configured, parameters {}", change.policy(), change.parameters());
-        return awaitInForce(change, wait == null || wait.isNegative() ? Duration.ZERO : wait);
+        LOG.info("admin: pool {}: policy {} configured in {}, parameters {}", pool, change.policy(), target,
+                change.parameters());
+        return awaitInForce(pool, change, wait == null || wait.isNegative() ? Duration.ZERO : wait);
     }
 
-    private ChangeResult awaitInForce(PolicyChange change, Duration wait) {
+    private ChangeResult awaitInForce(String pool, PolicyChange change, Duration wait) {
         long deadline = System.nanoTime() + wait.toNanos();
         while (true) {
-            String active = router.activePolicy();
-            String pending = pending(change, active);
+            RouterService r = router.pool(pool); // looked up each time: a new pool's router may come meanwhile
+            String active = r == null ? RouterService.NO_POLICY : r.activePolicy();
+            String pending = r == null ? "pool '" + pool + "' has no router yet" : pending(r, change, active);
             if (pending == null) {
                 return new ChangeResult(true, active, router.policyParameters(active),
                         "policy " + change.policy() + " is in force" + (change.writes().isEmpty() ? ""
@@ -120,8 +163,8 @@ public final class PolicyAdminService implements PolicyAdmin {
             if (left <= 0) {
                 return new ChangeResult(false, active, router.policyParameters(active),
                         "written through ConfigAdmin, not yet in force after " + wait.toMillis() + " ms: " + pending
-                                + "; the router applies it once it receives the configuration (GET /admin/policies"
-                                + " shows what is in force)");
+                                + "; the router applies it once it receives the configuration (GET /admin/pools/" + pool
+                                + "/policy shows what is in force)");
             }
             try {
                 TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS)));
@@ -138,11 +181,11 @@ public final class PolicyAdminService implements PolicyAdmin {
      * parameter the policy reports at its new value (a parameter it does not report is not
      * waited for).
      */
-    private String pending(PolicyChange change, String active) {
+    private static String pending(RouterService r, PolicyChange change, String active) {
         if (!change.policy().equals(active)) {
             return "the router reports " + active + " active";
         }
-        Map<String, Object> inForce = router.policyParameters(change.policy());
+        Map<String, Object> inForce = r.policyParameters(change.policy());
         for (Map.Entry<String, Object> e : change.parameters().entrySet()) {
             Object now = inForce.get(e.getKey());
             if (now != null && !same(now, e.getValue())) {

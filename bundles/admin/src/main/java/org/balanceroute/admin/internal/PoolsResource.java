@@ -1,7 +1,10 @@
 package org.balanceroute.admin.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -12,9 +15,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.balanceroute.admin.PolicyAdmin;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.fleet.DecodeInstance;
-import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.FleetService;
 import org.balanceroute.fleet.PoolTopology;
 import org.balanceroute.router.RouterService;
@@ -26,11 +29,14 @@ import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsName;
 import org.osgi.service.jakartars.whiteboard.propertytypes.JakartarsResource;
 
 /**
- * The fleet as an operator sees it, and drains:
+ * The fleet as an operator sees it, drains and each pool's policy, every pool from its own router
+ * ({@link RouterService#pool}):
  * <ul>
- *   <li>{@code GET /admin/pools}: every pool, its instances and workers, each worker's state
- *       ({@code serving}, {@code draining}, {@code drained}, {@code down}), running, queued and KV
- *       load, each instance's imbalance now;</li>
+ *   <li>{@code GET /admin/pools}: every pool, its policy (active and configured), its instances and
+ *       workers, each worker's state ({@code serving}, {@code draining}, {@code drained},
+ *       {@code down}), running, queued and KV load, each instance's imbalance now;</li>
+ *   <li>{@code GET} and {@code PUT /admin/pools/{pool}/policy}: the pool's policy, read and changed
+ *       as {@code PUT /admin/policy} changes the primary pool's ({@link PolicyAnswers});</li>
  *   <li>{@code POST /admin/pools/{pool}/workers/{worker}/drain} and {@code /undrain}: a worker by
  *       its index in its pool (as in the metrics and {@code /admin/snapshot});</li>
  *   <li>{@code POST /admin/pools/{pool}/instances/{instance}/drain} and {@code /undrain}: every
@@ -56,22 +62,49 @@ public final class PoolsResource {
 
     private final RouterService router;
     private final FleetService fleet;
+    private final PolicyAnswers policies;
 
     @Activate
-    public PoolsResource(@Reference(name = "router") RouterService router, @Reference(name = "fleet") FleetService fleet) {
-        this.router = router;
-        this.fleet = fleet;
+    public PoolsResource(@Reference(name = "router") RouterService router, @Reference(name = "fleet") FleetService fleet,
+            @Reference(name = "policyAdmin") PolicyAdmin policyAdmin) {
+        this(router, fleet, new PolicyAnswers(policyAdmin, PoliciesResource.WAIT));
     }
 
-    /** {@code {"pools": [{"pool", "model", "aliases", "activePolicy", "poolDepth", "imbalance", "instances": [...]}]}}. */
+    PoolsResource(RouterService router, FleetService fleet, PolicyAnswers policies) {
+        this.router = router;
+        this.fleet = fleet;
+        this.policies = policies;
+    }
+
+    /**
+     * {@code {"pools": [{"pool", "model", "aliases", "prefillUrls", "activePolicy", "configuredPolicy",
+     * "poolDepth", "imbalance", "instances": [...]}]}}; a pool whose router is not there yet without
+     * the router's figures.
+     */
     @GET
     public Map<String, Object> pools() {
-        Fleet f = fleet.fleet();
         List<Map<String, Object>> pools = new ArrayList<>();
-        for (PoolTopology pool : f.pools()) {
-            pools.add(render(pool, routed(f, pool.name()) ? router.snapshot() : null, router.activePolicy()));
+        for (PoolTopology pool : fleet.fleet().pools()) {
+            RouterService r = router.pool(pool.name());
+            pools.add(r == null ? render(pool, null, null, null)
+                    : render(pool, r.snapshot(), r.activePolicy(), r.configuredPolicy()));
         }
         return Map.of("pools", pools);
+    }
+
+    /** {@code GET /admin/pools/{pool}/policy}. */
+    @GET
+    @Path("{pool}/policy")
+    public Response policy(@PathParam("pool") String pool) {
+        return policies.get(pool);
+    }
+
+    /** {@code PUT /admin/pools/{pool}/policy} with {@code {"policy": NAME, "parameters": {...}}}. */
+    @PUT
+    @Path("{pool}/policy")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response changePolicy(@PathParam("pool") String pool, JsonNode body) {
+        return policies.put(pool, body);
     }
 
     /** {@code POST /admin/pools/{pool}/workers/{worker}/drain} or {@code /undrain}. */
@@ -91,8 +124,7 @@ public final class PoolsResource {
     }
 
     private Response drainWorker(String poolName, String worker, boolean drain) {
-        Fleet f = fleet.fleet();
-        PoolTopology pool = f.pool(poolName);
+        PoolTopology pool = fleet.fleet().pool(poolName);
         if (pool == null) {
             return notFound("no pool '" + poolName + "' (GET /admin/pools lists them)", "pool");
         }
@@ -106,12 +138,11 @@ public final class PoolsResource {
         if (g < 0 || g >= workers) {
             return notFound("pool '" + poolName + "' has workers 0.." + (workers - 1) + ", not '" + worker + "'", "worker");
         }
-        return apply(f, pool, g, g + 1, drain);
+        return apply(pool, g, g + 1, drain);
     }
 
     private Response drainInstance(String poolName, String instance, boolean drain) {
-        Fleet f = fleet.fleet();
-        PoolTopology pool = f.pool(poolName);
+        PoolTopology pool = fleet.fleet().pool(poolName);
         if (pool == null) {
             return notFound("no pool '" + poolName + "' (GET /admin/pools lists them)", "pool");
         }
@@ -120,23 +151,28 @@ public final class PoolsResource {
             return notFound("pool '" + poolName + "' has no instance '" + instance + "'", "instance");
         }
         int first = pool.firstWorker(i);
-        return apply(f, pool, first, first + pool.instances().get(i).workers().size(), drain);
+        return apply(pool, first, first + pool.instances().get(i).workers().size(), drain);
     }
 
-    /** Drains (or undrains) workers [from, to) and answers once the router shows it, with the pool's state. */
-    private Response apply(Fleet f, PoolTopology pool, int from, int to, boolean drain) {
-        if (!routed(f, pool.name())) {
+    /**
+     * Drains (or undrains) workers [from, to) on the pool's router and answers once it shows it,
+     * with the pool's state; 503 while the pool has no router.
+     */
+    private Response apply(PoolTopology pool, int from, int to, boolean drain) {
+        RouterService r = router.pool(pool.name());
+        if (r == null) {
             return ErrorResponses.of(Response.Status.SERVICE_UNAVAILABLE, "pool '" + pool.name()
                     + "' has no router in this runtime yet", ErrorResponses.SERVER, "pool");
         }
         for (int g = from; g < to; g++) {
-            router.setWorkerDraining(g, drain);
+            r.setWorkerDraining(g, drain);
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(APPLY_MILLIS);
-        ClusterSnapshot s = router.snapshot();
+        ClusterSnapshot s = r.snapshot();
         while (!inForce(s, from, to, drain)) {
             if (System.nanoTime() - deadline > 0) {
-                return Response.status(Response.Status.ACCEPTED).entity(render(pool, s, router.activePolicy())).build();
+                return Response.status(Response.Status.ACCEPTED)
+                        .entity(render(pool, s, r.activePolicy(), r.configuredPolicy())).build();
             }
             try {
                 TimeUnit.MILLISECONDS.sleep(POLL_MILLIS);
@@ -144,9 +180,9 @@ public final class PoolsResource {
                 Thread.currentThread().interrupt();
                 break;
             }
-            s = router.snapshot();
+            s = r.snapshot();
         }
-        return Response.ok(render(pool, s, router.activePolicy())).build();
+        return Response.ok(render(pool, s, r.activePolicy(), r.configuredPolicy())).build();
     }
 
     private static boolean inForce(ClusterSnapshot s, int from, int to, boolean drain) {
@@ -161,14 +197,12 @@ public final class PoolsResource {
         return true;
     }
 
-    /** Whether this runtime's router routes that pool ({@link Fleet#primaryPool}). */
-    static boolean routed(Fleet f, String pool) {
-        PoolTopology served = f.primaryPool();
-        return served != null && served.name().equals(pool);
-    }
-
-    /** One pool: its instances and workers with their state; without a snapshot (not routed here), the topology only. */
-    static Map<String, Object> render(PoolTopology pool, ClusterSnapshot s, String activePolicy) {
+    /**
+     * One pool: its policy, its instances and workers with their state; without a router (policies
+     * null, no snapshot) or while the router's layout is not the topology's, without the figures.
+     */
+    static Map<String, Object> render(PoolTopology pool, ClusterSnapshot s, String activePolicy,
+            String configuredPolicy) {
         boolean known = s != null && s.workers() == pool.workers().size();
         List<Map<String, Object>> instances = new ArrayList<>();
         long poolImbalance = 0;
@@ -205,8 +239,11 @@ public final class PoolsResource {
         m.put("model", pool.model());
         m.put("aliases", pool.aliases());
         m.put("prefillUrls", pool.prefillUrls());
-        if (known) {
+        if (activePolicy != null) {
             m.put("activePolicy", activePolicy);
+            m.put("configuredPolicy", configuredPolicy);
+        }
+        if (known) {
             m.put("poolDepth", s.poolDepth());
             m.put("imbalance", poolImbalance);
         }

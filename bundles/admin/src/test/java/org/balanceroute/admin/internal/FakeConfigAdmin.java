@@ -28,12 +28,27 @@ final class FakeConfigAdmin {
         stored.put(pid, t);
     }
 
+    /** The factory configuration {@code FACTORY~NAME}, as FileInstall makes it from {@code FACTORY-NAME.cfg}. */
+    void putFactory(String factoryPid, String name, Map<String, Object> properties) {
+        Map<String, Object> p = new HashMap<>(properties);
+        p.put("service.factoryPid", factoryPid);
+        put(factoryPid + "~" + name, p);
+    }
+
     ConfigurationAdmin service() {
         return (ConfigurationAdmin) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {ConfigurationAdmin.class}, (proxy, method, args) -> switch (method.getName()) {
                     case "getConfiguration" -> configuration((String) args[0]);
                     case "listConfigurations" -> {
                         String filter = (String) args[0];
+                        String factory = "(service.factoryPid=";
+                        if (filter.startsWith(factory)) {
+                            String f = filter.substring(factory.length(), filter.length() - 1);
+                            Configuration[] found = stored.entrySet().stream()
+                                    .filter(e -> f.equals(e.getValue().get("service.factoryPid")))
+                                    .map(e -> configuration(e.getKey())).toArray(Configuration[]::new);
+                            yield found.length == 0 ? null : found;
+                        }
                         String pid = filter.substring("(service.pid=".length(), filter.length() - 1);
                         yield stored.containsKey(pid) ? new Configuration[] {configuration(pid)} : null;
                     }

@@ -7,19 +7,27 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.balanceroute.fleet.DecodeInstance;
+import org.balanceroute.fleet.Endpoint;
+import org.balanceroute.fleet.Fleet;
+import org.balanceroute.fleet.PoolTopology;
 
 /**
  * The shipped policies in a runtime without a framework: the router and the policies consume
- * ConfigAdmin updates as the components do (the router's {@code policy} makes that policy active;
- * a policy's PID gives its parameters in force, stored values over the metatype defaults), after
- * {@link #delayMillis} on another thread, or never while {@link #applying} is false.
+ * ConfigAdmin updates as the components do (the router's {@code policy} makes that policy active
+ * in every pool that names none; a pool's factory configuration's {@code policy} makes it active
+ * in that pool; a policy's PID gives its parameters in force, stored values over the metatype
+ * defaults), after {@link #delayMillis} on another thread, or never while {@link #applying} is
+ * false. The fleet has pool {@code default}, and the pools {@link #addPool} adds.
  */
 final class FakeRuntime implements AutoCloseable {
 
     final FakeRouter router = new FakeRouter();
     final FakeConfigAdmin configs = new FakeConfigAdmin();
     final PolicySchemas schemas = ShippedSchemasTest.shippedSchemas();
-    final PolicyAdminService admin = new PolicyAdminService(router, new ConfigStore(configs.service()), schemas);
+    volatile Fleet fleet = new Fleet(Map.of(Fleet.DEFAULT_POOL, pool(Fleet.DEFAULT_POOL)));
+    final PolicyAdminService admin = new PolicyAdminService(router, () -> fleet, new ConfigStore(configs.service()),
+            schemas);
     volatile boolean applying = true;
     volatile long delayMillis;
     private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -38,9 +46,34 @@ final class FakeRuntime implements AutoCloseable {
         });
     }
 
+    /** A pool of one worker, in the fleet; with its router unless {@code routed} is false. */
+    FakeRouter addPool(String name, boolean routed) {
+        Map<String, PoolTopology> pools = new HashMap<>();
+        fleet.pools().forEach(p -> pools.put(p.name(), p));
+        pools.put(name, pool(name));
+        fleet = new Fleet(pools);
+        return routed ? router.addPool(name) : null;
+    }
+
+    private static PoolTopology pool(String name) {
+        return new PoolTopology(name, "model-" + name, List.of(), List.of(),
+                List.of(new DecodeInstance("decode", List.of(new Endpoint("http://" + name + ":8200", -1)), 64)));
+    }
+
     private void apply(String pid, Map<String, Object> properties) {
-        if (pid.equals(PolicyAdminService.ROUTER_PID) && router.available.contains(properties.get("policy"))) {
-            router.active = (String) properties.get("policy");
+        Object policy = properties.get("policy");
+        if (router.available.contains(policy)) {
+            String factoryPool = pid.startsWith(Fleet.FACTORY_PID + "~") ? pid.substring(Fleet.FACTORY_PID.length() + 1)
+                    : null;
+            for (String name : router.pools()) {
+                FakeRouter r = (FakeRouter) router.pool(name);
+                if (name.equals(factoryPool)) {
+                    r.own = (String) policy;
+                    r.active = r.own;
+                } else if (pid.equals(PolicyAdminService.ROUTER_PID) && r.own == null) {
+                    r.active = (String) policy;
+                }
+            }
         }
         router.parameters = inForce();
     }

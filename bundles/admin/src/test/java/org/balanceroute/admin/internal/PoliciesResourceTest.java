@@ -93,7 +93,9 @@ class PoliciesResourceTest {
         Response r = resource.update(json("{\"policy\": \"brh-survival\", \"parameters\": {\"horizon\": 40, \"beta\": 8}}"));
         assertEquals(200, r.getStatus());
         Map<String, Object> answer = entity(r);
-        assertEquals(List.of("active", "parameters", "available", "applied", "message"), List.copyOf(answer.keySet()));
+        assertEquals(List.of("pool", "active", "parameters", "available", "applied", "message"),
+                List.copyOf(answer.keySet()));
+        assertEquals("default", answer.get("pool"), "the primary pool");
         assertEquals("brh-survival", answer.get("active"));
         assertEquals(true, answer.get("applied"));
         assertEquals("{\"sGreedy\":0,\"rMax\":8,\"horizon\":40,\"alpha\":1.0,\"beta\":8.0,\"gamma\":0.64,\"confidence\":0.5,"
@@ -124,7 +126,7 @@ class PoliciesResourceTest {
         assertEquals(false, answer.get("applied"));
         assertEquals("br0", answer.get("active"), "what is in force when it answers");
         assertEquals("written through ConfigAdmin, not yet in force after 60 ms: the router reports br0 active; the "
-                + "router applies it once it receives the configuration (GET /admin/policies shows what is in force)",
+                + "router applies it once it receives the configuration (GET /admin/pools/default/policy shows what is in force)",
                 answer.get("message"));
         assertEquals("jsq", configs.updates.get(PolicyAdminService.ROUTER_PID).get("policy"), "it is written");
     }

@@ -27,6 +27,7 @@ import org.balanceroute.admin.PolicyAdmin;
 import org.balanceroute.admin.PolicyAdmin.ChangeResult;
 import org.balanceroute.admin.PolicyAdmin.InvalidChangeException;
 import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
+import org.balanceroute.admin.PolicyAdmin.UnknownPoolException;
 import org.balanceroute.admin.auth.ConsoleCredentials;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.fleet.Fleet;
@@ -60,8 +61,9 @@ import org.slf4j.LoggerFactory;
  *     samples after SEQ, the newest per-worker figures, the fleet (pools, instances, workers and
  *     their state, {@link FleetView}), the cluster of proxies, the policies with their schema, the
  *     credentials warning and a fresh CSRF token ({@link StateJson});
- * <li>{@code POST balanceroute/policy} with header {@value CsrfTokens#HEADER}: a change through
- *     {@link PolicyAdmin} ({@link PolicyRequest}); without a valid token 403, nothing changed;
+ * <li>{@code POST balanceroute/policy} with header {@value CsrfTokens#HEADER}: a change of a pool's
+ *     policy (the primary pool's without {@code pool}) through {@link PolicyAdmin}
+ *     ({@link PolicyRequest}); without a valid token 403, nothing changed;
  * <li>{@code POST balanceroute/drain} and {@code POST balanceroute/undrain}, with the same header:
  *     starts or ends an operator's drain of a worker or of every worker of an instance
  *     ({@link DrainRequest}) through {@link RouterService#setWorkerDraining}.
@@ -107,6 +109,8 @@ public final class BalanceRoutePlugin extends HttpServlet {
     private final transient LongSupplier clock;
     private final transient ScheduledExecutorService sampler;
     private final transient AtomicReference<ClusterStatus> cluster = new AtomicReference<>();
+    /** The latest snapshot of every routed pool but the primary (whose are the history's), by name. */
+    private final transient AtomicReference<Map<String, ClusterSnapshot>> otherPools = new AtomicReference<>(Map.of());
     private final transient AtomicReference<String> lastSampleProblem = new AtomicReference<>();
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
@@ -212,10 +216,50 @@ public final class BalanceRoutePlugin extends HttpServlet {
         } catch (RuntimeException e) {
             problem = problem == null ? "the router's cluster status: " + e.getMessage() : problem;
         }
+        try {
+            otherPools.set(otherSnapshots());
+        } catch (RuntimeException e) {
+            problem = problem == null ? "the other pools' snapshots: " + e.getMessage() : problem;
+        }
         String last = lastSampleProblem.getAndSet(problem);
         if (problem != null && !problem.equals(last)) {
             LOG.warn("console: no sample of {} (logged once until it answers again)", problem);
         }
+    }
+
+    /** Each routed pool's snapshot but the primary's, from its own router. */
+    private Map<String, ClusterSnapshot> otherSnapshots() {
+        Map<String, ClusterSnapshot> m = new java.util.HashMap<>();
+        String primary = router.poolName();
+        for (String name : router.pools()) {
+            RouterService r = router.pool(name);
+            if (r != null && !name.equals(primary)) {
+                m.put(name, r.snapshot());
+            }
+        }
+        return m;
+    }
+
+    /** The fleet section: every pool with its router's latest snapshot and its active policy. */
+    private JsonNode fleetJson(LoadHistory.Sample latest) {
+        Map<String, ClusterSnapshot> snapshots = new java.util.HashMap<>(otherPools.get());
+        Map<String, String> active = new java.util.HashMap<>();
+        String primary = Fleet.DEFAULT_POOL;
+        try {
+            primary = router.poolName();
+            for (String name : router.pools()) {
+                RouterService r = router.pool(name);
+                if (r != null) {
+                    active.put(name, r.activePolicy());
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("console: the pools' policies: {}", e.toString());
+        }
+        if (latest != null) {
+            snapshots.put(primary, latest.snapshot());
+        }
+        return FleetView.json(fleet(), primary, snapshots, active);
     }
 
     LoadHistory history() {
@@ -284,7 +328,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
         o.set("history", StateJson.history(samples, history.capacity(), intervalMillis,
                 latest == null ? 0 : latest.seq()));
         o.set("latest", StateJson.latest(latest));
-        o.set("fleet", FleetView.json(fleet(), latest == null ? null : latest.snapshot()));
+        o.set("fleet", fleetJson(latest));
         o.set("cluster", StateJson.cluster(cluster.get()));
         o.set("policies", policies());
         o.set("credentials", StateJson.credentials(credentials()));
@@ -420,12 +464,15 @@ public final class BalanceRoutePlugin extends HttpServlet {
         try {
             List<PolicyDescription> known = admin.policies();
             PolicyRequest change = PolicyRequest.parse(body, known);
-            ChangeResult result = admin.change(change.policy(), change.parameters(), CHANGE_WAIT);
-            LOG.info("console: {} changed the policy: {} {} ({})", user(req), change.policy(), change.parameters(),
-                    result.applied() ? "applied" : "pending");
-            writeJson(resp, HttpServletResponse.SC_OK, StateJson.changed(result));
+            String pool = change.pool() == null ? admin.primaryPool() : change.pool();
+            ChangeResult result = admin.change(pool, change.policy(), change.parameters(), CHANGE_WAIT);
+            LOG.info("console: {} changed pool {}'s policy: {} {} ({})", user(req), pool, change.policy(),
+                    change.parameters(), result.applied() ? "applied" : "pending");
+            writeJson(resp, HttpServletResponse.SC_OK, StateJson.changed(pool, result));
         } catch (PolicyRequest.BadRequest e) {
             writeJson(resp, HttpServletResponse.SC_BAD_REQUEST, StateJson.refused(e.getMessage(), e.field));
+        } catch (UnknownPoolException e) {
+            writeJson(resp, HttpServletResponse.SC_NOT_FOUND, StateJson.refused(e.getMessage(), e.field()));
         } catch (InvalidChangeException e) {
             LOG.info("console: {}'s change refused: {}", user(req), e.getMessage());
             writeJson(resp, HttpServletResponse.SC_BAD_REQUEST, StateJson.refused(e.getMessage(), e.field()));

@@ -3,6 +3,7 @@ package org.balanceroute.console.internal;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
+import java.util.Map;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.fleet.DecodeInstance;
 import org.balanceroute.fleet.Endpoint;
@@ -11,13 +12,12 @@ import org.balanceroute.fleet.PoolTopology;
 
 /**
  * The fleet as the page shows it: the pools of the topology ({@link Fleet}), their decode
- * instances and workers, with the router's live figures ({@link ClusterSnapshot}) on the pool the
- * router serves. Pure: built from values, so that tests need no framework.
+ * instances and workers, each pool with its own router's live figures ({@link ClusterSnapshot})
+ * and active policy. Pure: built from values, so that tests need no framework.
  *
- * <p>The router serves one pool: {@value Fleet#DEFAULT_POOL}, or the only one configured (the
- * connector's rule); its workers are the router's workers 0.., instance by instance, as the
- * topology numbers them. The topology and the router's layout agree except for the moment a
- * change takes to reach the router; then (or without a topology at all) the instances and workers
+ * <p>A pool's workers are its router's workers 0.., instance by instance, as the topology numbers
+ * them. Drains from the page act on the served pool ({@link #served}). The topology and a
+ * router's layout agree except for the moment a change takes to reach the router; then (or without a topology at all) the instances and workers
  * are the snapshot's groups, named by their index, without endpoints.
  */
 final class FleetView {
@@ -86,53 +86,67 @@ final class FleetView {
     }
 
     /**
-     * {@code {"servedPool", "message", "pools": [{"name", "model", "served", "imbalance",
-     * "instances": [{"index", "name", "capacity", "imbalance", "workers": [{"worker", "endpoint",
-     * "state", "load", "running", "queued", "available", "draining", "drained"}]}]}]}}. The served
-     * pool carries the snapshot's figures (imbalance: an instance's heaviest minus lightest worker
-     * not draining; the pool's: the largest of its instances'); other pools (not routed by this
-     * runtime yet) and a pool before the first sample carry their topology only, with state null.
-     * message says why the topology is not shown as it is, or is null.
+     * {@code {"primaryPool", "message", "pools": [{"name", "model", "primary", "routed", "activePolicy",
+     * "imbalance", "instances": [{"index", "name", "capacity", "imbalance", "workers": [{"worker",
+     * "endpoint", "state", "load", "running", "queued", "available", "draining", "drained"}]}]}]}}.
+     * Each pool carries its own router's figures ({@code snapshots}: imbalance: an instance's
+     * heaviest minus lightest worker not draining; the pool's: the largest of its instances') and
+     * policy ({@code policies}); a pool without a router ({@code routed} false) or before its first
+     * snapshot carries its topology only, with state null. {@code primary}: the pool whose history
+     * the page charts and whose workers it drains. message says why a topology is not shown as it
+     * is, or is null.
+     *
+     * @param primary the primary pool's name ({@code RouterService.poolName()})
+     * @param snapshots each routed pool's latest snapshot, by name
+     * @param policies each routed pool's active policy, by name
      */
-    static ObjectNode json(Fleet fleet, ClusterSnapshot s) {
+    static ObjectNode json(Fleet fleet, String primary, Map<String, ClusterSnapshot> snapshots,
+            Map<String, String> policies) {
         ObjectNode o = StateJson.JSON.createObjectNode();
-        PoolTopology served = served(fleet);
-        String servedName = servedName(fleet);
-        o.put("servedPool", servedName);
+        o.put("primaryPool", primary);
         String message = null;
         ArrayNode pools = o.putArray("pools");
         List<PoolTopology> all = fleet == null ? List.of() : fleet.pools();
-        boolean servedShown = false;
         for (PoolTopology p : all) {
-            if (served != null && p.name().equals(served.name())) {
-                if (s != null && s.workers() > 0 && !matches(p, s)) {
-                    message = "the router's workers differ from pool " + p.name()
-                            + "'s topology (a change on its way to the router): shown as the router has them";
-                    pools.add(live(p.name(), p.model(), null, s));
-                } else if (s != null && s.workers() > 0) {
-                    pools.add(live(p.name(), p.model(), p, s));
-                } else {
-                    pools.add(topologyOnly(p, true));
-                }
-                servedShown = true;
+            ClusterSnapshot s = snapshots.get(p.name());
+            ObjectNode po;
+            if (s != null && s.workers() > 0 && !matches(p, s)) {
+                message = "the router's workers differ from pool " + p.name()
+                        + "'s topology (a change on its way to the router): shown as the router has them";
+                po = live(p.name(), p.model(), null, s);
+            } else if (s != null && s.workers() > 0) {
+                po = live(p.name(), p.model(), p, s);
             } else {
-                pools.add(topologyOnly(p, false));
+                po = topologyOnly(p);
             }
+            pools.add(marked(po, p.name().equals(primary), policies.get(p.name())));
         }
-        if (!servedShown && s != null && s.workers() > 0) {
+        ClusterSnapshot own = snapshots.get(primary);
+        if (all.isEmpty() && own != null && own.workers() > 0) {
             message = "no pool topology (the fleet service is not available): the router's workers are shown";
-            pools.insert(0, live(servedName, null, null, s));
+            pools.add(marked(live(primary, null, null, own), true, policies.get(primary)));
         }
         o.put("message", message);
         return o;
     }
 
-    /** The served pool with the snapshot's figures; names and endpoints from {@code p} when it is the layout. */
+    /** {@code primary}, {@code routed} (it has a router: a policy) and {@code activePolicy}, after the name and model. */
+    private static ObjectNode marked(ObjectNode pool, boolean primary, String activePolicy) {
+        ObjectNode po = StateJson.JSON.createObjectNode();
+        po.set("name", pool.remove("name"));
+        po.set("model", pool.remove("model"));
+        po.put("primary", primary);
+        po.put("routed", activePolicy != null);
+        po.put("activePolicy", activePolicy);
+        po.setAll(pool);
+        return po;
+    }
+
+    /** A pool with its router's figures; names and endpoints from {@code p} when it is the layout. */
     private static ObjectNode live(String name, String model, PoolTopology p, ClusterSnapshot s) {
         ObjectNode po = StateJson.JSON.createObjectNode();
         po.put("name", name);
         po.put("model", model);
-        po.put("served", true);
         long[] loads = s.loads();
         int[] running = s.running();
         int[] queued = s.queued();
@@ -170,12 +184,11 @@ final class FleetView {
         return po;
     }
 
-    /** A pool as configured, without live figures (not routed here, or no sample yet). */
-    private static ObjectNode topologyOnly(PoolTopology p, boolean served) {
+    /** A pool as configured, without live figures (no router yet, or no sample yet). */
+    private static ObjectNode topologyOnly(PoolTopology p) {
         ObjectNode po = StateJson.JSON.createObjectNode();
         po.put("name", p.name());
         po.put("model", p.model());
-        po.put("served", served);
         po.putNull("imbalance");
         ArrayNode instances = po.putArray("instances");
         int g = 0;

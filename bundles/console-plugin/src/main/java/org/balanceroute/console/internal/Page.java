@@ -23,9 +23,10 @@ final class Page {
                 <h3 class="br-h">Imbalance per decode instance (max - min KV load of its workers not draining) and prompt pool depth</h3>
                 <div id="br-balance-chart" class="br-chart"></div>
                 <h2 class="br-h">Routing policy</h2>
-                <p>Active: <strong id="br-active">?</strong></p>
+                <p>Active in the pool chosen: <strong id="br-active">?</strong> (a policy's parameters are shared by every pool)</p>
                 <div id="br-policy-message" class="br-note" hidden></div>
                 <form id="br-policy-form" class="br-form" autocomplete="off">
+                <label>Pool <select id="br-policy-pool" name="pool"></select></label>
                 <label>Policy <select id="br-policy" name="policy"></select></label>
                 <table id="br-params" class="nicetable br-table">
                 <thead><tr><th>parameter</th><th>value</th><th>in force</th><th>default</th><th>range</th></tr></thead>

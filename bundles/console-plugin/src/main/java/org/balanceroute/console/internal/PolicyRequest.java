@@ -9,15 +9,15 @@ import org.balanceroute.admin.PolicyAdmin.ParameterDescription;
 import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
 
 /**
- * A change the page asks for: {@code {"policy": NAME, "parameters": {ID: VALUE, ...}}}
- * ({@code parameters} optional), with each value typed as the policy's schema declares it
+ * A change the page asks for: {@code {"pool": NAME, "policy": NAME, "parameters": {ID: VALUE, ...}}}
+ * ({@code pool} optional: the primary pool; {@code parameters} optional), with each value typed as the policy's schema declares it
  * ({@code integer} as Integer, {@code long} as Long, {@code number} as Double, {@code boolean} as
  * Boolean, {@code string} as String; a form's text such as {@code "12"} is read the same way).
  * Values that do not read as their type, and parameters the schema does not list, are passed on
  * as they came, so that {@code PolicyAdmin} refuses them with its own message: range and validity
  * are its to judge, not the page's.
  */
-record PolicyRequest(String policy, Map<String, Object> parameters) {
+record PolicyRequest(String pool, String policy, Map<String, Object> parameters) {
 
     /** A body that is not a change at all; nothing is passed on. */
     static final class BadRequest extends Exception {
@@ -40,6 +40,11 @@ record PolicyRequest(String policy, Map<String, Object> parameters) {
             throw new BadRequest("policy must be a policy name", "policy");
         }
         String policy = name.textValue().trim();
+        JsonNode poolNode = body.get("pool");
+        if (poolNode != null && !poolNode.isNull() && (!poolNode.isTextual() || poolNode.textValue().isBlank())) {
+            throw new BadRequest("pool must be a pool's name", "pool");
+        }
+        String pool = poolNode == null || poolNode.isNull() ? null : poolNode.textValue().trim();
         Map<String, ParameterDescription> schema = new LinkedHashMap<>();
         for (PolicyDescription p : policies) {
             if (p.name().equals(policy)) {
@@ -62,7 +67,7 @@ record PolicyRequest(String policy, Map<String, Object> parameters) {
                 values.put(e.getKey(), d == null ? raw(v) : typed(v, d.type()));
             }
         }
-        return new PolicyRequest(policy, values);
+        return new PolicyRequest(pool, policy, values);
     }
 
     /** The value as its schema type, or as it came when it does not read as one. */

@@ -213,10 +213,11 @@ final class StateJson {
         return o;
     }
 
-    /** A change's answer: {@code {"outcome": "applied"|"pending", "active", "parameters", "message"}}. */
-    static ObjectNode changed(ChangeResult r) {
+    /** A change's answer: {@code {"outcome": "applied"|"pending", "pool", "active", "parameters", "message"}}. */
+    static ObjectNode changed(String pool, ChangeResult r) {
         ObjectNode o = JSON.createObjectNode();
         o.put("outcome", r.applied() ? "applied" : "pending");
+        o.put("pool", pool);
         o.put("active", r.active());
         o.set("parameters", JSON.valueToTree(r.parameters() == null ? Map.of() : r.parameters()));
         o.put("message", r.message());

@@ -42,8 +42,10 @@ class BalanceRoutePluginTest {
     private final Fakes.RecordingPolicyAdmin admin = new Fakes.RecordingPolicyAdmin(POLICIES);
     private final CsrfTokens csrf = new CsrfTokens("0123456789abcdef0123456789abcdef".getBytes(), () -> now.get() / 1000);
     private final List<String> drains = new ArrayList<>();
-    private final BalanceRoutePlugin plugin = new BalanceRoutePlugin(
+    private final ClusterSnapshot chatSnapshot = Fakes.snapshot(new int[] {1}, new long[] {900}, new int[] {4});
+    private final BalanceRoutePlugin plugin = new BalanceRoutePlugin(Fakes.withPools(
             Fakes.router(snapshot, cluster, "br0", List.of("br0", "brh-survival", "jsq", "least-running"), drains),
+            Map.of("chat", Fakes.poolRouter("chat", chatSnapshot, "jsq"))),
             Fakes.configs(configs), k -> null, 600, 1000, csrf, now::get, false);
 
     {
@@ -176,7 +178,41 @@ class BalanceRoutePluginTest {
         JsonNode j = json(r);
         assertEquals("applied", j.path("outcome").asText());
         assertEquals("brh-survival", j.path("active").asText());
-        assertEquals(List.of("brh-survival {rMax=12}"), admin.changes);
+        assertEquals(List.of("default brh-survival {rMax=12}"), admin.changes);
+    }
+
+    @Test
+    void aPoolsPolicyIsChangedForThatPoolAndAnUnknownPoolIsA404() throws Exception {
+        admin.activeByPool.put("chat", "jsq");
+        String token = csrf.issue("admin");
+        Fakes.Response r = post("/balanceroute/policy", Map.of(CsrfTokens.HEADER, token),
+                "{\"pool\": \"chat\", \"policy\": \"brh-survival\"}");
+        assertEquals(200, r.status, r.body());
+        assertEquals("chat", json(r).path("pool").asText());
+        assertEquals(List.of("chat brh-survival {}"), admin.changes);
+        assertEquals("br0", admin.activeByPool.get("default"));
+        r = post("/balanceroute/policy", Map.of(CsrfTokens.HEADER, token), "{\"pool\": \"nope\", \"policy\": \"jsq\"}");
+        assertEquals(404, r.status, r.body());
+        assertEquals("pool", json(r).path("field").asText());
+        assertEquals("no pool 'nope' (GET /admin/pools lists them)", json(r).path("message").asText());
+    }
+
+    @Test
+    void stateJsonListsEveryPoolWithItsOwnFiguresAndPolicy() throws Exception {
+        snapshot[0] = Fakes.snapshot(new int[] {2, 2}, new long[] {100, 400, 50, 60}, new int[] {1, 2, 1, 1});
+        plugin.fleetService(() -> Fakes.fleet(DrainRequestTest.FLEET.pool("default"),
+                Fakes.pool("chat", new String[] {"x"}, new int[] {1}, 20)));
+        plugin.sample();
+        JsonNode fleet = json(get("/balanceroute/state.json", Map.of())).path("fleet");
+        assertEquals("default", fleet.path("primaryPool").asText());
+        JsonNode chat = fleet.path("pools").get(0);
+        assertEquals("chat", chat.path("name").asText());
+        assertEquals("jsq", chat.path("activePolicy").asText());
+        assertEquals(900, chat.path("instances").get(0).path("workers").get(0).path("load").asLong());
+        JsonNode primary = fleet.path("pools").get(1);
+        assertEquals("br0", primary.path("activePolicy").asText());
+        assertTrue(primary.path("primary").asBoolean());
+        assertEquals(400, primary.path("instances").get(0).path("workers").get(1).path("load").asLong());
     }
 
     @Test
@@ -189,7 +225,7 @@ class BalanceRoutePluginTest {
         assertEquals("refused", j.path("outcome").asText());
         assertEquals("rMax", j.path("field").asText());
         assertTrue(j.path("message").asText().contains("[1, 16]"));
-        assertEquals("br0", admin.active);
+        assertEquals("br0", admin.activeByPool.get("default"));
 
         Fakes.Response bad = post("/balanceroute/policy", Map.of(CsrfTokens.HEADER, token), "{not json");
         assertEquals(400, bad.status);
@@ -209,7 +245,7 @@ class BalanceRoutePluginTest {
         plugin.sample();
         JsonNode state = json(get("/balanceroute/state.json", Map.of()));
         JsonNode fleet = state.path("fleet");
-        assertEquals("default", fleet.path("servedPool").asText());
+        assertEquals("default", fleet.path("primaryPool").asText());
         assertEquals(2, fleet.path("pools").size());
         JsonNode a = fleet.path("pools").get(0).path("instances").get(0);
         assertEquals("a", a.path("name").asText());

@@ -65,7 +65,36 @@ final class Fakes {
                                 s.running(), s.queued(), s.poolDepth(), s.available(), s.groups(), s.capacities(), draining);
                         yield null;
                     }
+                    case "poolName" -> "default";
+                    case "pools" -> List.of("default");
+                    case "pool" -> "default".equals(a[0]) ? p : null;
                     case "toString" -> "fake router";
+                    default -> throw new UnsupportedOperationException(m.getName());
+                });
+    }
+
+    /** {@code primary} (the pool {@code default}'s router) with other pools' routers, reached through pools() and pool(). */
+    static RouterService withPools(RouterService primary, Map<String, RouterService> others) {
+        return (RouterService) Proxy.newProxyInstance(Fakes.class.getClassLoader(), new Class<?>[] {RouterService.class},
+                (p, m, a) -> switch (m.getName()) {
+                    case "pools" -> {
+                        List<String> names = new ArrayList<>(others.keySet());
+                        names.add("default");
+                        names.sort(null);
+                        yield names;
+                    }
+                    case "pool" -> "default".equals(a[0]) ? p : others.get((String) a[0]);
+                    default -> m.invoke(primary, a);
+                });
+    }
+
+    /** A router of pool {@code name} whose only answers are its snapshot and its active policy. */
+    static RouterService poolRouter(String name, ClusterSnapshot snapshot, String active) {
+        return (RouterService) Proxy.newProxyInstance(Fakes.class.getClassLoader(), new Class<?>[] {RouterService.class},
+                (p, m, a) -> switch (m.getName()) {
+                    case "snapshot" -> snapshot;
+                    case "activePolicy" -> active;
+                    case "poolName" -> name;
                     default -> throw new UnsupportedOperationException(m.getName());
                 });
     }
@@ -137,12 +166,15 @@ final class Fakes {
                 });
     }
 
-    /** A PolicyAdmin that records the changes asked of it and refuses rMax outside [1, 16]. */
+    /**
+     * A PolicyAdmin of the pools {@code default} (primary) and those added to {@link #activeByPool},
+     * that records the changes asked of it ("POOL POLICY {parameters}") and refuses rMax outside [1, 16].
+     */
     static final class RecordingPolicyAdmin implements PolicyAdmin {
 
         final List<String> changes = new ArrayList<>();
         final List<PolicyDescription> policies;
-        String active = "br0";
+        final Map<String, String> activeByPool = new java.util.TreeMap<>(Map.of("default", "br0"));
 
         RecordingPolicyAdmin(List<PolicyDescription> policies) {
             this.policies = policies;
@@ -150,7 +182,21 @@ final class Fakes {
 
         @Override
         public String activePolicy() {
-            return active;
+            return activeByPool.get(primaryPool());
+        }
+
+        @Override
+        public String primaryPool() {
+            return "default";
+        }
+
+        @Override
+        public PoolPolicy poolPolicy(String pool) throws UnknownPoolException {
+            String active = activeByPool.get(pool);
+            if (active == null) {
+                throw new UnknownPoolException(pool);
+            }
+            return new PoolPolicy(pool, active, active);
         }
 
         @Override
@@ -161,12 +207,19 @@ final class Fakes {
         @Override
         public ChangeResult change(String policy, Map<String, Object> parameters, Duration wait)
                 throws InvalidChangeException {
-            changes.add(policy + " " + parameters);
+            return change(primaryPool(), policy, parameters, wait);
+        }
+
+        @Override
+        public ChangeResult change(String pool, String policy, Map<String, Object> parameters, Duration wait)
+                throws InvalidChangeException {
+            poolPolicy(pool);
+            changes.add(pool + " " + policy + " " + parameters);
             Object r = parameters.get("rMax");
             if (r instanceof Integer i && (i < 1 || i > 16)) {
                 throw new InvalidChangeException("rMax must be an integer in [1, 16], got " + i, "rMax");
             }
-            active = policy;
+            activeByPool.put(pool, policy);
             return new ChangeResult(true, policy, parameters, "in force");
         }
     }

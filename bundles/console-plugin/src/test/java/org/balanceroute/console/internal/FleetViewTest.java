@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Map;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.PoolTopology;
@@ -22,6 +23,11 @@ class FleetViewTest {
                 new int[] {64, 64, 32, 32}, new boolean[] {false, true, true, false});
     }
 
+    /** The page's fleet with the primary pool {@code default}'s snapshot (none: null) and br0 active. */
+    private static JsonNode json(Fleet fleet, ClusterSnapshot s) {
+        return FleetView.json(fleet, "default", s == null ? Map.of() : Map.of("default", s), Map.of("default", "br0"));
+    }
+
     @Test
     void aWorkersStateIsDownDrainedDrainingOrServing() {
         ClusterSnapshot s = mixed();
@@ -33,11 +39,13 @@ class FleetViewTest {
 
     @Test
     void theServedPoolWithItsInstancesWorkersAndImbalances() {
-        JsonNode j = FleetView.json(Fakes.fleet(TWO), mixed());
-        assertEquals("default", j.path("servedPool").asText());
+        JsonNode j = json(Fakes.fleet(TWO), mixed());
+        assertEquals("default", j.path("primaryPool").asText());
         assertTrue(j.path("message").isNull());
         JsonNode pool = j.path("pools").get(0);
-        assertTrue(pool.path("served").asBoolean());
+        assertTrue(pool.path("primary").asBoolean());
+        assertTrue(pool.path("routed").asBoolean());
+        assertEquals("br0", pool.path("activePolicy").asText());
         assertEquals("model-default", pool.path("model").asText());
         assertEquals(2, pool.path("instances").size());
         JsonNode a = pool.path("instances").get(0);
@@ -60,7 +68,7 @@ class FleetViewTest {
         assertEquals("down", b.path("workers").get(1).path("state").asText());
         assertEquals(0, pool.path("imbalance").asLong());
 
-        JsonNode busy = FleetView.json(Fakes.fleet(TWO), Fakes.snapshot(new int[] {2, 2}, new long[] {100, 400, 50, 60},
+        JsonNode busy = json(Fakes.fleet(TWO), Fakes.snapshot(new int[] {2, 2}, new long[] {100, 400, 50, 60},
                 new int[4])).path("pools").get(0);
         assertEquals(300, busy.path("instances").get(0).path("imbalance").asLong());
         assertEquals(10, busy.path("instances").get(1).path("imbalance").asLong());
@@ -68,15 +76,39 @@ class FleetViewTest {
     }
 
     @Test
-    void otherPoolsAreShownAsConfiguredNotRouted() {
+    void aPoolWithoutARouterIsShownAsConfigured() {
         PoolTopology other = Fakes.pool("other", new String[] {"x"}, new int[] {1}, 10);
-        JsonNode j = FleetView.json(Fakes.fleet(TWO, other), mixed());
+        JsonNode j = json(Fakes.fleet(TWO, other), mixed());
         assertEquals(2, j.path("pools").size());
         JsonNode o = j.path("pools").get(1);
         assertEquals("other", o.path("name").asText());
-        assertFalse(o.path("served").asBoolean());
+        assertFalse(o.path("primary").asBoolean());
+        assertFalse(o.path("routed").asBoolean());
+        assertTrue(o.path("activePolicy").isNull());
         assertEquals("http://w10:8000", o.path("instances").get(0).path("workers").get(0).path("endpoint").asText());
         assertTrue(o.path("instances").get(0).path("workers").get(0).path("state").isNull());
+    }
+
+    @Test
+    void eachPoolWithItsOwnRoutersFiguresAndPolicy() {
+        PoolTopology chat = Fakes.pool("chat", new String[] {"x"}, new int[] {2}, 10);
+        JsonNode j = FleetView.json(Fakes.fleet(TWO, chat), "default",
+                Map.of("default", mixed(), "chat", Fakes.snapshot(new int[] {2}, new long[] {700, 100}, new int[] {3, 1})),
+                Map.of("default", "br0", "chat", "jsq"));
+        JsonNode c = j.path("pools").get(0);
+        assertEquals("chat", c.path("name").asText());
+        assertFalse(c.path("primary").asBoolean());
+        assertTrue(c.path("routed").asBoolean());
+        assertEquals("jsq", c.path("activePolicy").asText());
+        assertEquals(600, c.path("imbalance").asLong());
+        JsonNode w = c.path("instances").get(0).path("workers").get(0);
+        assertEquals("http://w10:8000", w.path("endpoint").asText());
+        assertEquals(700, w.path("load").asLong());
+        assertEquals("serving", w.path("state").asText());
+        JsonNode d = j.path("pools").get(1);
+        assertTrue(d.path("primary").asBoolean());
+        assertEquals("br0", d.path("activePolicy").asText());
+        assertEquals(500, d.path("instances").get(0).path("workers").get(0).path("load").asLong());
     }
 
     @Test
@@ -90,8 +122,8 @@ class FleetViewTest {
 
     @Test
     void beforeTheFirstSampleThePoolIsShownAsConfigured() {
-        JsonNode pool = FleetView.json(Fakes.fleet(TWO), null).path("pools").get(0);
-        assertTrue(pool.path("served").asBoolean());
+        JsonNode pool = json(Fakes.fleet(TWO), null).path("pools").get(0);
+        assertTrue(pool.path("primary").asBoolean());
         assertEquals(2, pool.path("instances").get(1).path("workers").size());
         assertTrue(pool.path("instances").get(1).path("workers").get(1).path("state").isNull());
     }
@@ -99,7 +131,7 @@ class FleetViewTest {
     @Test
     void aLayoutThatDiffersFromTheTopologyIsShownAsTheRouterHasIt() {
         // the topology has 2 + 2 workers, the router still 3 in one instance
-        JsonNode j = FleetView.json(Fakes.fleet(TWO), Fakes.snapshot(new int[] {3}, new long[] {1, 2, 3}, new int[3]));
+        JsonNode j = json(Fakes.fleet(TWO), Fakes.snapshot(new int[] {3}, new long[] {1, 2, 3}, new int[3]));
         assertTrue(j.path("message").asText().contains("differ"), j.toString());
         JsonNode pool = j.path("pools").get(0);
         assertEquals(1, pool.path("instances").size());
@@ -109,11 +141,11 @@ class FleetViewTest {
 
     @Test
     void withoutATopologyTheRoutersWorkersAreShown() {
-        JsonNode j = FleetView.json(null, Fakes.snapshot(new int[] {1, 1}, new long[] {1, 2}, new int[2]));
+        JsonNode j = json(null, Fakes.snapshot(new int[] {1, 1}, new long[] {1, 2}, new int[2]));
         assertTrue(j.path("message").asText().contains("no pool topology"), j.toString());
         JsonNode pool = j.path("pools").get(0);
         assertEquals("default", pool.path("name").asText());
         assertEquals(2, pool.path("instances").size());
-        assertEquals(0, FleetView.json(null, null).path("pools").size());
+        assertEquals(0, json(null, null).path("pools").size());
     }
 }

@@ -66,17 +66,19 @@ class PolicyRequestTest {
 
     @Test
     void aPolicyOnlyOrAnUnknownPolicy() throws Exception {
-        assertEquals(new PolicyRequest("jsq", Map.of()), parse("{\"policy\": \"jsq\"}"));
-        assertEquals(new PolicyRequest("jsq", Map.of()), parse("{\"policy\": \" jsq \", \"parameters\": null}"));
-        assertEquals(new PolicyRequest("nosuch", Map.of("x", "1")),
+        assertEquals(new PolicyRequest(null, "jsq", Map.of()), parse("{\"policy\": \"jsq\"}"));
+        assertEquals(new PolicyRequest(null, "jsq", Map.of()), parse("{\"policy\": \" jsq \", \"parameters\": null}"));
+        assertEquals(new PolicyRequest(null, "nosuch", Map.of("x", "1")),
                 parse("{\"policy\": \"nosuch\", \"parameters\": {\"x\": \"1\"}}"));
+        assertEquals(new PolicyRequest("chat", "jsq", Map.of()), parse("{\"pool\": \" chat \", \"policy\": \"jsq\"}"));
     }
 
     @Test
     void bodiesThatAreNoChange() {
         for (String bad : List.of("[]", "\"br0\"", "{}", "{\"policy\": 3}", "{\"policy\": \" \"}",
                 "{\"policy\": \"br0\", \"parameters\": [1]}", "{\"policy\": \"br0\", \"parameters\": {\"rMax\": null}}",
-                "{\"policy\": \"br0\", \"parameters\": {\"rMax\": [1]}}")) {
+                "{\"policy\": \"br0\", \"parameters\": {\"rMax\": [1]}}", "{\"pool\": 1, \"policy\": \"br0\"}",
+                "{\"pool\": \"\", \"policy\": \"br0\"}")) {
             assertThrows(PolicyRequest.BadRequest.class, () -> parse(bad), bad);
         }
         assertThrows(PolicyRequest.BadRequest.class, () -> PolicyRequest.parse(null, POLICIES));

@@ -62,10 +62,11 @@ class StateJsonTest {
 
     @Test
     void changesAndRefusals() {
-        JsonNode applied = StateJson.changed(new ChangeResult(true, "brh-survival", Map.of("rMax", 8), "in force"));
+        JsonNode applied = StateJson.changed("default", new ChangeResult(true, "brh-survival", Map.of("rMax", 8), "in force"));
+        assertEquals("default", applied.path("pool").asText());
         assertEquals("applied", applied.path("outcome").asText());
         assertEquals(8, applied.path("parameters").path("rMax").asInt());
-        assertEquals("pending", StateJson.changed(new ChangeResult(false, "br0", null, "written")).path("outcome").asText());
+        assertEquals("pending", StateJson.changed("default", new ChangeResult(false, "br0", null, "written")).path("outcome").asText());
         JsonNode refused = StateJson.refused("rMax must be in [1, 16]", "rMax");
         assertEquals("refused", refused.path("outcome").asText());
         assertEquals("rMax", refused.path("field").asText());

@@ -5,7 +5,6 @@ import io.prometheus.client.Collector.MetricFamilySamples.Sample;
 import io.prometheus.client.Collector.Type;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.Counter;
-import io.prometheus.client.Gauge;
 import io.prometheus.client.Histogram;
 import io.prometheus.client.exporter.common.TextFormat;
 import java.io.IOException;
@@ -35,11 +34,14 @@ import org.osgi.service.component.annotations.Component;
  * snapshot (per-worker KV load, running and queued requests, draining, pool depth, current
  * imbalance).
  *
- * <p>Per-worker metrics carry {@code pool}, {@code instance} (the decode instance's name in the
- * fleet's topology) and {@code worker} (the worker's index in its pool); per-instance ones
- * {@code pool} and {@code instance}. The pool-level imbalance metrics keep their names and no
- * label: they are the sum over the pool's instances of each one's max - min over its workers not
- * draining (one instance: the classic {@code max_g L_g - min_g L_g}).
+ * <p>A scrape reads every pool from its own router ({@link PoolState}). Per-worker metrics carry
+ * {@code pool}, {@code instance} (the decode instance's name in the fleet's topology) and
+ * {@code worker} (the worker's index in its pool); per-instance ones {@code pool} and
+ * {@code instance}; per-pool ones (pool depth, imbalance, decode step, active policy, the prefill
+ * tier) {@code pool}. The pool's imbalance is the sum over its instances of each one's max - min
+ * over its workers not draining (one instance: the classic {@code max_g L_g - min_g L_g}). The step
+ * hook's figures (step latency, running means) are not told which pool stepped: they stay as they
+ * were, labelled with the primary pool where they had a pool label.
  */
 @Component(service = {BalanceRouteMetrics.class, DispatchObserver.class, ProxyObserver.class}, immediate = true)
 public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserver {
@@ -68,9 +70,26 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
     static final String MEMBER_LOAD = PREFIX + "member_worker_kv_load_tokens";
     static final String MEMBER_RUNNING = PREFIX + "member_worker_running_requests";
     static final String MEMBER_POOLED = PREFIX + "member_pooled_requests";
+    static final String ACTIVE_POLICY = PREFIX + "pool_active_policy";
 
     /** The prefill tier as the connector sees it: prefills running per instance, and waiting for a slot. */
     public record PrefillTier(int[] inFlight, int queued) {
+    }
+
+    /**
+     * One pool as a scrape reads it from its own router and connector.
+     *
+     * @param name the pool's name
+     * @param topology its topology in the fleet (the instances' names), or null without one
+     * @param snapshot its router's snapshot, or null when the router cannot answer (its router
+     *     gauges are left out)
+     * @param cluster its router's membership and shares, or null when it cannot answer (left out)
+     * @param activePolicy the policy its router uses now, or null (left out)
+     * @param decodeStepNanos the decode step period its router observes, 0 while unknown
+     * @param prefill its connector's prefill counts, or null without a connector (left out)
+     */
+    public record PoolState(String name, PoolTopology topology, ClusterSnapshot snapshot, ClusterStatus cluster,
+            String activePolicy, long decodeStepNanos, PrefillTier prefill) {
     }
 
     private static final double NANOS = 1e9;
@@ -81,9 +100,6 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
             .buckets(1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2,
                     0.1, 0.5)
             .withoutExemplars().register(registry);
-    private final Gauge decodeStep = Gauge.build().name(DECODE_STEP)
-            .help("Decode step period the router observes in the token streams (the dispatch cadence); 0 while unknown")
-            .register(registry);
     private final Histogram ttft = Histogram.build().name(TTFT)
             .help("Time from a streaming request's arrival at the proxy to its first token")
             .buckets(0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
@@ -157,11 +173,6 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
         return sums;
     }
 
-    /** The router's observed decode step period, read at each scrape. */
-    public void decodeStep(long nanos) {
-        decodeStep.set(nanos / NANOS);
-    }
-
     @Override
     public void firstToken(long nanos) {
         ttft.observe(nanos / NANOS);
@@ -180,50 +191,17 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
     /**
      * The exposition, Prometheus text format 0.0.4.
      *
-     * @param snapshot the router's cluster snapshot, or null when the router cannot answer (the
-     *     per-worker gauges and the pool depth are then left out)
+     * @param pools every pool, the primary one first (the cluster-wide gauges are read from its
+     *     router, and the step hook's per-instance means are labelled with its names)
      */
-    public String scrape(ClusterSnapshot snapshot) {
-        return scrape(snapshot, null);
-    }
-
-    /**
-     * The exposition with the prefill tier's gauges too.
-     *
-     * @param prefill the connector's prefill counts, or null when no connector is there (left out)
-     */
-    public String scrape(ClusterSnapshot snapshot, PrefillTier prefill) {
-        return scrape(snapshot, prefill, null);
-    }
-
-    /**
-     * The exposition with the cluster of proxies too.
-     *
-     * @param cluster the router's membership and shares, or null when it cannot answer (left out)
-     */
-    public String scrape(ClusterSnapshot snapshot, PrefillTier prefill, ClusterStatus cluster) {
-        return scrape(snapshot, prefill, cluster, null);
-    }
-
-    /**
-     * The exposition with the fleet's names in the {@code pool} and {@code instance} labels.
-     *
-     * @param pool the pool the router serves, from the fleet's topology, or null when there is no
-     *     fleet service (or no pool yet): {@code pool="default"} and each instance's index
-     */
-    public String scrape(ClusterSnapshot snapshot, PrefillTier prefill, ClusterStatus cluster, PoolTopology pool) {
-        Labels labels = Labels.of(pool, snapshot);
-        List<MetricFamilySamples> families = new ArrayList<>();
-        if (snapshot != null) {
-            families.addAll(snapshotFamilies(snapshot, labels));
-        }
-        if (prefill != null) {
-            families.addAll(prefillFamilies(prefill));
-        }
-        if (cluster != null) {
-            families.addAll(clusterFamilies(cluster, labels));
-        }
-        families.addAll(meanFamilies(labels));
+    public String scrape(List<PoolState> pools) {
+        List<MetricFamilySamples> families = new ArrayList<>(snapshotFamilies(pools));
+        families.addAll(prefillFamilies(pools));
+        families.addAll(clusterFamilies(pools));
+        PoolState primary = pools.isEmpty() ? null : pools.get(0);
+        families.addAll(meanFamilies(primary == null ? Labels.of(Fleet.DEFAULT_POOL, null, null)
+                : Labels.of(primary.name(), primary.topology(), primary.snapshot())));
+        families.removeIf(f -> f.samples.isEmpty()); // what no pool has is left out, not announced empty
         families.addAll(Collections.list(registry.metricFamilySamples()));
         StringWriter out = new StringWriter();
         try {
@@ -234,18 +212,29 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
         return out.toString();
     }
 
-    static List<MetricFamilySamples> prefillFamilies(PrefillTier p) {
-        List<String> instance = List.of("instance");
-        List<Sample> running = new ArrayList<>(p.inFlight().length);
-        for (int i = 0; i < p.inFlight().length; i++) {
-            running.add(new Sample(PREFILL_IN_FLIGHT, instance, List.of(Integer.toString(i)), p.inFlight()[i]));
+    /** The prefill tier of every pool that has a connector; none without one. */
+    static List<MetricFamilySamples> prefillFamilies(List<PoolState> pools) {
+        List<Sample> running = new ArrayList<>();
+        List<Sample> queued = new ArrayList<>();
+        for (PoolState pool : pools) {
+            PrefillTier p = pool.prefill();
+            if (p == null) {
+                continue;
+            }
+            for (int i = 0; i < p.inFlight().length; i++) {
+                running.add(new Sample(PREFILL_IN_FLIGHT, Labels.POOL_INSTANCE, List.of(pool.name(), Integer.toString(i)),
+                        p.inFlight()[i]));
+            }
+            queued.add(new Sample(PREFILL_QUEUED, Labels.POOL, List.of(pool.name()), p.queued()));
+        }
+        if (queued.isEmpty()) {
+            return List.of();
         }
         return List.of(
                 new MetricFamilySamples(PREFILL_IN_FLIGHT, Type.GAUGE,
                         "Prefills running on the prefill instance (at most the connector's prefillMaxInFlight)", running),
                 new MetricFamilySamples(PREFILL_QUEUED, Type.GAUGE,
-                        "Prefills waiting in the connector for a prefill slot (a full queue answers 429)",
-                        List.of(new Sample(PREFILL_QUEUED, List.of(), List.of(), p.queued()))));
+                        "Prefills waiting in the connector for a prefill slot (a full queue answers 429)", queued));
     }
 
     /** The running means of the imbalance: the pool's (unlabelled, 0 before the first step) and each instance's. */
@@ -271,29 +260,41 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
                                 + "over its workers not draining, KV tokens", perInstance));
     }
 
-    static List<MetricFamilySamples> clusterFamilies(ClusterStatus c) {
-        return clusterFamilies(c, Labels.of(null, null));
-    }
-
-    static List<MetricFamilySamples> clusterFamilies(ClusterStatus c, Labels labels) {
+    /**
+     * The cluster of proxies: the members, the dispatcher and the staleness from the first pool whose
+     * router answers (the primary), each member's share of every pool's workers and prompt pool.
+     */
+    static List<MetricFamilySamples> clusterFamilies(List<PoolState> pools) {
         List<String> memberWorker = List.of("member", "pool", "instance", "worker");
-        List<String> member = List.of("member");
+        List<String> memberPool = List.of("member", "pool");
         List<Sample> load = new ArrayList<>();
         List<Sample> run = new ArrayList<>();
         List<Sample> pooled = new ArrayList<>();
-        for (ReplicaShare s : c.members()) {
-            long[] loads = s.loads();
-            int[] running = s.running();
-            for (int g = 0; g < loads.length; g++) {
-                List<String> values = List.of(s.member(), labels.pool(), labels.instanceOfWorker(g),
-                        Integer.toString(g));
-                load.add(new Sample(MEMBER_LOAD, memberWorker, values, loads[g]));
-                run.add(new Sample(MEMBER_RUNNING, memberWorker, values, running[g]));
+        ClusterStatus first = null;
+        for (PoolState pool : pools) {
+            ClusterStatus c = pool.cluster();
+            if (c == null) {
+                continue;
             }
-            pooled.add(new Sample(MEMBER_POOLED, member, List.of(s.member()), s.pooled()));
+            first = first == null ? c : first;
+            Labels labels = Labels.of(pool.name(), pool.topology(), pool.snapshot());
+            for (ReplicaShare s : c.members()) {
+                long[] loads = s.loads();
+                int[] running = s.running();
+                for (int g = 0; g < loads.length; g++) {
+                    List<String> values = List.of(s.member(), labels.pool(), labels.instanceOfWorker(g),
+                            Integer.toString(g));
+                    load.add(new Sample(MEMBER_LOAD, memberWorker, values, loads[g]));
+                    run.add(new Sample(MEMBER_RUNNING, memberWorker, values, running[g]));
+                }
+                pooled.add(new Sample(MEMBER_POOLED, memberPool, List.of(s.member(), labels.pool()), s.pooled()));
+            }
+        }
+        if (first == null) {
+            return List.of();
         }
         List<String> quantile = List.of("quantile");
-        ClusterStatus.Staleness st = c.staleness();
+        ClusterStatus.Staleness st = first.staleness();
         List<Sample> staleness = st.samples() == 0 ? List.of() : List.of(
                 new Sample(CLUSTER_STALENESS, quantile, List.of("0.5"), st.p50Millis() / 1e3),
                 new Sample(CLUSTER_STALENESS, quantile, List.of("0.99"), st.p99Millis() / 1e3),
@@ -301,53 +302,75 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
         return List.of(
                 new MetricFamilySamples(CLUSTER_MEMBERS, Type.GAUGE,
                         "Proxy replicas in the cluster (1 for a runtime of its own)",
-                        List.of(new Sample(CLUSTER_MEMBERS, List.of(), List.of(), c.members().size()))),
+                        List.of(new Sample(CLUSTER_MEMBERS, List.of(), List.of(), first.members().size()))),
                 new MetricFamilySamples(CLUSTER_DISPATCHER, Type.GAUGE,
                         "1 on the replica that dispatches for the cluster (the oldest member), else 0",
-                        List.of(new Sample(CLUSTER_DISPATCHER, List.of(), List.of(), c.isDispatcher() ? 1 : 0))),
+                        List.of(new Sample(CLUSTER_DISPATCHER, List.of(), List.of(), first.isDispatcher() ? 1 : 0))),
                 new MetricFamilySamples(MEMBER_LOAD, Type.GAUGE,
                         "KV cache tokens the replica's own requests hold on the decode worker (its share of L_g)", load),
                 new MetricFamilySamples(MEMBER_RUNNING, Type.GAUGE,
                         "Requests of the replica running on the decode worker", run),
                 new MetricFamilySamples(MEMBER_POOLED, Type.GAUGE,
-                        "Requests of the replica waiting in the cluster-wide prompt pool", pooled),
+                        "Requests of the replica waiting in the pool's prompt pool", pooled),
                 new MetricFamilySamples(CLUSTER_STALENESS, Type.SUMMARY,
                         "From a token seen by one replica to this replica's view holding it, over the last "
                                 + "samples (one host's clock)", staleness));
     }
 
-    static List<MetricFamilySamples> snapshotFamilies(ClusterSnapshot s) {
-        return snapshotFamilies(s, Labels.of(null, s));
-    }
-
-    static List<MetricFamilySamples> snapshotFamilies(ClusterSnapshot s, Labels labels) {
+    /**
+     * What every pool's router tells: per worker, per instance and per pool; a pool whose router
+     * does not answer is left out of the router's gauges. Per worker: one label list and five
+     * samples, as with one pool.
+     */
+    static List<MetricFamilySamples> snapshotFamilies(List<PoolState> pools) {
         List<String> worker = Labels.POOL_INSTANCE_WORKER;
-        long[] loads = s.loads();
-        int[] running = s.running();
-        int[] queued = s.queued();
-        boolean[] available = s.available();
-        boolean[] draining = s.draining();
-        List<Sample> load = new ArrayList<>(loads.length);
-        List<Sample> up = new ArrayList<>(loads.length);
-        List<Sample> run = new ArrayList<>(loads.length);
-        List<Sample> queue = new ArrayList<>(loads.length);
-        List<Sample> drain = new ArrayList<>(loads.length);
-        for (int g = 0; g < loads.length; g++) {
-            List<String> label = List.of(labels.pool(), labels.instanceOfWorker(g), Integer.toString(g));
-            load.add(new Sample(WORKER_LOAD, worker, label, loads[g]));
-            run.add(new Sample(WORKER_RUNNING, worker, label, running[g]));
-            queue.add(new Sample(WORKER_QUEUED, worker, label, queued[g]));
-            up.add(new Sample(WORKER_AVAILABLE, worker, label, available[g] ? 1 : 0));
-            drain.add(new Sample(WORKER_DRAINING, worker, label, draining[g] ? 1 : 0));
+        int workers = 0;
+        for (PoolState pool : pools) {
+            workers += pool.snapshot() == null ? 0 : pool.snapshot().workers();
         }
-        int instances = s.groupCount();
-        List<Sample> perInstance = new ArrayList<>(instances);
-        long imbalance = 0;
-        for (int i = 0; i < instances; i++) {
-            long gi = s.groupImbalance(i);
-            imbalance += gi;
-            perInstance.add(new Sample(INSTANCE_IMBALANCE, Labels.POOL_INSTANCE,
-                    List.of(labels.pool(), labels.instance(i)), gi));
+        List<Sample> load = new ArrayList<>(workers);
+        List<Sample> up = new ArrayList<>(workers);
+        List<Sample> run = new ArrayList<>(workers);
+        List<Sample> queue = new ArrayList<>(workers);
+        List<Sample> drain = new ArrayList<>(workers);
+        List<Sample> perInstance = new ArrayList<>();
+        List<Sample> depth = new ArrayList<>(pools.size());
+        List<Sample> poolImbalance = new ArrayList<>(pools.size());
+        List<Sample> step = new ArrayList<>(pools.size());
+        List<Sample> policy = new ArrayList<>(pools.size());
+        for (PoolState pool : pools) {
+            List<String> poolLabel = List.of(pool.name());
+            step.add(new Sample(DECODE_STEP, Labels.POOL, poolLabel, pool.decodeStepNanos() / NANOS));
+            if (pool.activePolicy() != null) {
+                policy.add(new Sample(ACTIVE_POLICY, List.of("pool", "policy"), List.of(pool.name(), pool.activePolicy()), 1));
+            }
+            ClusterSnapshot s = pool.snapshot();
+            if (s == null) {
+                continue;
+            }
+            Labels labels = Labels.of(pool.name(), pool.topology(), s);
+            long[] loads = s.loads();
+            int[] running = s.running();
+            int[] queued = s.queued();
+            boolean[] available = s.available();
+            boolean[] draining = s.draining();
+            for (int g = 0; g < loads.length; g++) {
+                List<String> label = List.of(labels.pool(), labels.instanceOfWorker(g), Integer.toString(g));
+                load.add(new Sample(WORKER_LOAD, worker, label, loads[g]));
+                run.add(new Sample(WORKER_RUNNING, worker, label, running[g]));
+                queue.add(new Sample(WORKER_QUEUED, worker, label, queued[g]));
+                up.add(new Sample(WORKER_AVAILABLE, worker, label, available[g] ? 1 : 0));
+                drain.add(new Sample(WORKER_DRAINING, worker, label, draining[g] ? 1 : 0));
+            }
+            long imbalance = 0;
+            for (int i = 0; i < s.groupCount(); i++) {
+                long gi = s.groupImbalance(i);
+                imbalance += gi;
+                perInstance.add(new Sample(INSTANCE_IMBALANCE, Labels.POOL_INSTANCE,
+                        List.of(labels.pool(), labels.instance(i)), gi));
+            }
+            depth.add(new Sample(POOL_DEPTH, Labels.POOL, poolLabel, s.poolDepth()));
+            poolImbalance.add(new Sample(IMBALANCE, Labels.POOL, poolLabel, imbalance));
         }
         return List.of(
                 new MetricFamilySamples(WORKER_LOAD, Type.GAUGE,
@@ -362,35 +385,38 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
                         "1 while an operator drains the decode worker (draining or drained: no new requests), else 0",
                         drain),
                 new MetricFamilySamples(POOL_DEPTH, Type.GAUGE,
-                        "Requests waiting in the prompt pool for a dispatch step",
-                        List.of(new Sample(POOL_DEPTH, List.of(), List.of(), s.poolDepth()))),
+                        "Requests waiting in the pool's prompt pool for a dispatch step", depth),
                 new MetricFamilySamples(INSTANCE_IMBALANCE, Type.GAUGE,
                         "Current max - min L_g over the decode instance's workers not draining (0 with fewer than "
                                 + "two), KV tokens", perInstance),
                 new MetricFamilySamples(IMBALANCE, Type.GAUGE,
                         "Current imbalance of the pool: the sum over its decode instances of max - min L_g over each "
-                                + "one's workers not draining, KV tokens",
-                        List.of(new Sample(IMBALANCE, List.of(), List.of(), imbalance))));
+                                + "one's workers not draining, KV tokens", poolImbalance),
+                new MetricFamilySamples(DECODE_STEP, Type.GAUGE,
+                        "Decode step period the pool's router observes in the token streams (the dispatch cadence); "
+                                + "0 while unknown", step),
+                new MetricFamilySamples(ACTIVE_POLICY, Type.GAUGE,
+                        "1 for the routing policy the pool's router uses now (label policy)", policy));
     }
 
     /**
-     * The label values of one scrape: the pool's name and its instances' names from the fleet's
-     * topology; without one ({@code pool} null) {@value Fleet#DEFAULT_POOL} and each instance's
-     * index. The names are used only while the topology has as many instances as the router's
+     * The label values of one pool in a scrape: its name, and its instances' names from the
+     * fleet's topology; without one, each instance's index. The names are used only while the topology has as many instances as the router's
      * snapshot (a layout change not yet applied is labelled by index meanwhile).
      */
     record Labels(String pool, List<String> names, int[] groups, PoolTopology topology) {
 
+        static final List<String> POOL = List.of("pool");
         static final List<String> POOL_INSTANCE = List.of("pool", "instance");
         static final List<String> POOL_INSTANCE_WORKER = List.of("pool", "instance", "worker");
 
-        static Labels of(PoolTopology pool, ClusterSnapshot s) {
+        static Labels of(String name, PoolTopology pool, ClusterSnapshot s) {
             if (pool == null) {
-                return new Labels(Fleet.DEFAULT_POOL, List.of(), s == null ? null : s.groups(), null);
+                return new Labels(name, List.of(), s == null ? null : s.groups(), null);
             }
             boolean named = s == null || pool.instances().size() == s.groupCount();
             List<String> names = named ? pool.instances().stream().map(i -> i.name()).toList() : List.of();
-            return new Labels(pool.name(), names, s == null ? null : s.groups(), pool);
+            return new Labels(name, names, s == null ? null : s.groups(), pool);
         }
 
         /** Instance i's label value: its name, or its index. */

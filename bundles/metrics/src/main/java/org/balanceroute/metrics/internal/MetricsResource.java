@@ -4,10 +4,12 @@ import io.prometheus.client.exporter.common.TextFormat;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
+import java.util.ArrayList;
+import java.util.List;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.connector.vllm.VllmConnector;
+import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.FleetService;
-import org.balanceroute.fleet.PoolTopology;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.RouterService;
 import org.osgi.service.component.annotations.Activate;
@@ -22,7 +24,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code GET /metrics}: the Prometheus text exposition, on the runtime's port, without
- * credentials (like vLLM's own {@code /metrics}). The router's snapshot is read at scrape time.
+ * credentials (like vLLM's own {@code /metrics}). Every pool's router snapshot is read at scrape
+ * time from its own router ({@link RouterService#pool}), the primary pool first.
  * A singleton and stateless, so safe for concurrent requests: prototype scope cost an SCR component
  * instance per request, made under a lock every request thread contends for.
  */
@@ -55,22 +58,35 @@ public final class MetricsResource {
 
     @GET
     public Response scrape() {
-        ClusterSnapshot snapshot = null;
-        ClusterStatus cluster = null;
-        try {
-            snapshot = router.snapshot();
-            cluster = router.cluster();
-            metrics.decodeStep(router.observedStepNanos());
-        } catch (IllegalStateException e) {
-            LOG.debug("metrics: no router snapshot: {}", e.toString());
+        Fleet f = fleet == null ? null : fleet.fleet();
+        VllmConnector c = connector;
+        List<BalanceRouteMetrics.PoolState> pools = new ArrayList<>();
+        String primary = router.poolName();
+        pools.add(state(primary, router, f, c));
+        for (String name : router.pools()) {
+            RouterService r = router.pool(name);
+            if (r != null && !name.equals(primary)) {
+                pools.add(state(name, r, f, c));
+            }
         }
-        return Response.ok(metrics.scrape(snapshot, prefillTier(connector), cluster, servedPool(fleet)),
-                TextFormat.CONTENT_TYPE_004).build();
+        return Response.ok(metrics.scrape(pools), TextFormat.CONTENT_TYPE_004).build();
     }
 
-    /** The pool this runtime's router serves, or null without a fleet service or a pool. */
-    static PoolTopology servedPool(FleetService f) {
-        return f == null ? null : f.fleet().primaryPool();
+    /** One pool from its own router and connector; what its router cannot answer is left null. */
+    static BalanceRouteMetrics.PoolState state(String name, RouterService r, Fleet f, VllmConnector c) {
+        ClusterSnapshot snapshot = null;
+        ClusterStatus cluster = null;
+        String policy = null;
+        try {
+            snapshot = r.snapshot();
+            cluster = r.cluster();
+            policy = r.activePolicy();
+        } catch (IllegalStateException e) {
+            LOG.debug("metrics: no router snapshot of pool {}: {}", name, e.toString());
+        }
+        VllmConnector poolConnector = c == null ? null : c.pool(name);
+        return new BalanceRouteMetrics.PoolState(name, f == null ? null : f.pool(name), snapshot, cluster, policy,
+                r.observedStepNanos(), prefillTier(poolConnector));
     }
 
     private static BalanceRouteMetrics.PrefillTier prefillTier(VllmConnector c) {

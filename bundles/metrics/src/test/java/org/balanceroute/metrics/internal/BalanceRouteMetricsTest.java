@@ -13,6 +13,8 @@ import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.fleet.DecodeInstance;
 import org.balanceroute.fleet.Endpoint;
 import org.balanceroute.fleet.PoolTopology;
+import org.balanceroute.metrics.internal.BalanceRouteMetrics.PoolState;
+import org.balanceroute.metrics.internal.BalanceRouteMetrics.PrefillTier;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.ReplicaShare;
 import org.balanceroute.proxy.ProxyObserver.Outcome;
@@ -22,6 +24,25 @@ class BalanceRouteMetricsTest {
 
     private static final ClusterSnapshot SNAPSHOT = new ClusterSnapshot("test", 7, 0, 4,
             new long[] {1000, 250, 0}, new int[] {3, 1, 0}, new int[] {0, 2, 0}, 5, new boolean[] {true, true, false});
+
+    /** One pool's scrape: {@code topology}'s name, else {@code default}. */
+    private static String scrape(BalanceRouteMetrics m, ClusterSnapshot s, PrefillTier prefill, ClusterStatus cluster,
+            PoolTopology topology) {
+        String name = topology == null ? "default" : topology.name();
+        return m.scrape(List.of(new PoolState(name, topology, s, cluster, null, 0, prefill)));
+    }
+
+    private static String scrape(BalanceRouteMetrics m, ClusterSnapshot s, PrefillTier prefill, ClusterStatus cluster) {
+        return scrape(m, s, prefill, cluster, null);
+    }
+
+    private static String scrape(BalanceRouteMetrics m, ClusterSnapshot s, PrefillTier prefill) {
+        return scrape(m, s, prefill, null, null);
+    }
+
+    private static String scrape(BalanceRouteMetrics m, ClusterSnapshot s) {
+        return scrape(m, s, null, null, null);
+    }
 
     /** sample line (name with labels) to value, comments left out. */
     private static Map<String, Double> samples(String text) {
@@ -38,7 +59,7 @@ class BalanceRouteMetricsTest {
 
     @Test
     void perWorkerGaugesPoolDepthAndImbalanceComeFromTheSnapshot() {
-        String text = new BalanceRouteMetrics().scrape(SNAPSHOT);
+        String text = scrape(new BalanceRouteMetrics(), SNAPSHOT);
         Map<String, Double> s = samples(text);
         assertEquals(1000.0, s.get("balanceroute_worker_kv_load_tokens{pool=\"default\",instance=\"0\",worker=\"0\",}"));
         assertEquals(250.0, s.get("balanceroute_worker_kv_load_tokens{pool=\"default\",instance=\"0\",worker=\"1\",}"));
@@ -48,8 +69,8 @@ class BalanceRouteMetricsTest {
         assertEquals(2.0, s.get("balanceroute_worker_queued_requests{pool=\"default\",instance=\"0\",worker=\"1\",}"));
         assertEquals(1.0, s.get("balanceroute_worker_available{pool=\"default\",instance=\"0\",worker=\"1\",}"));
         assertEquals(0.0, s.get("balanceroute_worker_available{pool=\"default\",instance=\"0\",worker=\"2\",}"));
-        assertEquals(5.0, s.get("balanceroute_pool_depth"));
-        assertEquals(1000.0, s.get("balanceroute_imbalance_tokens"));
+        assertEquals(5.0, s.get("balanceroute_pool_depth{pool=\"default\",}"));
+        assertEquals(1000.0, s.get("balanceroute_imbalance_tokens{pool=\"default\",}"));
         assertEquals(1000.0, s.get("balanceroute_instance_imbalance_tokens{pool=\"default\",instance=\"0\",}"));
         assertEquals(0.0, s.get("balanceroute_worker_draining{pool=\"default\",instance=\"0\",worker=\"0\",}"));
         assertTrue(text.contains("# TYPE balanceroute_worker_kv_load_tokens gauge"), text);
@@ -59,12 +80,12 @@ class BalanceRouteMetricsTest {
 
     @Test
     void thePrefillTierHasGaugesWhenAConnectorIsThere() {
-        Map<String, Double> s = samples(new BalanceRouteMetrics().scrape(SNAPSHOT,
-                new BalanceRouteMetrics.PrefillTier(new int[] {64, 12}, 300)));
-        assertEquals(64.0, s.get("balanceroute_prefill_in_flight_requests{instance=\"0\",}"));
-        assertEquals(12.0, s.get("balanceroute_prefill_in_flight_requests{instance=\"1\",}"));
-        assertEquals(300.0, s.get("balanceroute_prefill_queued_requests"));
-        String without = new BalanceRouteMetrics().scrape(SNAPSHOT);
+        Map<String, Double> s = samples(scrape(new BalanceRouteMetrics(), SNAPSHOT,
+                new PrefillTier(new int[] {64, 12}, 300)));
+        assertEquals(64.0, s.get("balanceroute_prefill_in_flight_requests{pool=\"default\",instance=\"0\",}"));
+        assertEquals(12.0, s.get("balanceroute_prefill_in_flight_requests{pool=\"default\",instance=\"1\",}"));
+        assertEquals(300.0, s.get("balanceroute_prefill_queued_requests{pool=\"default\",}"));
+        String without = scrape(new BalanceRouteMetrics(), SNAPSHOT);
         assertFalse(without.contains("balanceroute_prefill_queued_requests"), without);
     }
 
@@ -75,14 +96,14 @@ class BalanceRouteMetricsTest {
                         new int[3]),
                 new ReplicaShare("m2", "127.0.0.1:5702", false, 1, new long[] {100, 250, 0}, new int[] {1, 1, 0},
                         new int[3])), 2, new ClusterStatus.Staleness(100, 3.0, 12.0, 15.0));
-        String text = new BalanceRouteMetrics().scrape(SNAPSHOT, null, cluster);
+        String text = scrape(new BalanceRouteMetrics(), SNAPSHOT, null, cluster);
         Map<String, Double> s = samples(text);
         assertEquals(2.0, s.get("balanceroute_cluster_members"));
         assertEquals(0.0, s.get("balanceroute_cluster_is_dispatcher"));
         assertEquals(900.0, s.get("balanceroute_member_worker_kv_load_tokens{member=\"m1\",pool=\"default\",instance=\"0\",worker=\"0\",}"));
         assertEquals(250.0, s.get("balanceroute_member_worker_kv_load_tokens{member=\"m2\",pool=\"default\",instance=\"0\",worker=\"1\",}"));
         assertEquals(1.0, s.get("balanceroute_member_worker_running_requests{member=\"m2\",pool=\"default\",instance=\"0\",worker=\"0\",}"));
-        assertEquals(4.0, s.get("balanceroute_member_pooled_requests{member=\"m1\",}"));
+        assertEquals(4.0, s.get("balanceroute_member_pooled_requests{member=\"m1\",pool=\"default\",}"));
         assertEquals(0.012, s.get("balanceroute_cluster_view_staleness_seconds{quantile=\"0.99\",}"), 1e-12);
         assertEquals(100.0, s.get("balanceroute_cluster_view_staleness_seconds_count"));
         assertTrue(text.contains("# TYPE balanceroute_cluster_view_staleness_seconds summary"), text);
@@ -90,7 +111,7 @@ class BalanceRouteMetricsTest {
 
     @Test
     void withoutASnapshotTheRouterGaugesAreLeftOut() {
-        String text = new BalanceRouteMetrics().scrape(null);
+        String text = scrape(new BalanceRouteMetrics(), null);
         assertFalse(text.contains("balanceroute_worker_kv_load_tokens"), text);
         assertFalse(text.contains("balanceroute_pool_depth"), text);
         assertTrue(text.contains("balanceroute_dispatch_step_duration_seconds_count 0.0"), text);
@@ -99,9 +120,10 @@ class BalanceRouteMetricsTest {
     @Test
     void theObservedDecodeStepIsAGaugeInSeconds() {
         BalanceRouteMetrics m = new BalanceRouteMetrics();
-        assertEquals(0.0, samples(m.scrape(SNAPSHOT)).get("balanceroute_decode_step_seconds"));
-        m.decodeStep(12_500_000);
-        assertEquals(0.0125, samples(m.scrape(SNAPSHOT)).get("balanceroute_decode_step_seconds"), 1e-12);
+        String key = "balanceroute_decode_step_seconds{pool=\"default\",}";
+        assertEquals(0.0, samples(scrape(m, SNAPSHOT)).get(key));
+        String text = m.scrape(List.of(new PoolState("default", null, SNAPSHOT, null, null, 12_500_000, null)));
+        assertEquals(0.0125, samples(text).get(key), 1e-12);
     }
 
     @Test
@@ -110,7 +132,7 @@ class BalanceRouteMetricsTest {
         m.stepCompleted(3_000, 100, 0);        // 3 us
         m.stepCompleted(40_000, 300, 2);       // 40 us
         m.stepCompleted(2_000_000, 200, 1);    // 2 ms
-        String text = m.scrape(SNAPSHOT);
+        String text = scrape(m, SNAPSHOT);
         Map<String, Double> s = samples(text);
         assertTrue(text.contains("# TYPE balanceroute_dispatch_step_duration_seconds histogram"), text);
         assertEquals(3.0, s.get("balanceroute_dispatch_step_duration_seconds_count"));
@@ -152,7 +174,7 @@ class BalanceRouteMetricsTest {
 
     @Test
     void perWorkerMetricsCarryThePoolAndTheInstanceNamesOfTheFleet() {
-        String text = new BalanceRouteMetrics().scrape(TWO_INSTANCES, null, null, CHAT);
+        String text = scrape(new BalanceRouteMetrics(), TWO_INSTANCES, null, null, CHAT);
         Map<String, Double> s = samples(text);
         assertEquals(5000.0, s.get(worker("balanceroute_worker_kv_load_tokens", "chat", "a", 0)));
         assertEquals(300.0, s.get(worker("balanceroute_worker_kv_load_tokens", "chat", "a", 2)));
@@ -170,17 +192,17 @@ class BalanceRouteMetricsTest {
 
     @Test
     void aDrainingWorkersLoadDoesNotCountInItsInstancesImbalanceAndThePoolsIsTheSum() {
-        Map<String, Double> s = samples(new BalanceRouteMetrics().scrape(TWO_INSTANCES, null, null, CHAT));
+        Map<String, Double> s = samples(scrape(new BalanceRouteMetrics(), TWO_INSTANCES, null, null, CHAT));
         assertEquals(200.0, s.get(instance("balanceroute_instance_imbalance_tokens", "chat", "a")),
                 "300 - 100: worker 0's 5,000 left out");
         assertEquals(0.0, s.get(instance("balanceroute_instance_imbalance_tokens", "chat", "b")),
                 "worker 3 drained: one worker left");
-        assertEquals(200.0, s.get("balanceroute_imbalance_tokens"), "the sum over instances, unlabelled");
+        assertEquals(200.0, s.get("balanceroute_imbalance_tokens{pool=\"chat\",}"), "the sum over instances");
     }
 
     @Test
     void withoutAFleetThePoolIsDefaultAndInstancesGoByIndex() {
-        Map<String, Double> s = samples(new BalanceRouteMetrics().scrape(TWO_INSTANCES, null, null, null));
+        Map<String, Double> s = samples(scrape(new BalanceRouteMetrics(), TWO_INSTANCES, null, null, null));
         assertEquals(300.0, s.get(worker("balanceroute_worker_kv_load_tokens", "default", "0", 2)));
         assertEquals(700.0, s.get(worker("balanceroute_worker_kv_load_tokens", "default", "1", 4)));
         assertEquals(200.0, s.get(instance("balanceroute_instance_imbalance_tokens", "default", "0")));
@@ -191,7 +213,7 @@ class BalanceRouteMetricsTest {
     void aTopologyWhoseInstancesAreNotTheRoutersYetIsLabelledByIndex() {
         PoolTopology one = new PoolTopology("chat", "m", List.of(), List.of(), List.of(
                 new DecodeInstance("all", List.of(endpoint(1), endpoint(2), endpoint(3), endpoint(4), endpoint(5)), 64)));
-        Map<String, Double> s = samples(new BalanceRouteMetrics().scrape(TWO_INSTANCES, null, null, one));
+        Map<String, Double> s = samples(scrape(new BalanceRouteMetrics(), TWO_INSTANCES, null, null, one));
         assertEquals(700.0, s.get(worker("balanceroute_worker_kv_load_tokens", "chat", "1", 4)));
         assertEquals(200.0, s.get(instance("balanceroute_instance_imbalance_tokens", "chat", "0")));
     }
@@ -201,7 +223,7 @@ class BalanceRouteMetricsTest {
         ClusterStatus cluster = new ClusterStatus("hazelcast", "m1", "m1", List.of(
                 new ReplicaShare("m1", "127.0.0.1:5701", true, 0, new long[] {0, 100, 300, 0, 700},
                         new int[] {0, 1, 1, 0, 2}, new int[5])), 1, new ClusterStatus.Staleness(0, 0, 0, 0));
-        Map<String, Double> s = samples(new BalanceRouteMetrics().scrape(TWO_INSTANCES, null, cluster, CHAT));
+        Map<String, Double> s = samples(scrape(new BalanceRouteMetrics(), TWO_INSTANCES, null, cluster, CHAT));
         assertEquals(700.0, s.get("balanceroute_member_worker_kv_load_tokens{member=\"m1\",pool=\"chat\","
                 + "instance=\"b\",worker=\"4\",}"));
         assertEquals(1.0, s.get("balanceroute_member_worker_running_requests{member=\"m1\",pool=\"chat\","
@@ -218,7 +240,7 @@ class BalanceRouteMetricsTest {
         perInstance[0] = 300;                  // the router reuses its array
         perInstance[1] = 30;
         m.stepCompleted(1_000, 330, 0, perInstance);
-        Map<String, Double> s = samples(m.scrape(TWO_INSTANCES, null, null, CHAT));
+        Map<String, Double> s = samples(scrape(m, TWO_INSTANCES, null, null, CHAT));
         assertEquals(200.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "chat", "a")));
         assertEquals(20.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "chat", "b")));
         assertEquals(220.0, s.get("balanceroute_imbalance_mean_tokens"));
@@ -231,11 +253,11 @@ class BalanceRouteMetricsTest {
         m.stepCompleted(1_000, 100, 0, new long[] {100});
         m.stepCompleted(1_000, 300, 0, new long[] {300});
         m.stepCompleted(1_000, 90, 0, new long[] {50, 40});
-        Map<String, Double> s = samples(m.scrape(TWO_INSTANCES, null, null, CHAT));
+        Map<String, Double> s = samples(scrape(m, TWO_INSTANCES, null, null, CHAT));
         assertEquals(150.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "chat", "a")));
         assertEquals(40.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "chat", "b")));
         assertEquals(490.0 / 3, s.get("balanceroute_imbalance_mean_tokens"), 1e-9);
-        Map<String, Double> none = samples(new BalanceRouteMetrics().scrape(TWO_INSTANCES, null, null, CHAT));
+        Map<String, Double> none = samples(scrape(new BalanceRouteMetrics(), TWO_INSTANCES, null, null, CHAT));
         assertEquals(0.0, none.get("balanceroute_imbalance_mean_tokens"), "0 before the first step");
         assertFalse(none.keySet().stream().anyMatch(k -> k.startsWith("balanceroute_instance_imbalance_mean_tokens")),
                 "no instance mean before its first step");
@@ -259,6 +281,40 @@ class BalanceRouteMetricsTest {
     }
 
     @Test
+    void everyPoolIsScrapedWithItsPoolLabelItsPolicyAndItsPrefillTier() {
+        PoolTopology llama = new PoolTopology("llama", "l", List.of(), List.of(), List.of(
+                new DecodeInstance("x", List.of(endpoint(7001), endpoint(7002), endpoint(7003)), 64)));
+        ClusterStatus chatCluster = new ClusterStatus("local", "m1", "m1", List.of(new ReplicaShare("m1", "a", true, 3,
+                new long[] {5000, 100, 300, 0, 700}, new int[] {2, 1, 1, 0, 2}, new int[5])), 0,
+                new ClusterStatus.Staleness(0, 0, 0, 0));
+        ClusterStatus llamaCluster = new ClusterStatus("local", "m1", "m1", List.of(new ReplicaShare("m1", "a", true, 5,
+                new long[] {1000, 250, 0}, new int[] {3, 1, 0}, new int[3])), 0, new ClusterStatus.Staleness(0, 0, 0, 0));
+        String text = new BalanceRouteMetrics().scrape(List.of(
+                new PoolState("chat", CHAT, TWO_INSTANCES, chatCluster, "br0", 20_000_000, new PrefillTier(new int[] {4}, 1)),
+                new PoolState("llama", llama, SNAPSHOT, llamaCluster, "jsq", 0, null)));
+        Map<String, Double> s = samples(text);
+        assertEquals(700.0, s.get(worker("balanceroute_worker_kv_load_tokens", "chat", "b", 4)));
+        assertEquals(1000.0, s.get(worker("balanceroute_worker_kv_load_tokens", "llama", "x", 0)));
+        assertEquals(3.0, s.get("balanceroute_pool_depth{pool=\"chat\",}"));
+        assertEquals(5.0, s.get("balanceroute_pool_depth{pool=\"llama\",}"));
+        assertEquals(200.0, s.get("balanceroute_imbalance_tokens{pool=\"chat\",}"));
+        assertEquals(1000.0, s.get("balanceroute_imbalance_tokens{pool=\"llama\",}"));
+        assertEquals(1000.0, s.get(instance("balanceroute_instance_imbalance_tokens", "llama", "x")));
+        assertEquals(1.0, s.get("balanceroute_pool_active_policy{pool=\"chat\",policy=\"br0\",}"));
+        assertEquals(1.0, s.get("balanceroute_pool_active_policy{pool=\"llama\",policy=\"jsq\",}"));
+        assertEquals(0.02, s.get("balanceroute_decode_step_seconds{pool=\"chat\",}"), 1e-12);
+        assertEquals(4.0, s.get("balanceroute_prefill_in_flight_requests{pool=\"chat\",instance=\"0\",}"));
+        assertEquals(1.0, s.get("balanceroute_prefill_queued_requests{pool=\"chat\",}"));
+        assertFalse(s.containsKey("balanceroute_prefill_queued_requests{pool=\"llama\",}"), "no connector, no gauge");
+        assertEquals(3.0, s.get("balanceroute_member_pooled_requests{member=\"m1\",pool=\"chat\",}"));
+        assertEquals(5.0, s.get("balanceroute_member_pooled_requests{member=\"m1\",pool=\"llama\",}"));
+        assertEquals(1000.0, s.get("balanceroute_member_worker_kv_load_tokens{member=\"m1\",pool=\"llama\","
+                + "instance=\"x\",worker=\"0\",}"));
+        assertEquals(1.0, s.get("balanceroute_cluster_members"), "once, not per pool");
+        assertEquals(1, text.split("# TYPE balanceroute_worker_kv_load_tokens ").length - 1, "one family for all pools");
+    }
+
+    @Test
     void ttftTpotAndOutcomesAreCounted() {
         BalanceRouteMetrics m = new BalanceRouteMetrics();
         m.firstToken(150_000_000L);            // 0.15 s
@@ -268,7 +324,7 @@ class BalanceRouteMetricsTest {
         m.requestEnded(Outcome.OK);
         m.requestEnded(Outcome.CLIENT_DISCONNECT);
         m.requestEnded(Outcome.REJECTED);
-        Map<String, Double> s = samples(m.scrape(SNAPSHOT));
+        Map<String, Double> s = samples(scrape(m, SNAPSHOT));
         assertEquals(2.0, s.get("balanceroute_time_to_first_token_seconds_count"));
         assertEquals(1.0, s.get("balanceroute_time_to_first_token_seconds_bucket{le=\"0.04\",}"));
         assertEquals(2.0, s.get("balanceroute_time_to_first_token_seconds_bucket{le=\"0.25\",}"));
