@@ -41,13 +41,13 @@ import org.slf4j.LoggerFactory;
  * stopped at deactivation; answers read as they arrive, never a thread per stream), in the
  * three pieces a request meets: the {@link PrefillClient} (least-loaded instance, retries, the
  * in-flight budget and its queue, co-located mode), the {@link DecodeClient} (the decode hop,
- * its event stream scanned in place, {@link DecodeStream}) and the {@link HealthMonitor} (the
- * endpoints in force, their marks, the availability listeners).
+ * its event stream scanned in place, {@link DecodeStream}) and the pool's {@link HealthMonitor}
+ * (the endpoints in force, their marks, told to the {@link AvailabilityListeners}).
  *
  * <p>One {@link PoolConnector} per pool of the fleet's topology, each with its own
  * {@link HealthMonitor} (endpoints, marks, prefill budget, checks); the HTTP client, its threads,
- * the scheduler, the two clients (stateless: a request carries its pool's endpoints) and the
- * settings are shared. This component's own {@link VllmConnector} methods act on the primary pool
+ * the scheduler, the two clients (stateless: a request carries its pool's endpoints), the
+ * listeners and the settings are shared. This component's own {@link VllmConnector} methods act on the primary pool
  * ({@link Fleet#primaryPool()}).
  *
  * <p>Configuration changes apply live, to every pool (key, timeouts, retries, budget, health
