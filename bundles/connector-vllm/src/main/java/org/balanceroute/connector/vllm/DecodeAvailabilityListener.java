@@ -12,10 +12,11 @@ import org.osgi.annotation.versioning.ConsumerType;
  * calls every registered listener. The router is not a dependency of the connector; whoever
  * holds both (the proxy) bridges them.
  *
- * <p>Calls come one at a time, in the order the marks change, on the connector's threads, and
- * must not block. A listener is also told every worker's state when it is registered and when
- * the topology changes, so it never misses the current state: first {@link #decodeLayout}, then
- * every worker's mark (worker indices are those of the layout told last).
+ * <p>Calls come one at a time (over all pools), in the order the marks change, on the connector's
+ * threads, and must not block. A listener is also told every pool's state when it is registered,
+ * and a pool's when the pool is added or its topology changes, so it never misses the current
+ * state: first the pool's {@link #decodeLayout}, then every worker's mark (worker indices are
+ * those of the pool's layout told last).
  */
 @ConsumerType
 public interface DecodeAvailabilityListener {

@@ -12,9 +12,9 @@ import org.osgi.annotation.versioning.ProviderType;
  * worker g is decode worker g), reached as PID {@value #PID} configures (key, timeouts, retries).
  *
  * <p><b>Pools.</b> One connector per pool of the fleet's topology, over one shared HTTP client:
- * each pool has its own engines, health marks and prefill budget. The registered service is the
- * connector of the primary pool ({@code default}, else the first by name); {@link #pool(String)}
- * gives any pool's.
+ * each pool has its own engines, health marks and prefill budget. The registered service acts on
+ * the primary pool ({@code default}, else the first by name, whichever it is at the call);
+ * {@link #pool(String)} gives any pool's.
  */
 @ProviderType
 public interface VllmConnector {
@@ -86,7 +86,11 @@ public interface VllmConnector {
 
     /**
      * The connector of pool {@code name}: every method of the returned service acts on that pool's
-     * engines alone. Null when no such pool is connected. The same object while the pool exists.
+     * engines alone. Null when no such pool is connected. The same object while the pool exists;
+     * once the pool is removed, a new prefill on it fails with {@link UpstreamException} 503 (what
+     * was in flight runs to its end).
+     *
+     * @throws NullPointerException if {@code name} is null
      */
     VllmConnector pool(String name);
 

@@ -33,15 +33,15 @@ final class DecodeClient {
 
     private final HttpClient client;
     private final ScheduledExecutorService scheduler;
-    private final HealthMonitor health;
 
-    DecodeClient(HttpClient client, ScheduledExecutorService scheduler, HealthMonitor health) {
+    /** Shared by every pool: the pool's state comes with each call. */
+    DecodeClient(HttpClient client, ScheduledExecutorService scheduler) {
         this.client = client;
         this.scheduler = scheduler;
-        this.health = health;
     }
 
-    DecodeExchange decode(Endpoints ep, String requestId, int worker, String path, ObjectNode clientBody,
+    /** A decode on {@code ep}, the endpoints {@code health} had in force when the request came. */
+    DecodeExchange decode(HealthMonitor health, Endpoints ep, String requestId, int worker, String path, ObjectNode clientBody,
             ObjectNode kvTransferParams, DecodeListener listener) {
         ConnectorSettings s = ep.settings;
         Endpoint w = ep.decode.get(worker);

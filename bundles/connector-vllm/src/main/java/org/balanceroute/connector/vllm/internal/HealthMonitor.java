@@ -1,29 +1,25 @@
 package org.balanceroute.connector.vllm.internal;
 
 import org.balanceroute.fleet.Endpoint;
-import org.balanceroute.fleet.PoolTopology;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.Consumer;
-import org.balanceroute.connector.vllm.DecodeAvailabilityListener;
 import org.balanceroute.connector.vllm.VllmConnector;
 import org.eclipse.jetty.client.HttpClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The endpoints in force and their health: every {@code healthIntervalMillis} each endpoint's
- * {@code GET /health} (with the rank header for a pinned worker); a failure marks it down (logged
- * once per transition), a 200 back up; a decode request refused at connect marks its worker
- * down at once ({@link #markDecode}). Decode marks are told to every registered
- * {@link DecodeAvailabilityListener}, serially under a small lock that only health transitions
- * and reconfigurations take, never a request. Nothing fails when no engine runs: the checks only
- * mark endpoints down.
+ * One pool's endpoints in force and their health: every {@code healthIntervalMillis} each
+ * endpoint's {@code GET /health} (with the rank header for a pinned worker); a failure marks it
+ * down (logged once per transition), a 200 back up; a decode request refused at connect marks its
+ * worker down at once ({@link #markDecode}). Decode marks are told to the
+ * {@link AvailabilityListeners}, under their lock, which only health transitions, topology and
+ * configuration changes take, never a request. Nothing fails when no engine runs: the checks only
+ * mark endpoints down. {@link #stop} ends it when the pool leaves the topology.
  */
 final class HealthMonitor {
 
@@ -31,15 +27,18 @@ final class HealthMonitor {
 
     private final HttpClient client;
     private final ScheduledExecutorService scheduler;
-    private final List<DecodeAvailabilityListener> listeners = new CopyOnWriteArrayList<>();
-    /** Serialises decode health transitions and what listeners are told, so they hear them in order. */
-    private final Object lock = new Object();
+    private final AvailabilityListeners listeners;
     private volatile Endpoints endpoints;
+    /** The pool left the topology: no check, no mark, nothing told any more. */
+    private volatile boolean stopped;
     private ScheduledFuture<?> checks;
 
-    HealthMonitor(HttpClient client, ScheduledExecutorService scheduler, ConnectorSettings settings) {
+    /** A pool's monitor: its listeners are told nothing, and no check runs, before {@link #schedule}. */
+    HealthMonitor(HttpClient client, ScheduledExecutorService scheduler, AvailabilityListeners listeners,
+            ConnectorSettings settings) {
         this.client = client;
         this.scheduler = scheduler;
+        this.listeners = listeners;
         this.endpoints = new Endpoints(settings, null);
     }
 
@@ -48,28 +47,35 @@ final class HealthMonitor {
         return endpoints;
     }
 
+    /** Whether the pool left the topology. */
+    boolean stopped() {
+        return stopped;
+    }
+
     /** Puts a new configuration in force, keeping the marks of the endpoints it shares, and tells the listeners. */
     void reconfigure(ConnectorSettings s) {
-        synchronized (lock) {
+        synchronized (listeners) {
             Endpoints next = new Endpoints(s, endpoints);
             endpoints = next;
-            for (DecodeAvailabilityListener l : listeners) {
-                tellAll(next, l);
-            }
+            listeners.tellAll(next);
         }
         schedule(s.healthIntervalMillis());
     }
 
-    /** Registers a listener and tells it every decode worker's current mark. */
-    void addListener(DecodeAvailabilityListener listener) {
-        synchronized (lock) {
-            listeners.add(listener);
-            tellAll(endpoints, listener);
+    /**
+     * Tells the listeners the pool is gone, after which they hear nothing more of it, and stops
+     * the checks; requests in flight run on.
+     */
+    void stop() {
+        synchronized (listeners) {
+            stopped = true; // set before the checks are cancelled: a concurrent schedule() then schedules nothing
+            listeners.tellRemoved(endpoints.settings.pool().name());
         }
-    }
-
-    void removeListener(DecodeAvailabilityListener listener) {
-        listeners.remove(listener);
+        synchronized (this) {
+            if (checks != null) {
+                checks.cancel(false);
+            }
+        }
     }
 
     /** (Re)starts the periodic checks, the first one now. */
@@ -77,21 +83,25 @@ final class HealthMonitor {
         if (checks != null) {
             checks.cancel(false);
         }
+        if (stopped) {
+            return;
+        }
         try {
             checks = scheduler.scheduleWithFixedDelay(this::checkAll, 0, intervalMillis, TimeUnit.MILLISECONDS);
-        } catch (RuntimeException stopped) {
-            LOG.debug("{}: health checks not scheduled: {}", VllmConnector.PID, stopped.toString());
+        } catch (RuntimeException closing) {
+            LOG.debug("{}: health checks not scheduled: {}", VllmConnector.PID, closing.toString());
         }
     }
 
     private void checkAll() {
         Endpoints ep = endpoints;
         ConnectorSettings s = ep.settings;
+        String pool = s.pool().name();
         long timeout = Math.max(100, Math.min(2_000, s.healthIntervalMillis()));
         for (int i = 0; i < ep.prefill.size(); i++) {
             int index = i;
-            check(new Endpoint(ep.prefill.get(i), -1), s, timeout,
-                    up -> mark(ep.prefillDown, index, up, "prefill instance " + index + " (" + ep.prefill.get(index) + ")"));
+            check(new Endpoint(ep.prefill.get(i), -1), s, timeout, up -> mark(ep.prefillDown, index, up,
+                    "pool " + pool + ": prefill instance " + index + " (" + ep.prefill.get(index) + ")"));
         }
         for (int g = 0; g < ep.decode.size(); g++) {
             int worker = g;
@@ -112,45 +122,23 @@ final class HealthMonitor {
     /**
      * A decode worker's mark, told to the listeners before it is set: whoever sees the new mark
      * (a test, {@code /health}) knows the router has been told. Marks of a replaced configuration
-     * are dropped, and so is evidence older than the mark's own: a health check sent before a
-     * decode was refused must not bring the worker back when its answer comes in after.
+     * or a removed pool are dropped, and so is evidence older than the mark's own: a health check
+     * sent before a decode was refused must not bring the worker back when its answer comes in after.
      *
      * @param observedAt when the evidence was gathered (a check: when it was sent), nanoTime
      */
     void markDecode(Endpoints ep, int worker, boolean up, long observedAt, String why) {
-        synchronized (lock) {
-            if (ep != endpoints || (ep.decodeDown.get(worker) == 0) == up || observedAt - ep.decodeMarkedAt[worker] < 0) {
+        synchronized (listeners) {
+            if (stopped || ep != endpoints || (ep.decodeDown.get(worker) == 0) == up
+                    || observedAt - ep.decodeMarkedAt[worker] < 0) {
                 return;
             }
             ep.decodeMarkedAt[worker] = observedAt;
-            for (DecodeAvailabilityListener l : listeners) {
-                tell(l, ep.settings.pool().name(), worker, up);
-            }
+            listeners.tellMark(ep.settings.pool().name(), worker, up);
             ep.decodeDown.set(worker, up ? 0 : 1);
         }
-        LOG.info("decode worker {} ({}) is {}", worker, ep.decode.get(worker).id(),
+        LOG.info("pool {}: decode worker {} ({}) is {}", ep.settings.pool().name(), worker, ep.decode.get(worker).id(),
                 up ? "up: back in routing" : "down (" + why + "): out of routing");
-    }
-
-    /** Every decode worker's mark, to one listener (under the lock). */
-    private static void tellAll(Endpoints ep, DecodeAvailabilityListener l) {
-        try {
-            PoolTopology pool = ep.settings.pool();
-            l.decodeLayout(pool.name(), ep.decode.stream().map(Endpoint::id).toList(), pool.groupSizes(), pool.capacities());
-        } catch (RuntimeException e) {
-            LOG.warn("{}: availability listener {} failed: {}", VllmConnector.PID, l, e.toString());
-        }
-        for (int g = 0; g < ep.decodeDown.length(); g++) {
-            tell(l, ep.settings.pool().name(), g, ep.decodeDown.get(g) == 0);
-        }
-    }
-
-    private static void tell(DecodeAvailabilityListener l, String pool, int worker, boolean up) {
-        try {
-            l.decodeWorkerAvailable(pool, worker, up);
-        } catch (RuntimeException e) {
-            LOG.warn("{}: availability listener {} failed: {}", VllmConnector.PID, l, e.toString());
-        }
     }
 
     private static void mark(AtomicIntegerArray down, int index, boolean up, String what) {

@@ -1,6 +1,12 @@
 package org.balanceroute.connector.vllm.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -9,7 +15,6 @@ import org.balanceroute.connector.vllm.DecodeAvailabilityListener;
 import org.balanceroute.connector.vllm.DecodeExchange;
 import org.balanceroute.connector.vllm.DecodeListener;
 import org.balanceroute.connector.vllm.PrefillResult;
-import org.balanceroute.connector.vllm.UpstreamException;
 import org.balanceroute.connector.vllm.UpstreamResponse;
 import org.balanceroute.connector.vllm.VllmConnector;
 import org.balanceroute.fleet.Fleet;
@@ -36,12 +41,18 @@ import org.slf4j.LoggerFactory;
  * stopped at deactivation; answers read as they arrive, never a thread per stream), in the
  * three pieces a request meets: the {@link PrefillClient} (least-loaded instance, retries, the
  * in-flight budget and its queue, co-located mode), the {@link DecodeClient} (the decode hop,
- * its event stream scanned in place, {@link DecodeStream}) and the {@link HealthMonitor} (the
- * endpoints in force, their marks, the availability listeners).
+ * its event stream scanned in place, {@link DecodeStream}) and the pool's {@link HealthMonitor}
+ * (the endpoints in force, their marks, told to the {@link AvailabilityListeners}).
  *
- * <p>Configuration changes apply live (endpoints, key, timeouts, retries, budget, health period;
- * requests in flight and queued prefills finish where they are; an endpoint kept keeps its
- * mark); the connection pool sizes and the connect timeout apply at the next activation. An
+ * <p>One {@link PoolConnector} per pool of the fleet's topology, each with its own
+ * {@link HealthMonitor} (endpoints, marks, prefill budget, checks); the HTTP client, its threads,
+ * the scheduler, the two clients (stateless: a request carries its pool's endpoints), the
+ * listeners and the settings are shared. This component's own {@link VllmConnector} methods act on the primary pool
+ * ({@link Fleet#primaryPool()}).
+ *
+ * <p>Configuration changes apply live, to every pool (key, timeouts, retries, budget, health
+ * period; requests in flight and queued prefills finish where they are; an endpoint kept keeps
+ * its mark); the connection pool sizes and the connect timeout apply at the next activation. An
  * invalid configuration is logged naming the property, and the previous one (at first
  * activation, the defaults) stays in force.
  */
@@ -54,16 +65,28 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
     /** How often a stopping connector looks whether its exchanges ended. */
     private static final long DRAIN_POLL_MILLIS = 20;
 
+    /** The pools connected by name, their names (both sorted), and the primary one ({@link #none} if none). */
+    private record Connected(Map<String, PoolConnector> byName, List<String> names, PoolConnector primary) {
+    }
+
     private final HttpClient client;
     private final ScheduledExecutorService scheduler;
-    private final HealthMonitor health;
     private final PrefillClient prefills;
     private final DecodeClient decodes;
+    /** Also the lock under which pools are added, changed and removed, and settings applied. */
+    private final AvailabilityListeners listeners = new AvailabilityListeners();
+    /** What the primary pool's methods act on while no pool is connected: no engine. */
+    private final PoolConnector none;
+    /** The settings every pool shares (their pool: none); written under the listeners' lock. */
+    private volatile ConnectorSettings settings;
+    /** Replaced whole under the listeners' lock; a request reads it once, without a lock. */
+    private volatile Connected connected;
 
-    /** The pool's topology from the start; {@link #fleetChanged} follows its changes. */
+    /** The fleet's pools from the start; {@link #fleetChanged} follows its changes. */
     @Activate
     public VllmConnectorComponent(ConnectorConfig config, @Reference(name = "fleet") FleetService fleet) throws Exception {
-        this(settingsOrDefaults(config).withPool(served(fleet.fleet())));
+        this(settingsOrDefaults(config));
+        fleetChanged(fleet.fleet());
         Thread t = new Thread(() -> {
             try {
                 ConnectorWarmUp.run(ConnectorWarmUp.EVENTS);
@@ -76,7 +99,10 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
         t.start();
     }
 
-    /** A connector without a framework (tests): starts its HTTP client and health checks. */
+    /**
+     * A connector without a framework (tests): starts its HTTP client and connects the pool the
+     * settings name, if any ({@link #fleetChanged} connects others).
+     */
     public VllmConnectorComponent(ConnectorSettings settings) throws Exception {
         // Few threads: nothing run from the client's callbacks blocks (in-place SSE scan,
         // non-blocking servlet writes, queues to the router), so more threads than cores only
@@ -99,10 +125,14 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
             t.setDaemon(true);
             return t;
         });
-        health = new HealthMonitor(client, scheduler, settings);
         prefills = new PrefillClient(client, scheduler);
-        decodes = new DecodeClient(client, scheduler, health);
-        health.schedule(settings.healthIntervalMillis());
+        decodes = new DecodeClient(client, scheduler);
+        this.settings = settings.withPool(ConnectorSettings.NO_POOL);
+        none = newPool(ConnectorSettings.NO_POOL);
+        connected = new Connected(Map.of(), List.of(), none);
+        if (!settings.pool().equals(ConnectorSettings.NO_POOL)) {
+            fleetChanged(new Fleet(Map.of(settings.pool().name(), settings.pool())));
+        }
     }
 
     private static ConnectorSettings settingsOrDefaults(ConnectorConfig config) {
@@ -114,35 +144,74 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
         }
     }
 
+    private PoolConnector newPool(PoolTopology pool) {
+        return new PoolConnector(this, new HealthMonitor(client, scheduler, listeners, settings.withPool(pool)),
+                prefills, decodes);
+    }
+
+    /** The new settings, in force in every pool. */
     @Modified
     void modified(ConnectorConfig config) {
+        ConnectorSettings s;
         try {
-            ConnectorSettings s = ConnectorSettings.from(config);
-            health.reconfigure(s.withPool(health.endpoints().settings.pool()));
+            s = ConnectorSettings.from(config);
         } catch (IllegalArgumentException e) {
             LOG.error("{}: invalid configuration, the previous one stays in force: {}", PID, e.getMessage());
+            return;
+        }
+        synchronized (listeners) {
+            settings = s;
+            for (PoolConnector c : connected.byName().values()) {
+                c.health.reconfigure(s.withPool(c.topology()));
+            }
         }
     }
 
     /**
-     * The topology changed: the pool's engines in force from now on (requests in flight finish
-     * where they are; an endpoint kept keeps its mark).
+     * The topology changed. A pool added gets its connector (the listeners are told its layout and
+     * marks, then its checks start); a pool changed has its engines in force from now on (requests
+     * in flight finish where they are; an endpoint kept keeps its mark); a pool removed has its
+     * checks stopped and the listeners told, and its exchanges in flight run to their end.
      */
     @Override
     public void fleetChanged(Fleet fleet) {
-        PoolTopology pool = served(fleet);
-        if (!pool.equals(health.endpoints().settings.pool())) {
-            health.reconfigure(health.endpoints().settings.withPool(pool));
-            LOG.info("{}: pool {}: {} prefill instance(s){}, {} decode worker(s) in {} instance(s)", PID, pool.name(),
-                    pool.prefillUrls().size(), pool.prefillUrls().isEmpty() ? " (co-located mode)" : "",
-                    pool.workers().size(), pool.instances().size());
+        synchronized (listeners) {
+            Connected was = connected;
+            for (PoolConnector c : was.byName().values()) {
+                if (fleet.pool(c.poolName()) == null) {
+                    c.health.stop();
+                    LOG.info("{}: pool {} removed: its health checks stopped, its exchanges in flight run to their end",
+                            PID, c.poolName());
+                }
+            }
+            Map<String, PoolConnector> next = new TreeMap<>();
+            List<PoolConnector> added = new ArrayList<>();
+            for (PoolTopology p : fleet.pools()) {
+                PoolConnector c = was.byName().get(p.name());
+                if (c == null) {
+                    c = newPool(p);
+                    added.add(c);
+                    logPool(p, "added");
+                } else if (!p.equals(c.topology())) {
+                    c.health.reconfigure(settings.withPool(p));
+                    logPool(p, "changed");
+                }
+                next.put(p.name(), c);
+            }
+            PoolTopology primary = fleet.primaryPool();
+            connected = new Connected(Collections.unmodifiableMap(next), List.copyOf(next.keySet()),
+                    primary == null ? none : next.get(primary.name()));
+            for (PoolConnector c : added) {
+                listeners.tellAll(c.health.endpoints());
+                c.health.schedule(settings.healthIntervalMillis());
+            }
         }
     }
 
-    /** The pool this connector serves ({@link Fleet#primaryPool}); none while there is none. */
-    static PoolTopology served(Fleet fleet) {
-        PoolTopology p = fleet.primaryPool();
-        return p == null ? ConnectorSettings.NO_POOL : p;
+    private static void logPool(PoolTopology pool, String what) {
+        LOG.info("{}: pool {} {}: {} prefill instance(s){}, {} decode worker(s) in {} instance(s)", PID, pool.name(),
+                what, pool.prefillUrls().size(), pool.prefillUrls().isEmpty() ? " (co-located mode)" : "",
+                pool.workers().size(), pool.instances().size());
     }
 
     /**
@@ -154,7 +223,7 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
     @Deactivate
     public void close() {
         scheduler.shutdownNow();
-        drain(health.endpoints().settings.drainMillis());
+        drain(settings.drainMillis());
         try {
             client.stop();
         } catch (Exception e) {
@@ -179,9 +248,15 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
         }
     }
 
-    /** Connections carrying an exchange (each open stream and prefill holds one), and the prefills queued for a slot. */
+    /**
+     * Connections carrying an exchange (each open stream and prefill holds one, whatever its pool,
+     * removed ones too), and the prefills queued for a slot in the pools connected.
+     */
     private int inFlight() {
-        int n = prefillQueued();
+        int n = 0;
+        for (PoolConnector c : connected.byName().values()) {
+            n += c.prefillQueued();
+        }
         for (Destination d : client.getDestinations()) {
             if (d.getConnectionPool() instanceof AbstractConnectionPool p) {
                 n += p.getActiveConnectionCount();
@@ -190,83 +265,77 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
         return n;
     }
 
-    /** Registers a listener (whiteboard) and tells it every decode worker's current mark. */
+    /** Registers a listener (whiteboard) and tells it every pool's layout and decode marks. */
     @Reference(name = "availabilityListener", cardinality = ReferenceCardinality.MULTIPLE,
             policy = ReferencePolicy.DYNAMIC, unbind = "removeAvailabilityListener")
     public void addAvailabilityListener(DecodeAvailabilityListener listener) {
-        health.addListener(listener);
+        synchronized (listeners) {
+            listeners.add(listener, connected.byName().values().stream().map(c -> c.health.endpoints()).toList());
+        }
     }
 
     public void removeAvailabilityListener(DecodeAvailabilityListener listener) {
-        health.removeListener(listener);
+        listeners.remove(listener);
     }
 
     @Override
     public int decodeWorkers() {
-        return health.endpoints().decode.size();
+        return connected.primary().decodeWorkers();
     }
 
     @Override
     public int prefillInstances() {
-        return health.endpoints().prefill.size();
+        return connected.primary().prefillInstances();
     }
 
     @Override
     public boolean decodeHealthy(int worker) {
-        return health.endpoints().decodeDown.get(worker) == 0;
+        return connected.primary().decodeHealthy(worker);
     }
 
     @Override
     public boolean prefillHealthy(int instance) {
-        return health.endpoints().prefillDown.get(instance) == 0;
+        return connected.primary().prefillHealthy(instance);
     }
 
     @Override
     public int prefillInFlight(int instance) {
-        PrefillSlots slots = health.endpoints().prefillSlots;
-        return slots == null ? 0 : slots.inFlight(instance);
+        return connected.primary().prefillInFlight(instance);
     }
 
     @Override
     public int prefillQueued() {
-        PrefillSlots slots = health.endpoints().prefillSlots;
-        return slots == null ? 0 : slots.queued();
+        return connected.primary().prefillQueued();
     }
 
     @Override
     public CompletableFuture<PrefillResult> prefill(String requestId, String path, ObjectNode clientBody) {
-        Endpoints ep = health.endpoints();
-        if (ep.decode.isEmpty()) {
-            // before the fleet told the pool: not co-located mode, no engine known yet
-            return CompletableFuture.failedFuture(new UpstreamException(503, null,
-                    "no decode worker known yet: the pool's topology has not reached the connector", null));
-        }
-        return prefills.prefill(ep, requestId, path, clientBody);
+        return connected.primary().prefill(requestId, path, clientBody);
     }
 
     @Override
     public DecodeExchange decode(String requestId, int worker, String path, ObjectNode clientBody,
             ObjectNode kvTransferParams, DecodeListener listener) {
-        return decodes.decode(health.endpoints(), requestId, worker, path, clientBody, kvTransferParams, listener);
+        return connected.primary().decode(requestId, worker, path, clientBody, kvTransferParams, listener);
     }
 
     @Override
     public CompletableFuture<UpstreamResponse> getFromFirstDecode(String path) {
-        return decodes.getFromFirst(health.endpoints(), path);
+        return connected.primary().getFromFirstDecode(path);
     }
 
     @Override
-    public java.util.List<String> pools() {
-        return java.util.List.of(poolName());
+    public List<String> pools() {
+        return connected.names();
     }
 
     @Override
     public VllmConnector pool(String name) {
-        return name.equals(poolName()) ? this : null;
+        return connected.byName().get(Objects.requireNonNull(name, "pool name"));
     }
 
     @Override
     public String poolName() {
-        return health.endpoints().settings.pool().name();
+        return connected.primary().poolName();
     }
 }

@@ -542,7 +542,7 @@ class VllmConnectorHttpTest {
     }
 
     /** Collects a decode answer. */
-    private static class Collected implements DecodeListener {
+    static class Collected implements DecodeListener {
         /** Written by the client's threads, read by the test's. */
         final List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
         final CompletableFuture<Void> done = new CompletableFuture<>();
