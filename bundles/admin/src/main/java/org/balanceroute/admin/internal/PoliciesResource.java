@@ -96,7 +96,7 @@ public final class PoliciesResource {
     @Path("policy")
     @Consumes(MediaType.APPLICATION_JSON)
     public Response update(JsonNode body) {
-        return answers.put(admin.primaryPool(), body);
+        return answers.putRouterWide(body);
     }
 
     /** The body's shape: the policy (null if missing or not text), its parameters into {@code parameters}. */

@@ -106,7 +106,7 @@ public final class PolicyAdminService implements PolicyAdmin {
     @Override
     public ChangeResult change(String policy, Map<String, Object> parameters, Duration wait)
             throws InvalidChangeException {
-        return change(primaryPool(), policy, parameters, wait);
+        return change(primaryPool(), policy, parameters, wait, true);
     }
 
     /**
@@ -121,8 +121,19 @@ public final class PolicyAdminService implements PolicyAdmin {
      *     change may then be written)
      */
     @Override
-    public synchronized ChangeResult change(String pool, String policy, Map<String, Object> parameters, Duration wait)
+    public ChangeResult change(String pool, String policy, Map<String, Object> parameters, Duration wait)
             throws InvalidChangeException {
+        return change(pool, policy, parameters, wait, false);
+    }
+
+    /**
+     * @param routerWide {@code PUT /admin/policy}: the router's {@code policy} is written, as before
+     *     pools (every pool whose file names none routes with it, and the cluster's shared PIDs carry
+     *     it to every replica), and the pool's own {@code policy} key too when its file has one (so it
+     *     is in force there); else the pool's file alone (a pool without a file: the router's)
+     */
+    private synchronized ChangeResult change(String pool, String policy, Map<String, Object> parameters, Duration wait,
+            boolean routerWide) throws InvalidChangeException {
         requireKnown(pool);
         PolicyChange change = PolicyChange.of(policy, parameters == null ? Map.of() : parameters,
                 router.availablePolicies(), policy == null ? null : schemas.byName().get(policy.trim()), configs::read);
@@ -132,12 +143,15 @@ public final class PolicyAdminService implements PolicyAdmin {
                 configs.write(change.pid(), change.writes());
             }
             Configuration own = configs.factoryConfiguration(Fleet.FACTORY_PID, pool);
-            if (own != null) {
-                target = own.getPid();
-                configs.write(own, Map.of(ROUTER_POLICY, change.policy()));
-            } else {
+            boolean ownKey = own != null && own.getProperties() != null && own.getProperties().get(ROUTER_POLICY) != null;
+            target = "";
+            if (own == null || routerWide) {
                 target = ROUTER_PID;
                 configs.write(ROUTER_PID, Map.of(ROUTER_POLICY, change.policy()));
+            }
+            if (own != null && (!routerWide || ownKey)) {
+                target = (target.isEmpty() ? "" : target + " and ") + own.getPid();
+                configs.write(own, Map.of(ROUTER_POLICY, change.policy()));
             }
         } catch (IOException | RuntimeException e) {
             LOG.error("admin: writing the configuration failed", e);

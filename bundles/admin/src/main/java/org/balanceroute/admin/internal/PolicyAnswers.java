@@ -58,6 +58,15 @@ record PolicyAnswers(PolicyAdmin admin, Duration patience) {
      * for an unknown pool (nothing written on either), 500 if ConfigAdmin cannot write.
      */
     Response put(String pool, JsonNode body) {
+        return put(pool, body, false);
+    }
+
+    /** {@code PUT /admin/policy}: the primary pool's answer, the router's {@code policy} written ({@link PolicyAdmin#change(String, Map, java.time.Duration)}). */
+    Response putRouterWide(JsonNode body) {
+        return put(admin.primaryPool(), body, true);
+    }
+
+    private Response put(String pool, JsonNode body, boolean routerWide) {
         String policy;
         Map<String, Object> parameters = new LinkedHashMap<>();
         try {
@@ -67,7 +76,7 @@ record PolicyAnswers(PolicyAdmin admin, Duration patience) {
         }
         ChangeResult result;
         try {
-            result = admin.change(pool, policy, parameters, patience);
+            result = routerWide ? admin.change(policy, parameters, patience) : admin.change(pool, policy, parameters, patience);
         } catch (UnknownPoolException e) {
             return notFound(e);
         } catch (InvalidChangeException e) {

@@ -155,16 +155,26 @@ class PoolsResourceTest {
     }
 
     @Test
-    void putAdminPolicyIsThePrimaryPoolsAndWritesItsFactoryConfiguration() throws Exception {
+    void putAdminPolicyWritesTheRoutersPolicyAsBeforePoolsWhenThePrimaryPoolNamesNone() throws Exception {
         runtime.configs.putFactory(Fleet.FACTORY_PID, "default", Map.of("model", "d"));
         Response r = new PoliciesResource(runtime.admin).update(JSON.readTree("{\"policy\": \"p2c\"}"));
         assertEquals(200, r.getStatus(), String.valueOf(r.getEntity()));
         assertEquals("default", entity(r).get("pool"));
-        assertEquals("p2c", runtime.configs.updates.get("org.balanceroute.pool~default").get("policy"));
-        assertFalse(runtime.configs.updates.containsKey(PolicyAdminService.ROUTER_PID));
+        assertEquals("p2c", runtime.configs.updates.get(PolicyAdminService.ROUTER_PID).get("policy"),
+                "the router's, which the replicas share");
+        assertFalse(runtime.configs.updates.containsKey("org.balanceroute.pool~default"), "the pool's file names none");
         assertEquals("p2c", runtime.router.activePolicy());
         assertEquals("jsq", chat.activePolicy());
         assertEquals("p2c", JSON.valueToTree(resource.policy("default").getEntity()).path("active").asText());
+    }
+
+    @Test
+    void putAdminPolicyAlsoWritesThePrimaryPoolsOwnPolicyWhenItsFileNamesOne() throws Exception {
+        runtime.configs.putFactory(Fleet.FACTORY_PID, "default", Map.of("model", "d", "policy", "br0"));
+        Response r = new PoliciesResource(runtime.admin).update(JSON.readTree("{\"policy\": \"p2c\"}"));
+        assertEquals(200, r.getStatus(), String.valueOf(r.getEntity()));
+        assertEquals("p2c", runtime.configs.updates.get(PolicyAdminService.ROUTER_PID).get("policy"));
+        assertEquals("p2c", runtime.configs.updates.get("org.balanceroute.pool~default").get("policy"));
     }
 
     @Test
