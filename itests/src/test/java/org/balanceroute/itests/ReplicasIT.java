@@ -131,9 +131,13 @@ public class ReplicasIT {
      * usage, or -1 when the stream did not end with it and [DONE].
      */
     private static CompletableFuture<Integer> stream(RuntimeProcess via, int promptTokens, int maxTokens) {
+        return stream(via, "balanceroute-sim", promptTokens, maxTokens);
+    }
+
+    private static CompletableFuture<Integer> stream(RuntimeProcess via, String model, int promptTokens, int maxTokens) {
         String prompt = IntStream.rangeClosed(1, promptTokens).mapToObj(i -> Integer.toString(i % 1000 + 1))
                 .collect(Collectors.joining(","));
-        String body = "{\"model\": \"balanceroute-sim\", \"prompt\": [" + prompt + "], \"max_tokens\": " + maxTokens
+        String body = "{\"model\": \"" + model + "\", \"prompt\": [" + prompt + "], \"max_tokens\": " + maxTokens
                 + ", \"ignore_eos\": true, \"stream\": true, \"stream_options\": {\"include_usage\": true,"
                 + " \"continuous_usage_stats\": true}}";
         HttpRequest request = HttpRequest.newBuilder(URI.create(via.base() + "/v1/completions"))
@@ -233,6 +237,69 @@ public class ReplicasIT {
         assertEquals(200, replicas.get(0).put("/admin/policy", "{\"policy\": \"br0\"}").statusCode());
         RuntimeProcess.await("br0 back on every replica", Duration.ofSeconds(10),
                 () -> replicas.stream().allMatch(r -> r.activePolicy().equals("br0")));
+    }
+
+    /** {@code GET /admin/snapshot?pool=NAME} of one replica; null while it does not answer 200. */
+    private static JsonNode poolSnapshot(RuntimeProcess r, String pool) {
+        try {
+            HttpResponse<String> got = r.get("/admin/snapshot?pool=" + pool);
+            return got.statusCode() == 200 ? RuntimeProcess.JSON.readTree(got.body()) : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    @Test
+    public void b_aSecondPoolIsSharedByEveryReplicaThroughTheOneDispatcher() throws Exception {
+        try (SimCluster second = SimCluster.start(SimConfig.builder().prefill(1).decode(2).portBase(0).timeFactor(0.5)
+                .streamInterval(8).model("second-model").build())) {
+            String file = "model = second-model\nprefillUrls = " + second.prefillUrl(0) + "\ninstances = d\n"
+                    + "instance.d.workers = " + second.decodeUrl(0) + ", " + second.decodeUrl(1) + "\n";
+            for (RuntimeProcess r : replicas) {
+                Files.writeString(r.home.resolve("config/org.balanceroute.pool-second.cfg"), file);
+            }
+            try {
+                RuntimeProcess.await("pool second with its 2 workers on every replica", Duration.ofSeconds(30),
+                        () -> replicas.stream().allMatch(r -> {
+                            JsonNode s = poolSnapshot(r, "second");
+                            return s != null && s.path("workers").size() == 2
+                                    && s.path("totals").path("available").asInt() == 2;
+                        }));
+                List<CompletableFuture<Integer>> streams = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    streams.add(stream(replicas.get(i), 1000 + i, 300));
+                    streams.add(stream(replicas.get(i), "second-model", 1000 + i, 300));
+                }
+                RuntimeProcess.await("three requests running in each pool in every replica's view of it",
+                        Duration.ofSeconds(30), () -> replicas.stream().allMatch(r ->
+                                running(poolSnapshot(r, "second")) == 3 && running(poolSnapshot(r, "default")) == 3));
+                String dispatcher = replicas.get(0).cluster().path("dispatcher").asText();
+                for (RuntimeProcess r : replicas) {
+                    assertEquals("one dispatcher for every pool", dispatcher,
+                            poolSnapshot(r, "second").path("cluster").path("dispatcher").asText());
+                }
+                for (CompletableFuture<Integer> f : streams) {
+                    assertEquals(300, (int) f.get(60, TimeUnit.SECONDS));
+                }
+                assertEquals("pool second's engines served its 3", 3,
+                        RuntimeProcess.JSON.readTree(second.statsJson()).path("completed").asInt());
+                for (RuntimeProcess r : replicas) {
+                    for (String pool : List.of("default", "second")) {
+                        JsonNode st = poolSnapshot(r, pool).path("cluster").path("staleness");
+                        System.out.printf("ReplicasIT: %s (%s), pool %s: staleness p50 %.1f ms, p99 %.1f ms over %d"
+                                + " samples%n", r.name, poolSnapshot(r, pool).path("cluster").path("localMember")
+                                .asText().equals(dispatcher) ? "dispatcher" : "follower", pool,
+                                st.path("p50Millis").asDouble(), st.path("p99Millis").asDouble(), st.path("samples").asInt());
+                    }
+                }
+            } finally {
+                for (RuntimeProcess r : replicas) {
+                    Files.deleteIfExists(r.home.resolve("config/org.balanceroute.pool-second.cfg"));
+                }
+            }
+            RuntimeProcess.await("pool second gone from every replica", Duration.ofSeconds(30),
+                    () -> replicas.stream().allMatch(r -> poolSnapshot(r, "second") == null && r.snapshot() != null));
+        }
     }
 
     @Test

@@ -3,6 +3,8 @@ package org.balanceroute.admin.internal;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.MediaType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -48,13 +50,19 @@ public final class SnapshotResource {
      * barrier), by index; groupImbalance = per instance, max - min load over its workers not
      * draining; imbalance = their sum (max - min with one instance); available = the worker's
      * health checks pass; draining = an operator drains it; cluster: see {@link #render(ClusterStatus)}.
+     * The primary pool's; {@code ?pool=NAME} another pool's (404 naming an unknown one), its staleness
+     * that pool's own.
      */
     @GET
-    public Map<String, Object> snapshot() {
-        String active = router.activePolicy();
-        Map<String, Object> m = render(router.snapshot(), active);
-        m.put("cluster", render(router.cluster()));
-        return m;
+    public Response snapshot(@QueryParam("pool") String pool) {
+        RouterService r = pool == null ? router : router.pool(pool);
+        if (r == null) {
+            return ErrorResponses.of(Response.Status.NOT_FOUND, "pool '" + pool + "' is not routed here (GET /admin/pools"
+                    + " lists the pools)", ErrorResponses.INVALID_REQUEST, "pool");
+        }
+        Map<String, Object> m = render(r.snapshot(), r.activePolicy());
+        m.put("cluster", render(r.cluster()));
+        return Response.ok(m).build();
     }
 
     /**

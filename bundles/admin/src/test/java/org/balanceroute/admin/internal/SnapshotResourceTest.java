@@ -21,7 +21,7 @@ class SnapshotResourceTest {
                 new ReplicaShare("m1", "127.0.0.1:5701", true, 4, new long[] {1000, 0}, new int[] {2, 0}, new int[] {0, 1}),
                 new ReplicaShare("m2", "127.0.0.1:5702", false, 1, new long[] {200, 300}, new int[] {1, 1}, new int[] {0, 1})),
                 3.5, new ClusterStatus.Staleness(10, 2.0, 7.5, 9.0));
-        String json = new ObjectMapper().writeValueAsString(new SnapshotResource(router).snapshot());
+        String json = new ObjectMapper().writeValueAsString(new SnapshotResource(router).snapshot(null).getEntity());
         assertEquals("{\"activePolicy\":\"br0\",\"step\":12,\"poolDepth\":5,\"capacity\":64,\"workers\":["
                 + "{\"worker\":0,\"load\":1200,\"running\":3,\"queued\":0,\"available\":true,\"instance\":0,\"draining\":false},"
                 + "{\"worker\":1,\"load\":300,\"running\":1,\"queued\":2,\"available\":false,\"instance\":0,\"draining\":false},"
@@ -37,5 +37,10 @@ class SnapshotResourceTest {
                 + "{\"member\":\"m2\",\"address\":\"127.0.0.1:5702\",\"dispatcher\":false,\"pooled\":1,\"load\":500,"
                 + "\"running\":2,\"queued\":1,\"workers\":[{\"worker\":0,\"load\":200,\"running\":1,\"queued\":0},"
                 + "{\"worker\":1,\"load\":300,\"running\":1,\"queued\":1}]}]}}", json);
+        assertEquals(json, new ObjectMapper().writeValueAsString(new SnapshotResource(router).snapshot("default").getEntity()),
+                "?pool= names a pool");
+        jakarta.ws.rs.core.Response unknown = new SnapshotResource(router).snapshot("nope");
+        assertEquals(404, unknown.getStatus());
+        assertEquals(true, String.valueOf(unknown.getEntity()).contains("nope"));
     }
 }
