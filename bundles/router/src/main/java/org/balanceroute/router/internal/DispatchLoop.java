@@ -31,7 +31,6 @@ import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.DispatchObserver;
 import org.balanceroute.router.Placement;
 import org.balanceroute.router.ReplicaShare;
-import org.balanceroute.router.RouterService;
 import org.balanceroute.router.StepResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -145,13 +144,7 @@ final class DispatchLoop {
         }
     }
 
-    private enum Mode { CONFIGURED, FALLBACK, NONE }
-
     private enum Role { ALONE, DISPATCHER, FOLLOWER }
-
-    /** What the selection logs about; a new log line only when this changes. */
-    private record Selection(Mode mode, String configured, String fallback, String active) {
-    }
 
     /** One open session with a snapshot store: its callbacks become commands, ignored once it is not current. */
     private final class Attachment implements SnapshotStore.Receiver {
@@ -184,10 +177,6 @@ final class DispatchLoop {
 
     private static final Command STOP = () -> { };
 
-    /** Weight of a new sample in the step period's moving average: about the last 32 chunks count. */
-    private static final int PERIOD_SMOOTHING = 32;
-    /** Longer gaps between two chunks of a request are not decode steps (a stalled client, a pause). */
-    private static final long MAX_STEP_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** Commands run at most before a due step runs anyway, so a flood of token reports cannot starve it. */
     private static final int MAX_COMMANDS_BEFORE_STEP = 256;
 
@@ -198,17 +187,14 @@ final class DispatchLoop {
     private final AtomicBoolean stepRequestQueued = new AtomicBoolean();
     private final Command stepRequest = this::onStepRequest;
     private final CompletionListener predictorFanout = this::teachPredictors;
-    private final HoldPolicy hold = new HoldPolicy();
+    private final PolicyChoice policy;
+    private final HoldPolicy hold;
+    private final StepTimer steps;
     private final Map<SnapshotStore, Attachment> attachments = new HashMap<>(); // guarded by itself
 
     private volatile boolean stopped;
     private volatile boolean terminated;
-    private volatile RouterSettings settings;
-    private volatile Map<String, RoutingPolicy> available = Map.of();
     private volatile CompletionListener[] predictors = new CompletionListener[0];
-    private volatile String activeName = RouterService.NO_POLICY;
-    /** The decode step period observed from the token streams; 0 while unknown. Written by the dispatch thread only. */
-    private volatile long observedStepNanos;
     /** Told about every dispatch step (metrics); null when none is registered. */
     private volatile DispatchObserver observer;
     /** The cluster-wide pool's size after the last command, published by the dispatch thread for lock-free readers. */
@@ -217,7 +203,6 @@ final class DispatchLoop {
     // --- owned by the dispatch thread ---
     private ClusterState cluster;
     private Router router;
-    private RouterSettings applied;
     /** The decode workers and their instances, from the topology; null until told. */
     private WorkerLayout layout;
     /** G, the layout's workers; 0 until told. */
@@ -244,11 +229,6 @@ final class DispatchLoop {
     private final LongMap<InFlight> byCore = new LongMap<>();
     private long coreSeq;
     private TrackedRequest[] poolCopy = new TrackedRequest[64];
-    private Selection lastSelection;
-    private String selectedName = RouterService.NO_POLICY;
-    private long nextAutoStep;
-    private boolean stepWanted;
-    private long lastStepAt;
 
     // --- membership (dispatch thread)
     private Attachment attachment;
@@ -262,11 +242,10 @@ final class DispatchLoop {
     private final Following following;
 
     DispatchLoop(RouterSettings settings, LongSupplier clock) {
-        this.settings = Objects.requireNonNull(settings, "settings");
+        this.policy = new PolicyChoice(Objects.requireNonNull(settings, "settings"));
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.applied = settings;
-        this.nextAutoStep = clock.getAsLong();
-        this.lastStepAt = nextAutoStep;
+        this.hold = policy.hold();
+        this.steps = new StepTimer(settings, clock);
         newCore(hold);
         this.dispatching = new Dispatching(this, clock);
         this.following = new Following(this, clock);
@@ -311,14 +290,14 @@ final class DispatchLoop {
 
     /** New configuration (already validated); applied by the dispatch thread. */
     void configure(RouterSettings next) {
-        settings = Objects.requireNonNull(next, "settings");
+        policy.settings(Objects.requireNonNull(next, "settings"));
         enqueue(this::applySettings);
         reselect();
     }
 
     /** The registered policies changed. */
     void offer(Map<String, RoutingPolicy> policies) {
-        available = Map.copyOf(policies);
+        policy.offer(policies);
         reselect();
     }
 
@@ -405,7 +384,7 @@ final class DispatchLoop {
     }
 
     String activePolicy() {
-        return activeName;
+        return policy.active();
     }
 
     int poolDepth() {
@@ -413,11 +392,7 @@ final class DispatchLoop {
     }
 
     RouterSettings settings() {
-        return settings;
-    }
-
-    Map<String, RoutingPolicy> available() {
-        return available;
+        return policy.settings();
     }
 
     CompletableFuture<Placement> submit(long requestId, int promptTokens, long promptKey, int bodyBytes) {
@@ -488,7 +463,7 @@ final class DispatchLoop {
     }
 
     long observedStepNanos() {
-        return observedStepNanos;
+        return steps.observedStepNanos();
     }
 
     /** A step request reaches the dispatch thread: a step here, or the dispatcher is asked for one. */
@@ -497,7 +472,7 @@ final class DispatchLoop {
         if (role == Role.FOLLOWER) {
             following.askStep();
         } else {
-            stepWanted = true;
+            steps.want();
         }
     }
 
@@ -622,29 +597,11 @@ final class DispatchLoop {
         if (role == Role.FOLLOWER) {
             return following.untilDue(now);
         }
-        long wait = Long.MAX_VALUE;
-        if (applied.stepIntervalMillis() > 0) {
-            wait = until(now, nextAutoStep);
-        }
-        if (stepWanted) {
-            wait = Math.min(wait, until(now, lastStepAt + observedStepNanos));
-        }
+        long wait = steps.untilDue(now);
         if (role == Role.DISPATCHER) {
             wait = Math.min(wait, dispatching.untilDue(now));
         }
         return wait == Long.MAX_VALUE ? -1 : wait;
-    }
-
-    static long until(long now, long deadline) {
-        return Math.max(0, deadline - now); // differences only: the clock may be negative
-    }
-
-    static long millis(long ms) {
-        return TimeUnit.MILLISECONDS.toNanos(ms);
-    }
-
-    static boolean due(long now, long deadline) {
-        return now - deadline >= 0;
     }
 
     private void runTimers() {
@@ -656,8 +613,7 @@ final class DispatchLoop {
         if (role == Role.DISPATCHER) {
             runSafely(() -> dispatching.runTimersBeforeStep(now));
         }
-        boolean autoDue = applied.stepIntervalMillis() > 0 && due(now, nextAutoStep);
-        if (autoDue || (stepWanted && due(now, lastStepAt + observedStepNanos))) {
+        if (steps.due(now)) {
             runSafely(this::scheduledStep);
         }
         if (role == Role.DISPATCHER) {
@@ -666,11 +622,7 @@ final class DispatchLoop {
     }
 
     private void scheduledStep() {
-        long now = clock.getAsLong();
-        stepWanted = false;
-        if (applied.stepIntervalMillis() > 0 && now - nextAutoStep >= 0) {
-            nextAutoStep = now + TimeUnit.MILLISECONDS.toNanos(applied.stepIntervalMillis());
-        }
+        steps.taking();
         doStep(false);
     }
 
@@ -722,7 +674,7 @@ final class DispatchLoop {
             }
             f.decoded += count;
             following.tokens(f, count, at);
-            observeCadence(f, count, at);
+            steps.observe(f, count, at);
             return;
         }
         coreTokens(f, count, at);
@@ -849,7 +801,7 @@ final class DispatchLoop {
             return;
         }
         router.onTokens(t, count);
-        observeCadence(f, count, at);
+        steps.observe(f, count, at);
         dispatching.seen(at);
     }
 
@@ -893,29 +845,9 @@ final class DispatchLoop {
         }
     }
 
-    /**
-     * Learns the decode step period from one request's stream: every running request gains one
-     * token per step (the barrier), so the time between two of its reports over the tokens they
-     * carried is a step's length. The first report of a request is skipped (it includes the time
-     * before its first step).
-     */
-    private void observeCadence(InFlight r, int count, long at) {
-        long last = r.lastTokensAt;
-        r.lastTokensAt = at;
-        if (last == 0 || at <= last) {
-            return;
-        }
-        long sample = (at - last) / count;
-        if (sample > MAX_STEP_NANOS) {
-            return;
-        }
-        long period = observedStepNanos;
-        observedStepNanos = period == 0 ? sample : period + (sample - period) / PERIOD_SMOOTHING;
-    }
-
     private StepResult doStep(boolean report) {
         long started = System.nanoTime();
-        lastStepAt = clock.getAsLong();
+        steps.started();
         long step = step();
         int n = copyPool();
         List<Placement> placements = report ? new ArrayList<>() : null;
@@ -930,7 +862,7 @@ final class DispatchLoop {
         if (o != null) {
             observeStep(o, System.nanoTime() - started, depth);
         }
-        return new StepResult(step, activeName, report ? placements : List.of(), depth);
+        return new StepResult(step, policy.active(), report ? placements : List.of(), depth);
     }
 
     /** Sets (or clears, with null) the step observer. Any thread. */
@@ -1101,7 +1033,7 @@ final class DispatchLoop {
             if (up && router.pool().size() > 0) {
                 // requests that waited while every worker was down (or for a free slot): a step
                 // places them now, not only after the next arrival or release
-                stepWanted = true;
+                steps.want();
             }
         }
     }
@@ -1140,7 +1072,7 @@ final class DispatchLoop {
             LOG.info("router: worker {} ({}) {}", g, workerId, draining ? "drains: no new requests" : "ends its drain");
             dispatching.changed();
             if (!draining && router.pool().size() > 0) {
-                stepWanted = true; // what waited for a free slot may go there now
+                steps.want(); // what waited for a free slot may go there now
             }
         }
     }
@@ -1166,14 +1098,7 @@ final class DispatchLoop {
     }
 
     private void applySettings() {
-        RouterSettings next = settings;
-        RouterSettings previous = applied;
-        if (next.stepIntervalMillis() != previous.stepIntervalMillis()) {
-            nextAutoStep = clock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(next.stepIntervalMillis());
-            LOG.info("router: stepping {}", next.stepIntervalMillis() == 0 ? "manual"
-                    : "automatic, every " + next.stepIntervalMillis() + " ms");
-        }
-        applied = next;
+        steps.apply(policy.settings());
     }
 
     /** A new layout, on the dispatch thread: at once, whatever is in flight (see the class comment). */
@@ -1251,7 +1176,7 @@ final class DispatchLoop {
                 + " until they end, {} waiting", next, before == null ? "" : " (was " + before + ")", kept,
                 workerIds.length - kept, pooled.size());
         if (router.pool().size() > 0) {
-            stepWanted = true; // new workers, or more slots: the pool may go there now
+            steps.want(); // new workers, or more slots: the pool may go there now
         }
     }
 
@@ -1294,27 +1219,14 @@ final class DispatchLoop {
     }
 
     private void applySelection() {
-        RouterSettings s = settings;
-        Map<String, RoutingPolicy> policies = available;
-        RoutingPolicy next = policies.get(s.policy());
-        Mode mode = Mode.CONFIGURED;
-        String name = s.policy();
-        if (next == null) {
-            next = policies.get(s.fallbackPolicy());
-            mode = Mode.FALLBACK;
-            name = s.fallbackPolicy();
-        }
-        if (next == null) {
-            next = hold;
-            mode = Mode.NONE;
-            name = RouterService.NO_POLICY;
-        }
-        if (!name.equals(selectedName)) {
+        String before = policy.selected();
+        RoutingPolicy next = policy.select();
+        String name = policy.selected();
+        if (!name.equals(before)) {
             dispatching.changed(); // the followers show the policy in force: tell them now, not at the keepalive
         }
-        selectedName = name;
         if (role != Role.FOLLOWER || following.view() == null) {
-            activeName = name; // before the placements below complete anyone's future
+            policy.active(name); // before the placements below complete anyone's future
         }
         if (workers == 0 || dispatching.settling() || role == Role.FOLLOWER) {
             next = hold; // nothing to place on, or not this router's decision
@@ -1326,32 +1238,10 @@ final class DispatchLoop {
             if (held && n > 0 && next != hold && role != Role.FOLLOWER) {
                 // requests that waited while no policy was available: a step places them now, not
                 // only after the next arrival or release (which may never come)
-                stepWanted = true;
+                steps.want();
             }
         }
-        logTransition(new Selection(mode, s.policy(), s.fallbackPolicy(), name));
-    }
-
-    private void logTransition(Selection now) {
-        Selection before = lastSelection;
-        lastSelection = now;
-        if (now.equals(before)) {
-            return;
-        }
-        switch (now.mode()) {
-            case CONFIGURED -> {
-                if (before != null && before.mode() != Mode.CONFIGURED && before.configured().equals(now.configured())) {
-                    LOG.info("router: policy '{}' is available again and active (was '{}')", now.active(), before.active());
-                } else {
-                    LOG.info("router: policy '{}' active", now.active());
-                }
-            }
-            case FALLBACK -> LOG.warn("router: {} policy = '{}' is not available (no such policy service: a name not"
-                    + " installed or misspelt); falling back to fallbackPolicy '{}'", RouterService.PID, now.configured(),
-                    now.active());
-            case NONE -> LOG.error("router: neither the configured policy '{}' nor the fallback '{}' is available; "
-                    + "requests wait in the prompt pool until one is", now.configured(), now.fallback());
-        }
+        policy.logTransition();
     }
 
     // ------------------------------------------------------------------ membership
@@ -1438,7 +1328,7 @@ final class DispatchLoop {
                 restored, own.size() - restored - aside,
                 dispatching.settling() ? "; placements wait until the others have reported" : "");
         applySelection();
-        stepWanted = true;
+        steps.want();
     }
 
     /** Another replica decides from now on: this one hands its own requests over with a SYNC. */
@@ -1453,7 +1343,7 @@ final class DispatchLoop {
         }
         role = Role.FOLLOWER;
         dispatcherId = dispatcher;
-        activeName = selectedName;
+        policy.active(policy.selected());
         LOG.info("router: following the dispatcher {}; {} own request(s) handed over", dispatcher, local.size());
         following.follow(dispatcher);
     }
@@ -1525,7 +1415,7 @@ final class DispatchLoop {
 
     /** A dispatch step at the next decode step boundary. */
     void wantStep() {
-        stepWanted = true;
+        steps.want();
     }
 
     /** A dispatch step now (a follower's dispatchStep()). */
@@ -1536,17 +1426,17 @@ final class DispatchLoop {
     /** Every member reported (or the wait ended): placements resume. */
     void settled() {
         applySelection();
-        stepWanted = true;
+        steps.want();
     }
 
     /** The dispatcher's new view reached this follower. */
     void viewed(SharedView v) {
         poolDepth = v.totals().poolDepth();
-        activeName = v.activePolicy();
+        policy.active(v.activePolicy());
     }
 
     void writeView(Frames.Writer w) {
-        SharedView.write(w, takeSnapshot(), selectedName, observedStepNanos, layout == null ? 0 : layout.fingerprint(),
+        SharedView.write(w, takeSnapshot(), policy.selected(), steps.observedStepNanos(), layout == null ? 0 : layout.fingerprint(),
                 computeShares());
     }
 

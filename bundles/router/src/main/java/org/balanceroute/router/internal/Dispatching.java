@@ -110,7 +110,7 @@ final class Dispatching {
             }
         }
         settling = !awaitingSync.isEmpty();
-        settleUntil = clock.getAsLong() + DispatchLoop.millis(DispatchLoop.SETTLE_MILLIS);
+        settleUntil = clock.getAsLong() + Deadlines.millis(DispatchLoop.SETTLE_MILLIS);
         for (Map.Entry<String, byte[]> e : new ArrayList<>(earlySyncs.entrySet())) {
             loop.onFrame(e.getKey(), e.getValue());
         }
@@ -173,17 +173,17 @@ final class Dispatching {
         if (answersPending) {
             return 0;
         }
-        long wait = DispatchLoop.until(now, lastViewAt + DispatchLoop.millis(DispatchLoop.KEEPALIVE_MILLIS));
+        long wait = Deadlines.until(now, lastViewAt + Deadlines.millis(DispatchLoop.KEEPALIVE_MILLIS));
         if (viewDirty) {
-            wait = Math.min(wait, DispatchLoop.until(now, lastViewAt + DispatchLoop.millis(DispatchLoop.VIEW_MILLIS)));
+            wait = Math.min(wait, Deadlines.until(now, lastViewAt + Deadlines.millis(DispatchLoop.VIEW_MILLIS)));
         }
-        wait = Math.min(wait, DispatchLoop.until(now, nextSweepAt));
-        return settling ? Math.min(wait, DispatchLoop.until(now, settleUntil)) : wait;
+        wait = Math.min(wait, Deadlines.until(now, nextSweepAt));
+        return settling ? Math.min(wait, Deadlines.until(now, settleUntil)) : wait;
     }
 
     /** Settling ends before a step is taken (so it may place), answers and views after it. */
     void runTimersBeforeStep(long now) {
-        if (settling && (awaitingSync.isEmpty() || DispatchLoop.due(now, settleUntil))) {
+        if (settling && (awaitingSync.isEmpty() || Deadlines.due(now, settleUntil))) {
             endSettling();
         }
     }
@@ -192,14 +192,14 @@ final class Dispatching {
         if (answersPending) {
             sendAnswers(now);
         }
-        if ((viewDirty && DispatchLoop.due(now, lastViewAt + DispatchLoop.millis(DispatchLoop.VIEW_MILLIS)))
-                || DispatchLoop.due(now, lastViewAt + DispatchLoop.millis(DispatchLoop.KEEPALIVE_MILLIS))) {
+        if ((viewDirty && Deadlines.due(now, lastViewAt + Deadlines.millis(DispatchLoop.VIEW_MILLIS)))
+                || Deadlines.due(now, lastViewAt + Deadlines.millis(DispatchLoop.KEEPALIVE_MILLIS))) {
             broadcastView(now);
         }
-        if (DispatchLoop.due(now, nextSweepAt)) {
-            nextSweepAt = now + DispatchLoop.millis(DispatchLoop.KEEPALIVE_MILLIS);
+        if (Deadlines.due(now, nextSweepAt)) {
+            nextSweepAt = now + Deadlines.millis(DispatchLoop.KEEPALIVE_MILLIS);
             for (Origin o : new ArrayList<>(origins.values())) {
-                if (now - o.lastHeardAt > DispatchLoop.millis(DispatchLoop.ORIGIN_TIMEOUT_MILLIS)) {
+                if (now - o.lastHeardAt > Deadlines.millis(DispatchLoop.ORIGIN_TIMEOUT_MILLIS)) {
                     purge(o, "nothing was heard from it for " + DispatchLoop.ORIGIN_TIMEOUT_MILLIS + " ms");
                 }
             }
@@ -425,7 +425,7 @@ final class Dispatching {
     }
 
     private void askResync(Origin o, long now) {
-        if (o.resyncAskedAt != 0 && now - o.resyncAskedAt < DispatchLoop.millis(DispatchLoop.RESYNC_GAP_MILLIS)) {
+        if (o.resyncAskedAt != 0 && now - o.resyncAskedAt < Deadlines.millis(DispatchLoop.RESYNC_GAP_MILLIS)) {
             return;
         }
         o.resyncAskedAt = now;

@@ -123,21 +123,21 @@ final class Following {
         }
         long wait = Long.MAX_VALUE;
         if (!outbox.isEmpty()) {
-            wait = DispatchLoop.until(now, outbox.since() + DispatchLoop.millis(DispatchLoop.FLUSH_MILLIS));
+            wait = Deadlines.until(now, outbox.since() + Deadlines.millis(DispatchLoop.FLUSH_MILLIS));
         }
-        wait = Math.min(wait, DispatchLoop.until(now, lastSentAt + DispatchLoop.millis(DispatchLoop.KEEPALIVE_MILLIS)));
-        return Math.min(wait, DispatchLoop.until(now, silentSince() + DispatchLoop.millis(DispatchLoop.DISPATCHER_SILENCE_MILLIS)));
+        wait = Math.min(wait, Deadlines.until(now, lastSentAt + Deadlines.millis(DispatchLoop.KEEPALIVE_MILLIS)));
+        return Math.min(wait, Deadlines.until(now, silentSince() + Deadlines.millis(DispatchLoop.DISPATCHER_SILENCE_MILLIS)));
     }
 
     void runTimers(long now) {
-        if (outbox.urgent() || (!outbox.isEmpty() && DispatchLoop.due(now, outbox.since()
-                + DispatchLoop.millis(DispatchLoop.FLUSH_MILLIS)))
-                || DispatchLoop.due(now, lastSentAt + DispatchLoop.millis(DispatchLoop.KEEPALIVE_MILLIS))) {
+        if (outbox.urgent() || (!outbox.isEmpty() && Deadlines.due(now, outbox.since()
+                + Deadlines.millis(DispatchLoop.FLUSH_MILLIS)))
+                || Deadlines.due(now, lastSentAt + Deadlines.millis(DispatchLoop.KEEPALIVE_MILLIS))) {
             outbox.writeFrame(frame, session, seq++, now);
             loop.send(dispatcher, frame.toBytes());
             lastSentAt = now;
         }
-        if (DispatchLoop.due(now, silentSince() + DispatchLoop.millis(DispatchLoop.DISPATCHER_SILENCE_MILLIS))) {
+        if (Deadlines.due(now, silentSince() + Deadlines.millis(DispatchLoop.DISPATCHER_SILENCE_MILLIS))) {
             LOG.warn("router: nothing from the dispatcher {} for {} ms; sending this replica's state again", dispatcher,
                     DispatchLoop.DISPATCHER_SILENCE_MILLIS);
             sendSync();
@@ -210,7 +210,7 @@ final class Following {
             case Frames.VIEW -> onView(r);
             case Frames.RESYNC -> {
                 // the dispatcher may not know this replica's session yet; one SYNC per gap is enough
-                if (r.session == session || clock.getAsLong() - lastSyncAt > DispatchLoop.millis(DispatchLoop.RESYNC_GAP_MILLIS)) {
+                if (r.session == session || clock.getAsLong() - lastSyncAt > Deadlines.millis(DispatchLoop.RESYNC_GAP_MILLIS)) {
                     sendSync();
                 }
             }
