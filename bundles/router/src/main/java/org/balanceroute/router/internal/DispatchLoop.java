@@ -1,7 +1,6 @@
 package org.balanceroute.router.internal;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -23,10 +22,7 @@ import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.SnapshotStore;
 import org.balanceroute.api.TerminationPredictor;
 import org.balanceroute.core.ClusterState;
-import org.balanceroute.core.DecodeLayout;
-import org.balanceroute.core.PromptPool;
 import org.balanceroute.core.Router;
-import org.balanceroute.core.TrackedRequest;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.DispatchObserver;
 import org.balanceroute.router.Placement;
@@ -201,34 +197,10 @@ final class DispatchLoop {
     private volatile int poolDepth;
 
     // --- owned by the dispatch thread ---
-    private ClusterState cluster;
-    private Router router;
-    /** The decode workers and their instances, from the topology; null until told. */
-    private WorkerLayout layout;
-    /** G, the layout's workers; 0 until told. */
-    private int workers;
-    /** This replica's own health marks: the workers it marked down, by identity. */
-    private final Set<String> ownDown = new HashSet<>();
-    /**
-     * The operators' drains, by worker identity: those in force (alone, dispatcher), or the last
-     * view's with this replica's own asks not shown yet (follower; what it starts from if it comes
-     * to dispatch).
-     */
-    private final Set<String> drains = new HashSet<>();
-    /** Requests on workers the layout no longer has (own and, on the dispatcher, other replicas'), by core key. */
-    private final LongMap<InFlight> retired = new LongMap<>();
-    /** Dispatch steps run by the cores replaced so far: the step index goes on across a new core. */
-    private long stepBase;
-    /** Counts placements: a worker's FCFS order when its requests move to a new core. */
-    private long placeSeq;
-    /** Each group's imbalance after a step, for the observer; reused step after step. */
-    private long[] groupImbalances = new long[1];
+    private final WorkerMarks marks = new WorkerMarks();
+    private final Core core;
     /** This replica's own requests, by the ids its callers gave them. */
     private final LongMap<InFlight> local = new LongMap<>();
-    /** Every request in the core (own and, on the dispatcher, the other replicas'), by core key. */
-    private final LongMap<InFlight> byCore = new LongMap<>();
-    private long coreSeq;
-    private TrackedRequest[] poolCopy = new TrackedRequest[64];
 
     // --- membership (dispatch thread)
     private Attachment attachment;
@@ -246,9 +218,9 @@ final class DispatchLoop {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.hold = policy.hold();
         this.steps = new StepTimer(settings, clock);
-        newCore(hold);
         this.dispatching = new Dispatching(this, clock);
         this.following = new Following(this, clock);
+        this.core = new Core(marks, steps, hold, predictorFanout, dispatching);
         this.thread = new Thread(this::run, "balanceroute-dispatch");
         this.thread.setDaemon(true);
     }
@@ -320,19 +292,16 @@ final class DispatchLoop {
     /** An operator's drain of the worker at {@code worker} in the layout in force when the command runs. */
     void setWorkerDraining(int worker, boolean draining) {
         enqueue(() -> {
-            if (worker < 0 || worker >= workers) {
-                LOG.debug("router: drain of worker {}, outside [0, {}); ignored", worker, workers);
+            if (worker < 0 || worker >= marks.workers()) {
+                LOG.debug("router: drain of worker {}, outside [0, {}); ignored", worker, marks.workers());
                 return;
             }
-            String id = layout.id(worker);
+            String id = marks.id(worker);
             if (role == Role.FOLLOWER) {
-                if (draining ? drains.add(id) : drains.remove(id)) {
-                    LOG.info("router: worker {} ({}) {}; the dispatcher is told", worker, id,
-                            draining ? "drains" : "ends its drain");
-                }
+                marks.askDrain(worker, id, draining);
                 following.drain(id, draining);
             } else {
-                applyDrain(id, draining);
+                core.applyDrain(id, draining);
             }
         });
     }
@@ -587,7 +556,7 @@ final class DispatchLoop {
 
     private void publishPoolDepth() {
         if (role != Role.FOLLOWER) {
-            poolDepth = router.pool().size();
+            poolDepth = core.poolSize();
         }
     }
 
@@ -654,7 +623,7 @@ final class DispatchLoop {
             return;
         }
         try {
-            coreSubmit(f);
+            core.submit(f);
         } catch (RuntimeException e) {
             local.remove(f.id);
             f.placed.completeExceptionally(e);
@@ -677,7 +646,7 @@ final class DispatchLoop {
             steps.observe(f, count, at);
             return;
         }
-        coreTokens(f, count, at);
+        core.tokens(f, count, at);
     }
 
     private boolean doComplete(long id) {
@@ -699,15 +668,15 @@ final class DispatchLoop {
         }
         if (f.retired) {
             local.remove(id); // its worker left the layout: released, nothing learned (its tokens were not counted)
-            coreAbort(f);
+            core.abort(f);
             return true;
         }
-        if (f.core == null || !onWorker(f.core)) {
+        if (f.core == null || !Core.onWorker(f.core)) {
             throw new IllegalStateException("request " + id + " is " + (f.core == null ? "unknown to the core"
                     : f.core.phase()) + ", not on a worker: abort it instead of completing it");
         }
         local.remove(id);
-        coreComplete(f);
+        core.complete(f);
         return true;
     }
 
@@ -719,148 +688,22 @@ final class DispatchLoop {
         if (role == Role.FOLLOWER) {
             following.abort(f);
         } else {
-            coreAbort(f);
+            core.abort(f);
         }
         f.placed.cancel(false);
         return true;
     }
 
-    private static boolean onWorker(TrackedRequest r) {
-        return r.phase() == TrackedRequest.Phase.RUNNING || r.phase() == TrackedRequest.Phase.QUEUED;
-    }
-
-    // ------------------------------------------------------------------ the core (alone, dispatcher)
-
-    void coreSubmit(InFlight f) {
-        keyInCore(f);
-        TrackedRequest t = f.newCore();
-        try {
-            router.submit(t);
-        } catch (RuntimeException e) {
-            byCore.remove(f.coreKey);
-            f.core = null;
-            throw e;
-        }
-        if (t.phase() != TrackedRequest.Phase.POOLED) {
-            placed(f, null);
-        }
-        dispatching.changed();
-    }
-
-    /** Another replica's request, already on a worker, into the core (a SYNC): where it is, with its tokens. */
-    void coreRestore(InFlight f, int worker, int decoded) {
-        keyInCore(f);
-        restore(f, worker, decoded);
-        dispatching.changed();
-    }
-
-    /** Another replica's request, on a worker this layout does not have (a SYNC): kept aside until it ends. */
-    void coreRetired(InFlight f, String workerId) {
-        keyInCore(f);
-        f.workerId = workerId;
-        retire(f);
-    }
-
-    /** A request keyed in the core onto worker g of the current core, as it was: running or queued, with its tokens. */
-    private void restore(InFlight f, int g, int decoded) {
-        router.restore(f.newCore(), g, decoded);
-        f.workerId = layout.id(g);
-        f.retired = false;
-        f.placedSeq = ++placeSeq;
-    }
-
-    /** Out of the core into the side table: its worker left the layout (see the class comment). */
-    private void retire(InFlight f) {
-        byCore.remove(f.coreKey);
-        f.core = null;
-        f.retired = true;
-        retired.putIfAbsent(f.coreKey, f);
-    }
-
-    /**
-     * Gives a request its key in the core, unique over every origin: an own request keeps its
-     * caller's id (what predictors and reports see), another replica's gets a negative one.
-     */
-    private void keyInCore(InFlight f) {
-        if (f.origin == null && byCore.putIfAbsent(f.id, f)) {
-            f.coreKey = f.id;
-            return;
-        }
-        do {
-            f.coreKey = --coreSeq;
-        } while (!byCore.putIfAbsent(f.coreKey, f));
-    }
-
-    void coreTokens(InFlight f, int count, long at) {
-        TrackedRequest t = f.core;
-        if (t == null) {
-            return;
-        }
-        if (!onWorker(t)) {
-            LOG.warn("tokens for request {}, which is {} and not on a worker; ignored", f.id, t.phase());
-            return;
-        }
-        router.onTokens(t, count);
-        steps.observe(f, count, at);
-        dispatching.seen(at);
-    }
-
-    void coreComplete(InFlight f) {
-        if (f.retired) {
-            coreAbort(f); // its tokens were not counted: nothing to learn
-            return;
-        }
-        byCore.remove(f.coreKey);
-        if (f.core != null) {
-            router.complete(f.core);
-        }
-        dispatching.changed();
-    }
-
-    void coreAbort(InFlight f) {
-        if (f.retired) {
-            retired.remove(f.coreKey);
-            return;
-        }
-        byCore.remove(f.coreKey);
-        if (f.core != null) {
-            router.abort(f.core);
-        }
-        dispatching.changed();
-    }
-
-    /** Tells whoever waits for the request's placement: its future, or its replica's next answer. */
-    private void placed(InFlight f, List<Placement> report) {
-        int g = f.core.worker();
-        f.workerId = layout.id(g);
-        f.placedSeq = ++placeSeq;
-        Placement p = new Placement(f.id, g, f.workerId);
-        if (report != null) {
-            report.add(p);
-        }
-        if (f.origin == null) {
-            f.placed.complete(p);
-        } else {
-            dispatching.placed(f.origin, f.id, g, f.workerId);
-        }
-    }
-
     private StepResult doStep(boolean report) {
         long started = System.nanoTime();
         steps.started();
-        long step = step();
-        int n = copyPool();
+        long step = core.step();
         List<Placement> placements = report ? new ArrayList<>() : null;
-        try {
-            router.dispatch();
-        } finally {
-            notifyPlaced(n, placements);
-            cluster.advanceStep();
-        }
-        int depth = router.pool().size();
+        core.dispatch(placements);
+        int depth = core.poolSize();
         DispatchObserver o = observer;
         if (o != null) {
-            observeStep(o, System.nanoTime() - started, depth);
+            core.observeStep(o, System.nanoTime() - started, depth);
         }
         return new StepResult(step, policy.active(), report ? placements : List.of(), depth);
     }
@@ -870,33 +713,9 @@ final class DispatchLoop {
         observer = o;
     }
 
-    /**
-     * Tells the observer about a step: each group's imbalance (its workers not draining) and their
-     * sum, the pool's. O(G), no allocation; its failures are logged and ignored.
-     */
-    private void observeStep(DispatchObserver o, long durationNanos, int depth) {
-        long[] perGroup = groupImbalances;
-        long sum = 0;
-        for (int i = 0; i < perGroup.length; i++) {
-            perGroup[i] = workers == 0 ? 0 : cluster.groupImbalance(i);
-            sum += perGroup[i];
-        }
-        try {
-            o.stepCompleted(durationNanos, sum, depth, perGroup);
-        } catch (RuntimeException e) {
-            LOG.warn("router: the dispatch observer failed: {}", e.toString());
-        }
-    }
-
     /** The core's snapshot (no worker, B 0, before the first layout), with the step index that goes on across cores. */
     private ClusterSnapshot takeSnapshot() {
-        if (workers == 0) {
-            return new ClusterSnapshot(dispatcherId, step(), clock.getAsLong(), 0, new long[0],
-                    new int[0], new int[0], router.pool().size(), new boolean[0]);
-        }
-        ClusterSnapshot s = cluster.snapshot(dispatcherId, clock.getAsLong(), router.pool().size());
-        return stepBase == 0 ? s : new ClusterSnapshot(s.source(), step(), s.capturedNanos(), s.capacity(), s.loads(),
-                s.running(), s.queued(), s.poolDepth(), s.available(), s.groups(), s.capacities(), s.draining());
+        return core.snapshot(dispatcherId, clock.getAsLong());
     }
 
     private ClusterStatus takeStatus() {
@@ -910,7 +729,7 @@ final class DispatchLoop {
                 v.shares().forEach(s -> byMember.put(s.member(), s));
                 age = (clock.getAsLong() - v.receivedAtNanos()) / 1e6;
             }
-            int g = v != null ? v.totals().workers() : workers;
+            int g = v != null ? v.totals().workers() : marks.workers();
             for (SnapshotStore.Member m : members) {
                 ReplicaShare s = byMember.get(m.id());
                 shares.add(s != null ? s : new ReplicaShare(m.id(), m.address(), m.id().equals(dispatcherId), 0,
@@ -924,166 +743,46 @@ final class DispatchLoop {
 
     /** Each member's share of the core, oldest member first (the dispatcher's, or a cluster of one's). */
     private List<ReplicaShare> computeShares() {
-        int g = workers;
         List<ReplicaShare> shares = new ArrayList<>(members.size());
         Set<String> named = new HashSet<>();
         for (SnapshotStore.Member m : members) {
             named.add(m.id());
             if (m.id().equals(localMember)) {
-                shares.add(share(m.id(), m.address(), local, g));
+                shares.add(share(m.id(), m.address(), local));
             } else {
                 Origin o = dispatching.originOf(m.id());
-                shares.add(o == null ? share(m.id(), m.address(), null, g) : share(m.id(), m.address(), o.requests, g));
+                shares.add(share(m.id(), m.address(), o == null ? null : o.requests));
             }
         }
         for (Origin o : dispatching.origins()) {
             if (!named.contains(o.member)) {
-                shares.add(share(o.member, "?", o.requests, g));
+                shares.add(share(o.member, "?", o.requests));
             }
         }
         return shares;
     }
 
-    private ReplicaShare share(String member, String address, LongMap<InFlight> requests, int g) {
-        long[] loads = new long[g];
-        int[] running = new int[g];
-        int[] queued = new int[g];
-        int[] pooled = new int[1];
-        if (requests != null) {
-            requests.forEachValue(f -> {
-                TrackedRequest t = f.core;
-                if (t == null) {
-                    return;
-                }
-                switch (t.phase()) {
-                    case POOLED -> pooled[0]++;
-                    case RUNNING -> {
-                        loads[t.worker()] += t.kvLoad();
-                        running[t.worker()]++;
-                    }
-                    case QUEUED -> queued[t.worker()]++;
-                    default -> { }
-                }
-            });
-        }
-        return new ReplicaShare(member, address, member.equals(dispatcherId), pooled[0], loads, running, queued);
-    }
-
-    /** Copies the pool's requests, so that those a step or a switch places can be found after. */
-    private int copyPool() {
-        PromptPool pool = router.pool();
-        int n = pool.size();
-        if (poolCopy.length < n) {
-            poolCopy = new TrackedRequest[Math.max(n, poolCopy.length * 2)];
-        }
-        for (int i = 0; i < n; i++) {
-            poolCopy[i] = pool.get(i);
-        }
-        return n;
-    }
-
-    /** Tells the waiters of the copied requests that left the pool. */
-    private void notifyPlaced(int n, List<Placement> placements) {
-        for (int i = 0; i < n; i++) {
-            TrackedRequest r = poolCopy[i];
-            poolCopy[i] = null;
-            if (r.phase() != TrackedRequest.Phase.POOLED && r.worker() >= 0) {
-                InFlight f = byCore.get(r.id());
-                if (f != null && f.core == r) {
-                    placed(f, placements);
-                }
-            }
-        }
-        if (n > 0) {
-            dispatching.changed();
-        }
-        if (placements != null && placements.size() > 1) {
-            // the order of the policy's assignments is not kept: report by worker, then id
-            placements.sort((a, b) -> a.worker() != b.worker() ? Integer.compare(a.worker(), b.worker())
-                    : Long.compare(a.requestId(), b.requestId()));
-        }
+    private ReplicaShare share(String member, String address, LongMap<InFlight> requests) {
+        return core.share(member, address, member.equals(dispatcherId), requests);
     }
 
     /** Health-check ejection and re-admission: enqueued, applied in order like every other command. */
     void setWorkerAvailable(int worker, boolean up) {
         enqueue(() -> {
-            if (worker < 0 || worker >= workers) {
-                LOG.debug("router: availability of worker {}, outside [0, {}); ignored", worker, workers);
+            if (worker < 0 || worker >= marks.workers()) {
+                LOG.debug("router: availability of worker {}, outside [0, {}); ignored", worker, marks.workers());
                 return;
             }
-            String id = layout.id(worker);
-            if (!(up ? ownDown.remove(id) : ownDown.add(id))) {
+            String id = marks.id(worker);
+            if (!marks.mark(id, up)) {
                 return;
             }
             if (role == Role.FOLLOWER) {
                 following.mark(id, up);
             } else {
-                applyAvailability(worker);
+                core.applyAvailability(worker);
             }
         });
-    }
-
-    /** Worker g takes requests unless this replica or any other one marks it down. */
-    void applyAvailability(int g) {
-        String id = layout.id(g);
-        boolean up = !ownDown.contains(id) && !dispatching.markedDownElsewhere(id);
-        if (router.setWorkerAvailable(g, up)) {
-            LOG.info("router: worker {} {}", g, up ? "is back in routing" : "is out of routing");
-            dispatching.changed();
-            if (up && router.pool().size() > 0) {
-                // requests that waited while every worker was down (or for a free slot): a step
-                // places them now, not only after the next arrival or release
-                steps.want();
-            }
-        }
-    }
-
-    /** Every worker's availability, again (the marks of a replica came or went). */
-    void applyAvailability() {
-        for (int g = 0; g < workers; g++) {
-            applyAvailability(g);
-        }
-    }
-
-    /** Worker g's availability, by identity, if this layout has it (another replica's mark). */
-    void applyAvailability(String workerId) {
-        int g = layout == null ? -1 : layout.indexOf(workerId);
-        if (g >= 0) {
-            applyAvailability(g);
-        }
-    }
-
-    /**
-     * Starts or ends the drain of a worker, by identity (alone, dispatcher; a follower's ask
-     * arrives here too): ignored if the layout does not have it.
-     */
-    void applyDrain(String workerId, boolean draining) {
-        int g = layout == null ? -1 : layout.indexOf(workerId);
-        if (g < 0) {
-            LOG.debug("router: drain of worker {}, not in the layout; ignored", workerId);
-            return;
-        }
-        if (draining) {
-            drains.add(workerId);
-        } else {
-            drains.remove(workerId);
-        }
-        if (router.setWorkerDraining(g, draining)) {
-            LOG.info("router: worker {} ({}) {}", g, workerId, draining ? "drains: no new requests" : "ends its drain");
-            dispatching.changed();
-            if (!draining && router.pool().size() > 0) {
-                steps.want(); // what waited for a free slot may go there now
-            }
-        }
-    }
-
-    /** Every worker's marks onto a new core: health (this replica's and the others') and drains, by identity. */
-    private void applyMarks() {
-        for (int g = 0; g < workers; g++) {
-            String id = layout.id(g);
-            router.setWorkerAvailable(g, !ownDown.contains(id) && !dispatching.markedDownElsewhere(id));
-            router.setWorkerDraining(g, drains.contains(id));
-        }
     }
 
     private void teachPredictors(RequestView request, int outputTokens) {
@@ -1103,14 +802,11 @@ final class DispatchLoop {
 
     /** A new layout, on the dispatch thread: at once, whatever is in flight (see the class comment). */
     private void applyLayout(WorkerLayout next) {
-        if (next.equals(layout)) {
+        if (next.equals(marks.layout())) {
             return;
         }
-        WorkerLayout before = layout;
-        layout = next;
-        workers = next.workers();
-        ownDown.removeIf(id -> next.indexOf(id) < 0);
-        drains.removeIf(id -> next.indexOf(id) < 0);
+        WorkerLayout before = marks.layout();
+        marks.relayout(next);
         if (role == Role.FOLLOWER) {
             local.forEachValue(f -> {
                 if (f.workerId != null) {
@@ -1119,102 +815,13 @@ final class DispatchLoop {
                 }
             });
             following.layoutChanged(next);
-            newCore(hold);
-            applyMarks();
-            LOG.info("router: the decode pool is now {}", next);
+            core.relaidEmpty(next);
         } else {
-            rebuildCore(before, next);
+            core.relaid(before, next);
         }
         dispatching.changed();
         if (before == null) {
             applySelection(); // nothing could be placed before
-        }
-    }
-
-    /**
-     * A core of the new layout with every request of the old one: on the worker of the same
-     * identity (running first, then each queue in the order it was placed), else aside; then the
-     * pool, oldest first, handed to the policy in force as a policy switch does.
-     */
-    private void rebuildCore(WorkerLayout before, WorkerLayout next) {
-        List<InFlight> pooled = pooledInOrder();
-        List<InFlight> onWorkers = new ArrayList<>();
-        byCore.forEachValue(f -> {
-            if (f.core != null && onWorker(f.core)) {
-                onWorkers.add(f);
-            }
-        });
-        onWorkers.sort(Comparator.comparingInt((InFlight f) -> f.core.phase() == TrackedRequest.Phase.RUNNING ? 0 : 1)
-                .thenComparingLong(f -> f.placedSeq));
-        String[] workerIds = new String[onWorkers.size()];
-        int[] decoded = new int[onWorkers.size()];
-        for (int i = 0; i < workerIds.length; i++) {
-            TrackedRequest t = onWorkers.get(i).core;
-            workerIds[i] = before.id(t.worker());
-            decoded[i] = t.decodedTokens();
-        }
-        RoutingPolicy policy = router.policy();
-        newCore(hold);
-        applyMarks();
-        int kept = 0;
-        for (int i = 0; i < workerIds.length; i++) {
-            InFlight f = onWorkers.get(i);
-            int g = next.indexOf(workerIds[i]);
-            if (g >= 0) {
-                restore(f, g, decoded[i]);
-                kept++;
-            } else {
-                f.workerId = workerIds[i];
-                retire(f);
-            }
-        }
-        for (InFlight f : pooled) {
-            router.submit(f.newCore()); // the hold policy: into the pool, in order
-        }
-        switchPolicy(policy);
-        LOG.info("router: the decode pool is now {}{}: {} request(s) kept on their workers, {} on removed workers"
-                + " until they end, {} waiting", next, before == null ? "" : " (was " + before + ")", kept,
-                workerIds.length - kept, pooled.size());
-        if (router.pool().size() > 0) {
-            steps.want(); // new workers, or more slots: the pool may go there now
-        }
-    }
-
-    /** The core's waiting requests, oldest first. */
-    private List<InFlight> pooledInOrder() {
-        PromptPool pool = router.pool();
-        List<InFlight> out = new ArrayList<>(pool.size());
-        for (int i = 0; i < pool.size(); i++) {
-            InFlight f = byCore.get(pool.get(i).id());
-            if (f != null) {
-                out.add(f);
-            }
-        }
-        return out;
-    }
-
-    /**
-     * A new, empty core of the current layout (one placeholder worker until it is known); the step
-     * index goes on from the old one's.
-     */
-    private void newCore(RoutingPolicy policy) {
-        if (cluster != null) {
-            stepBase += cluster.step();
-        }
-        cluster = new ClusterState(layout == null ? DecodeLayout.single(1, 1) : layout.decode());
-        router = new Router(cluster, policy, List.of(predictorFanout));
-        if (groupImbalances.length != cluster.groups()) {
-            groupImbalances = new long[cluster.groups()];
-        }
-    }
-
-    /** The policy of the core from now on; what it places at once (an arrival policy takes the pool over) is told. */
-    private void switchPolicy(RoutingPolicy next) {
-        int n = copyPool();
-        try {
-            router.setPolicy(next);
-        } finally {
-            notifyPlaced(n, null);
         }
     }
 
@@ -1228,13 +835,13 @@ final class DispatchLoop {
         if (role != Role.FOLLOWER || following.view() == null) {
             policy.active(name); // before the placements below complete anyone's future
         }
-        if (workers == 0 || dispatching.settling() || role == Role.FOLLOWER) {
+        if (marks.workers() == 0 || dispatching.settling() || role == Role.FOLLOWER) {
             next = hold; // nothing to place on, or not this router's decision
         }
-        if (next != router.policy()) {
-            boolean held = router.policy() == hold;
-            int n = router.pool().size();
-            switchPolicy(next);
+        if (next != core.policy()) {
+            boolean held = core.policy() == hold;
+            int n = core.poolSize();
+            core.switchPolicy(next);
             if (held && n > 0 && next != hold && role != Role.FOLLOWER) {
                 // requests that waited while no policy was available: a step places them now, not
                 // only after the next arrival or release (which may never come)
@@ -1298,34 +905,13 @@ final class DispatchLoop {
     private void becomeDispatcher(Role next) {
         role = next;
         dispatcherId = localMember;
-        byCore.clear();
-        retired.clear();
-        newCore(hold);
-        List<InFlight> own = new ArrayList<>();
-        local.forEachValue(own::add);
-        own.sort(Comparator.comparingLong(f -> f.arrivalNanos));
-        applyMarks();
-        int restored = 0;
-        int aside = 0;
-        for (InFlight f : own) {
-            keyInCore(f);
-            int g = f.workerId == null || layout == null ? -1 : layout.indexOf(f.workerId);
-            if (g >= 0) {
-                restore(f, g, f.decoded);
-                restored++;
-            } else if (f.workerId != null) {
-                retire(f); // on a worker this layout does not have: it ends there
-                aside++;
-            } else {
-                router.submit(f.newCore());
-            }
-        }
+        Core.Adopted own = core.adopt(local);
         following.stop();
         dispatching.start(next == Role.DISPATCHER ? members : List.of(), localMember);
-        applyAvailability();
+        core.applyAvailability();
         LOG.info("router: this replica ({}) is the {} now: {} own request(s) on workers, {} waiting{}", localMember,
                 next == Role.DISPATCHER ? "dispatcher of " + members.size() + " member(s)" : "only router",
-                restored, own.size() - restored - aside,
+                own.onWorkers(), local.size() - own.onWorkers() - own.aside(),
                 dispatching.settling() ? "; placements wait until the others have reported" : "");
         applySelection();
         steps.want();
@@ -1335,10 +921,8 @@ final class DispatchLoop {
     private void becomeFollower(String dispatcher) {
         if (role != Role.FOLLOWER) {
             local.forEachValue(InFlight::leaveCore);
-            byCore.clear();
-            retired.clear();
             dispatching.forget();
-            newCore(hold);
+            core.drop();
             poolDepth = 0;
         }
         role = Role.FOLLOWER;
@@ -1378,22 +962,12 @@ final class DispatchLoop {
         return members;
     }
 
-    int workers() {
-        return workers;
+    Core core() {
+        return core;
     }
 
-    /** The layout in force, null before the first. */
-    WorkerLayout layout() {
-        return layout;
-    }
-
-    Set<String> ownDown() {
-        return ownDown;
-    }
-
-    /** The drains as this replica knows them (see the class comment); a follower's view updates them. */
-    Set<String> drains() {
-        return drains;
+    WorkerMarks marks() {
+        return marks;
     }
 
     LongMap<InFlight> ownRequests() {
@@ -1402,15 +976,6 @@ final class DispatchLoop {
 
     StalenessSamples staleness() {
         return staleness;
-    }
-
-    /** The step index: the dispatch steps run so far, over every core this router had. */
-    long step() {
-        return stepBase + cluster.step();
-    }
-
-    int poolSize() {
-        return router.pool().size();
     }
 
     /** A dispatch step at the next decode step boundary. */
@@ -1436,7 +1001,7 @@ final class DispatchLoop {
     }
 
     void writeView(Frames.Writer w) {
-        SharedView.write(w, takeSnapshot(), policy.selected(), steps.observedStepNanos(), layout == null ? 0 : layout.fingerprint(),
+        SharedView.write(w, takeSnapshot(), policy.selected(), steps.observedStepNanos(), marks.layout() == null ? 0 : marks.layout().fingerprint(),
                 computeShares());
     }
 

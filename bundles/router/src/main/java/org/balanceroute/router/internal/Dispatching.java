@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * dispatcher holds placements until every member has reported (at most
  * {@value DispatchLoop#SETTLE_MILLIS} ms). Owned by the dispatch thread.
  */
-final class Dispatching {
+final class Dispatching implements Core.Watcher {
 
     private static final Logger LOG = LoggerFactory.getLogger(Dispatching.class);
 
@@ -71,7 +71,8 @@ final class Dispatching {
     }
 
     /** Whether any other replica's health checks mark this worker down. */
-    boolean markedDownElsewhere(String workerId) {
+    @Override
+    public boolean markedDownElsewhere(String workerId) {
         for (Origin o : origins.values()) {
             if (o.marksDown(workerId)) {
                 return true;
@@ -81,18 +82,21 @@ final class Dispatching {
     }
 
     /** The state changed: a view is due. */
-    void changed() {
+    @Override
+    public void changed() {
         viewDirty = true;
     }
 
     /** This dispatcher's own client saw tokens at {@code at}: the next view carries them. */
-    void seen(long at) {
+    @Override
+    public void seen(long at) {
         viewOldestSeen = Math.min(viewOldestSeen, at);
         viewDirty = true;
     }
 
     /** The answer to an origin's request: sent with the next answers. */
-    void placed(Origin o, long id, int worker, String workerId) {
+    @Override
+    public void placed(Origin o, long id, int worker, String workerId) {
         o.placed(id, worker, workerId);
         answersPending = true;
     }
@@ -263,7 +267,7 @@ final class Dispatching {
         o.outSeq = 0;
         byte flags = r.getByte();
         WorkerLayout theirs = r.getByte() != 0 ? WorkerLayout.read(r) : null;
-        WorkerLayout mine = loop.layout();
+        WorkerLayout mine = loop.marks().layout();
         if (theirs != null && mine != null && theirs.fingerprint() != mine.fingerprint()
                 && o.layoutMismatchLogged != theirs.fingerprint()) {
             LOG.error("router: member {} has the decode pool {}, this dispatcher {}: the replicas' topologies differ;"
@@ -275,11 +279,11 @@ final class Dispatching {
         for (int i = 0; i < down; i++) {
             o.down.add(r.getString());
         }
-        loop.applyAvailability();
+        loop.core().applyAvailability();
         int drains = r.getCount(5);
         for (int i = 0; i < drains; i++) {
             String worker = r.getString();
-            loop.applyDrain(worker, r.getByte() != 0); // asked of it, not yet shown by a view: maybe lost on the way
+            loop.core().applyDrain(worker, r.getByte() != 0); // asked of it, not yet shown by a view: maybe lost on the way
         }
         int n = r.getCount(40);
         int restored = 0;
@@ -298,10 +302,10 @@ final class Dispatching {
             }
             int g = worker.isEmpty() || mine == null ? -1 : mine.indexOf(worker);
             if (g >= 0) {
-                loop.coreRestore(f, g, Math.max(0, decoded));
+                loop.core().restore(f, g, Math.max(0, decoded));
                 restored++;
             } else if (!worker.isEmpty()) {
-                loop.coreRetired(f, worker); // its worker is not in this layout: it ends there
+                loop.core().retired(f, worker); // its worker is not in this layout: it ends there
                 aside++;
             } else {
                 submit(o, f);
@@ -356,7 +360,7 @@ final class Dispatching {
                     long age = r.getLong();
                     InFlight f = o.requests.get(id);
                     if (f != null && count > 0) {
-                        loop.coreTokens(f, count, now - Math.max(0, age));
+                        loop.core().tokens(f, count, now - Math.max(0, age));
                     }
                 }
                 case Frames.K_COMPLETE -> {
@@ -364,28 +368,28 @@ final class Dispatching {
                     if (f != null) {
                         if (f.core != null && (f.core.phase() == TrackedRequest.Phase.RUNNING
                                 || f.core.phase() == TrackedRequest.Phase.QUEUED)) {
-                            loop.coreComplete(f);
+                            loop.core().complete(f);
                         } else {
-                            loop.coreAbort(f); // waiting, or on a worker no longer in the layout
+                            loop.core().abort(f); // waiting, or on a worker no longer in the layout
                         }
                     }
                 }
                 case Frames.K_ABORT -> {
                     InFlight f = o.requests.remove(r.getLong());
                     if (f != null) {
-                        loop.coreAbort(f);
+                        loop.core().abort(f);
                     }
                 }
                 case Frames.K_MARK -> {
                     String worker = r.getString();
                     boolean changed = r.getByte() != 0 ? o.down.remove(worker) : o.down.add(worker);
                     if (changed) {
-                        loop.applyAvailability(worker);
+                        loop.core().applyAvailability(worker);
                     }
                 }
                 case Frames.K_DRAIN -> {
                     String worker = r.getString();
-                    loop.applyDrain(worker, r.getByte() != 0);
+                    loop.core().applyDrain(worker, r.getByte() != 0);
                 }
                 default -> throw new Frames.MalformedFrameException("unknown event kind " + kind);
             }
@@ -400,7 +404,7 @@ final class Dispatching {
     /** Another replica's request into the core; if the policy fails it, the replica is told (its caller gets an error). */
     private void submit(Origin o, InFlight f) {
         try {
-            loop.coreSubmit(f);
+            loop.core().submit(f);
         } catch (RuntimeException e) {
             o.requests.remove(f.id);
             LOG.error("router: request {} of member {} could not be submitted: {}", f.id, o.member, e.toString());
@@ -445,7 +449,7 @@ final class Dispatching {
                     continue;
                 }
                 frame.begin(Frames.PLACEMENTS, o.session, o.outSeq++, now, 0);
-                o.writeAnswers(frame, loop.step(), loop.poolSize());
+                o.writeAnswers(frame, loop.core().step(), loop.core().poolSize());
                 loop.send(o.member, frame.toBytes());
             }
         }
@@ -470,7 +474,7 @@ final class Dispatching {
         release(o);
         origins.remove(o.member);
         awaitingSync.remove(o.member);
-        loop.applyAvailability();
+        loop.core().applyAvailability();
         LOG.info("router: member {} is gone ({}): its {} request(s) released", o.member, why, n);
         if (settling && awaitingSync.isEmpty()) {
             endSettling();
@@ -483,7 +487,7 @@ final class Dispatching {
         if (o.requests.isEmpty()) {
             return;
         }
-        o.requests.forEachValue(loop::coreAbort);
+        o.requests.forEachValue(loop.core()::abort);
         o.requests.clear();
         o.clearAnswers();
         loop.wantStep();

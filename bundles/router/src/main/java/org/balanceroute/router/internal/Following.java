@@ -158,13 +158,13 @@ final class Following {
         expectedAnswerSeq = 0;
         outbox.clear();
         frame.begin(Frames.SYNC, session, seq++, now, now).putByte(Frames.F_STEP);
-        WorkerLayout layout = loop.layout();
+        WorkerLayout layout = loop.marks().layout();
         if (layout == null) {
             frame.putByte(0);
         } else {
             layout.write(frame.putByte(1));
         }
-        Set<String> down = loop.ownDown();
+        Set<String> down = loop.marks().ownDown();
         frame.putInt(down.size());
         down.forEach(frame::putString);
         frame.putInt(pendingDrains.size());
@@ -243,7 +243,7 @@ final class Following {
         int n = r.getCount(12);
         LongMap<InFlight> own = loop.ownRequests();
         List<Placement> placements = stepsRun > 0 ? new ArrayList<>() : null;
-        WorkerLayout layout = loop.layout();
+        WorkerLayout layout = loop.marks().layout();
         for (int i = 0; i < n; i++) {
             long id = r.getLong();
             int worker = r.getInt();
@@ -294,7 +294,7 @@ final class Following {
      * asks it does not show yet; the asks it shows are done.
      */
     private void learnDrains(SharedView v) {
-        WorkerLayout layout = loop.layout();
+        WorkerLayout layout = loop.marks().layout();
         boolean[] shown = v.totals().draining();
         if (layout == null || v.layoutFingerprint() != layout.fingerprint() || shown.length != layout.workers()) {
             return;
@@ -303,7 +303,7 @@ final class Following {
             int g = layout.indexOf(e.getKey());
             return g < 0 || shown[g] == e.getValue();
         });
-        Set<String> drains = loop.drains();
+        Set<String> drains = loop.marks().drains();
         drains.clear();
         for (int g = 0; g < shown.length; g++) {
             if (shown[g]) {
