@@ -2,11 +2,9 @@ package org.balanceroute.router.internal;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedTransferQueue;
@@ -26,7 +24,6 @@ import org.balanceroute.core.Router;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.DispatchObserver;
 import org.balanceroute.router.Placement;
-import org.balanceroute.router.ReplicaShare;
 import org.balanceroute.router.StepResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * the cluster-wide prompt pool with the same policies, sends each placement back to the replica
  * that asked, and broadcasts the cluster view. Every other member is a <em>follower</em>: it keeps
  * its own requests' records, tells the dispatcher their events in frames ({@link Frames}: tokens
- * summed per request, every {@value #FLUSH_MILLIS} ms at most; submissions and completions at once)
+ * summed per request, every {@value Following#FLUSH_MILLIS} ms at most; submissions and completions at once)
  * and serves {@link #snapshot()} from the last view. One decider, so replicas never fill the same
  * worker on a stale view (no thundering herd), and the single-writer core stays single-writer.
  *
@@ -53,8 +50,8 @@ import org.slf4j.LoggerFactory;
  * follower's whole state and replaces what the dispatcher held for it: its requests waiting in the
  * pool, and those placed, on their workers with their tokens. A follower sends one when it
  * follows a new dispatcher (it joined; the old one left), when asked, and when the dispatcher has
- * been silent for {@value #DISPATCHER_SILENCE_MILLIS} ms. A new dispatcher rebuilds its core from
- * its own requests and the SYNCs (holding placements for up to {@value #SETTLE_MILLIS} ms until
+ * been silent for {@value Following#DISPATCHER_SILENCE_MILLIS} ms. A new dispatcher rebuilds its core from
+ * its own requests and the SYNCs (holding placements for up to {@value Dispatching#SETTLE_MILLIS} ms until
  * every member has synced), so loads are re-derived from the replicas that own the requests, never
  * merged blindly; the same happens after a split cluster heals. A member that leaves takes its
  * requests with it: the dispatcher releases them at once.
@@ -92,21 +89,6 @@ final class DispatchLoop {
     private static final Logger LOG = LoggerFactory.getLogger(DispatchLoop.class);
     private static final long ANSWER_TIMEOUT_SECONDS = 10;
 
-    /** Longest a follower holds tokens before telling the dispatcher. */
-    static final long FLUSH_MILLIS = 2;
-    /** Shortest gap between two views the dispatcher broadcasts. */
-    static final long VIEW_MILLIS = 5;
-    /** A view (dispatcher) or an empty frame (follower) at least this often, so silence means trouble. */
-    static final long KEEPALIVE_MILLIS = 1000;
-    /** A follower that heard nothing from its dispatcher this long sends its state again. */
-    static final long DISPATCHER_SILENCE_MILLIS = 3000;
-    /** A new dispatcher holds placements this long at most, until every member has sent its state. */
-    static final long SETTLE_MILLIS = 300;
-    /** The dispatcher releases the requests of a replica it has not heard from this long. */
-    static final long ORIGIN_TIMEOUT_MILLIS = 10_000;
-    /** Shortest gap between two RESYNCs asked of one replica. */
-    static final long RESYNC_GAP_MILLIS = 200;
-
     /** A unit of work for the dispatch thread; {@link #abandon} is told if it never runs. */
     @FunctionalInterface
     private interface Command {
@@ -139,8 +121,6 @@ final class DispatchLoop {
             future.completeExceptionally(cause);
         }
     }
-
-    private enum Role { ALONE, DISPATCHER, FOLLOWER }
 
     /** One open session with a snapshot store: its callbacks become commands, ignored once it is not current. */
     private final class Attachment implements SnapshotStore.Receiver {
@@ -204,22 +184,28 @@ final class DispatchLoop {
 
     // --- membership (dispatch thread)
     private Attachment attachment;
-    private Role role = Role.ALONE;
     private String storeName = ClusterStatus.LOCAL;
     private String localMember = SOURCE;
     private List<SnapshotStore.Member> members = List.of(new SnapshotStore.Member(SOURCE, SOURCE));
     private String dispatcherId = SOURCE;
     private final StalenessSamples staleness = new StalenessSamples();
+    private final Alone alone;
+    /** Lives as long as the loop: it keeps what the dispatcher's view needs in every role (see its comment). */
     private final Dispatching dispatching;
     private final Following following;
+    /** One of the three above. */
+    private ReplicaRole role;
 
     DispatchLoop(RouterSettings settings, LongSupplier clock) {
         this.policy = new PolicyChoice(Objects.requireNonNull(settings, "settings"));
         this.clock = Objects.requireNonNull(clock, "clock");
         this.hold = policy.hold();
         this.steps = new StepTimer(settings, clock);
-        this.dispatching = new Dispatching(this, clock);
-        this.following = new Following(this, clock);
+        RoleHost host = new Host();
+        this.alone = new Alone(host);
+        this.dispatching = new Dispatching(host, clock);
+        this.following = new Following(host, clock, dispatching::early);
+        this.role = alone;
         this.core = new Core(marks, steps, hold, predictorFanout, dispatching);
         this.thread = new Thread(this::run, "balanceroute-dispatch");
         this.thread.setDaemon(true);
@@ -296,13 +282,7 @@ final class DispatchLoop {
                 LOG.debug("router: drain of worker {}, outside [0, {}); ignored", worker, marks.workers());
                 return;
             }
-            String id = marks.id(worker);
-            if (role == Role.FOLLOWER) {
-                marks.askDrain(worker, id, draining);
-                following.drain(id, draining);
-            } else {
-                core.applyDrain(id, draining);
-            }
+            role.drain(worker, marks.id(worker), draining);
         });
     }
 
@@ -402,15 +382,7 @@ final class DispatchLoop {
         enqueue(new Command() {
             @Override
             public void run() {
-                if (role == Role.FOLLOWER) {
-                    following.askStep(answer);
-                } else {
-                    try {
-                        answer.complete(doStep(true));
-                    } catch (RuntimeException e) {
-                        answer.completeExceptionally(e);
-                    }
-                }
+                role.step(answer);
             }
 
             @Override
@@ -438,11 +410,7 @@ final class DispatchLoop {
     /** A step request reaches the dispatch thread: a step here, or the dispatcher is asked for one. */
     private void onStepRequest() {
         stepRequestQueued.set(false);
-        if (role == Role.FOLLOWER) {
-            following.askStep();
-        } else {
-            steps.want();
-        }
+        role.askStep();
     }
 
     /**
@@ -550,12 +518,12 @@ final class DispatchLoop {
             drainAbandoned();
             local.forEachValue(r -> r.placed.completeExceptionally(stoppedCause));
             local.clear();
-            following.failSteps(stoppedCause);
+            role.stopped(stoppedCause);
         }
     }
 
     private void publishPoolDepth() {
-        if (role != Role.FOLLOWER) {
+        if (role.decides()) {
             poolDepth = core.poolSize();
         }
     }
@@ -563,31 +531,20 @@ final class DispatchLoop {
     /** Nanoseconds until the next timer is due: 0 now, -1 none. */
     private long untilDue() {
         long now = clock.getAsLong();
-        if (role == Role.FOLLOWER) {
-            return following.untilDue(now);
-        }
-        long wait = steps.untilDue(now);
-        if (role == Role.DISPATCHER) {
-            wait = Math.min(wait, dispatching.untilDue(now));
+        long wait = role.untilDue(now);
+        if (role.decides()) {
+            wait = Math.min(wait, steps.untilDue(now));
         }
         return wait == Long.MAX_VALUE ? -1 : wait;
     }
 
     private void runTimers() {
         long now = clock.getAsLong();
-        if (role == Role.FOLLOWER) {
-            runSafely(() -> following.runTimers(now));
-            return;
-        }
-        if (role == Role.DISPATCHER) {
-            runSafely(() -> dispatching.runTimersBeforeStep(now));
-        }
-        if (steps.due(now)) {
+        runSafely(() -> role.runTimers(now));
+        if (role.decides() && steps.due(now)) {
             runSafely(this::scheduledStep);
         }
-        if (role == Role.DISPATCHER) {
-            runSafely(() -> dispatching.runTimersAfterStep(now));
-        }
+        runSafely(() -> role.runTimersAfterStep(now));
     }
 
     private void scheduledStep() {
@@ -618,16 +575,7 @@ final class DispatchLoop {
             f.placed.completeExceptionally(new IllegalArgumentException("request " + f.id + " is already in flight"));
             return;
         }
-        if (role == Role.FOLLOWER) {
-            following.submit(f);
-            return;
-        }
-        try {
-            core.submit(f);
-        } catch (RuntimeException e) {
-            local.remove(f.id);
-            f.placed.completeExceptionally(e);
-        }
+        role.submit(f);
     }
 
     private void doTokens(long id, int count, long at) {
@@ -636,17 +584,7 @@ final class DispatchLoop {
             LOG.debug("tokens for request {}, which is not in flight", id);
             return;
         }
-        if (role == Role.FOLLOWER) {
-            if (f.workerId == null) {
-                LOG.warn("tokens for request {}, which has no worker yet; ignored", id);
-                return;
-            }
-            f.decoded += count;
-            following.tokens(f, count, at);
-            steps.observe(f, count, at);
-            return;
-        }
-        core.tokens(f, count, at);
+        role.tokens(f, count, at);
     }
 
     private boolean doComplete(long id) {
@@ -654,29 +592,7 @@ final class DispatchLoop {
         if (f == null) {
             return false;
         }
-        if (role == Role.FOLLOWER) {
-            if (f.workerId == null) {
-                throw new IllegalStateException("request " + id + " is waiting for a worker, not on one: abort it"
-                        + " instead of completing it");
-            }
-            local.remove(id);
-            if (!f.retired) {
-                teachPredictors(f, f.decoded);
-            }
-            following.complete(f);
-            return true;
-        }
-        if (f.retired) {
-            local.remove(id); // its worker left the layout: released, nothing learned (its tokens were not counted)
-            core.abort(f);
-            return true;
-        }
-        if (f.core == null || !Core.onWorker(f.core)) {
-            throw new IllegalStateException("request " + id + " is " + (f.core == null ? "unknown to the core"
-                    : f.core.phase()) + ", not on a worker: abort it instead of completing it");
-        }
-        local.remove(id);
-        core.complete(f);
+        role.complete(f);
         return true;
     }
 
@@ -685,11 +601,7 @@ final class DispatchLoop {
         if (f == null) {
             return false;
         }
-        if (role == Role.FOLLOWER) {
-            following.abort(f);
-        } else {
-            core.abort(f);
-        }
+        role.abort(f);
         f.placed.cancel(false);
         return true;
     }
@@ -719,51 +631,8 @@ final class DispatchLoop {
     }
 
     private ClusterStatus takeStatus() {
-        List<ReplicaShare> shares;
-        double age = 0;
-        SharedView v = following.view();
-        if (role == Role.FOLLOWER) {
-            shares = new ArrayList<>();
-            Map<String, ReplicaShare> byMember = new HashMap<>();
-            if (v != null) {
-                v.shares().forEach(s -> byMember.put(s.member(), s));
-                age = (clock.getAsLong() - v.receivedAtNanos()) / 1e6;
-            }
-            int g = v != null ? v.totals().workers() : marks.workers();
-            for (SnapshotStore.Member m : members) {
-                ReplicaShare s = byMember.get(m.id());
-                shares.add(s != null ? s : new ReplicaShare(m.id(), m.address(), m.id().equals(dispatcherId), 0,
-                        new long[g], new int[g], new int[g]));
-            }
-        } else {
-            shares = computeShares();
-        }
-        return new ClusterStatus(storeName, localMember, dispatcherId, shares, age, staleness.summary());
-    }
-
-    /** Each member's share of the core, oldest member first (the dispatcher's, or a cluster of one's). */
-    private List<ReplicaShare> computeShares() {
-        List<ReplicaShare> shares = new ArrayList<>(members.size());
-        Set<String> named = new HashSet<>();
-        for (SnapshotStore.Member m : members) {
-            named.add(m.id());
-            if (m.id().equals(localMember)) {
-                shares.add(share(m.id(), m.address(), local));
-            } else {
-                Origin o = dispatching.originOf(m.id());
-                shares.add(share(m.id(), m.address(), o == null ? null : o.requests));
-            }
-        }
-        for (Origin o : dispatching.origins()) {
-            if (!named.contains(o.member)) {
-                shares.add(share(o.member, "?", o.requests));
-            }
-        }
-        return shares;
-    }
-
-    private ReplicaShare share(String member, String address, LongMap<InFlight> requests) {
-        return core.share(member, address, member.equals(dispatcherId), requests);
+        return new ClusterStatus(storeName, localMember, dispatcherId, role.shares(), role.viewAgeMillis(),
+                staleness.summary());
     }
 
     /** Health-check ejection and re-admission: enqueued, applied in order like every other command. */
@@ -777,11 +646,7 @@ final class DispatchLoop {
             if (!marks.mark(id, up)) {
                 return;
             }
-            if (role == Role.FOLLOWER) {
-                following.mark(id, up);
-            } else {
-                core.applyAvailability(worker);
-            }
+            role.marked(worker, id, up);
         });
     }
 
@@ -807,18 +672,7 @@ final class DispatchLoop {
         }
         WorkerLayout before = marks.layout();
         marks.relayout(next);
-        if (role == Role.FOLLOWER) {
-            local.forEachValue(f -> {
-                if (f.workerId != null) {
-                    f.worker = next.indexOf(f.workerId);
-                    f.retired = f.worker < 0;
-                }
-            });
-            following.layoutChanged(next);
-            core.relaidEmpty(next);
-        } else {
-            core.relaid(before, next);
-        }
+        role.relaid(before, next);
         dispatching.changed();
         if (before == null) {
             applySelection(); // nothing could be placed before
@@ -832,17 +686,17 @@ final class DispatchLoop {
         if (!name.equals(before)) {
             dispatching.changed(); // the followers show the policy in force: tell them now, not at the keepalive
         }
-        if (role != Role.FOLLOWER || following.view() == null) {
+        if (role.decides() || following.view() == null) {
             policy.active(name); // before the placements below complete anyone's future
         }
-        if (marks.workers() == 0 || dispatching.settling() || role == Role.FOLLOWER) {
+        if (marks.workers() == 0 || dispatching.settling() || !role.decides()) {
             next = hold; // nothing to place on, or not this router's decision
         }
         if (next != core.policy()) {
             boolean held = core.policy() == hold;
             int n = core.poolSize();
             core.switchPolicy(next);
-            if (held && n > 0 && next != hold && role != Role.FOLLOWER) {
+            if (held && n > 0 && next != hold && role.decides()) {
                 // requests that waited while no policy was available: a step places them now, not
                 // only after the next arrival or release (which may never come)
                 steps.want();
@@ -866,7 +720,7 @@ final class DispatchLoop {
         if (attachment != a) {
             return;
         }
-        if (role == Role.FOLLOWER) {
+        if (role == following) {
             following.sendLeave();
         }
         attachment = null;
@@ -875,11 +729,11 @@ final class DispatchLoop {
         localMember = SOURCE;
         dispatcherId = SOURCE;
         members = List.of(new SnapshotStore.Member(SOURCE, SOURCE));
-        if (role == Role.FOLLOWER) {
-            becomeDispatcher(Role.ALONE);
+        if (role == following) {
+            becomeDispatcher(alone);
         } else {
             dispatching.stop("the cluster was left");
-            role = Role.ALONE;
+            role = alone;
         }
         staleness.clear();
     }
@@ -889,28 +743,29 @@ final class DispatchLoop {
         dispatching.membersChanged(members);
         String oldest = members.get(0).id();
         if (oldest.equals(localMember)) {
-            if (role == Role.FOLLOWER) {
-                becomeDispatcher(Role.DISPATCHER);
-            } else if (role == Role.ALONE) {
-                role = Role.DISPATCHER;
+            if (role == following) {
+                becomeDispatcher(dispatching);
+            } else if (role == alone) {
+                role = dispatching;
                 LOG.info("router: this replica ({}) is the dispatcher of {} member(s)", localMember, members.size());
             }
-        } else if (role != Role.FOLLOWER || !oldest.equals(dispatcherId)) {
+        } else if (role != following || !oldest.equals(dispatcherId)) {
             becomeFollower(oldest);
         }
         dispatcherId = oldest;
     }
 
     /** This replica decides from now on: its core is rebuilt from its own requests, then the others' SYNCs. */
-    private void becomeDispatcher(Role next) {
+    private void becomeDispatcher(ReplicaRole next) {
         role = next;
         dispatcherId = localMember;
         Core.Adopted own = core.adopt(local);
         following.stop();
-        dispatching.start(next == Role.DISPATCHER ? members : List.of(), localMember);
+        dispatching.start(next == dispatching ? members : List.of(), localMember);
+        dispatching.takeEarlySyncs().forEach(this::onFrame); // ignored by a replica alone
         core.applyAvailability();
         LOG.info("router: this replica ({}) is the {} now: {} own request(s) on workers, {} waiting{}", localMember,
-                next == Role.DISPATCHER ? "dispatcher of " + members.size() + " member(s)" : "only router",
+                next == dispatching ? "dispatcher of " + members.size() + " member(s)" : "only router",
                 own.onWorkers(), local.size() - own.onWorkers() - own.aside(),
                 dispatching.settling() ? "; placements wait until the others have reported" : "");
         applySelection();
@@ -919,13 +774,13 @@ final class DispatchLoop {
 
     /** Another replica decides from now on: this one hands its own requests over with a SYNC. */
     private void becomeFollower(String dispatcher) {
-        if (role != Role.FOLLOWER) {
+        if (role != following) {
             local.forEachValue(InFlight::leaveCore);
             dispatching.forget();
             core.drop();
             poolDepth = 0;
         }
-        role = Role.FOLLOWER;
+        role = following;
         dispatcherId = dispatcher;
         policy.active(policy.selected());
         LOG.info("router: following the dispatcher {}; {} own request(s) handed over", dispatcher, local.size());
@@ -934,100 +789,118 @@ final class DispatchLoop {
 
     // ------------------------------------------------------------------ what the roles use
 
-    void send(String member, byte[] bytes) {
-        Attachment a = attachment;
-        if (a == null || a.session == null) {
-            return;
+    /** What the roles may ask of the loop (a class of its own, so that the loop's API stays as it is). */
+    private final class Host implements RoleHost {
+
+        @Override
+        public Core core() {
+            return core;
         }
-        try {
-            a.session.send(member, bytes);
-        } catch (RuntimeException e) {
-            LOG.warn("router: a frame to {} was not sent: {}", member, e.toString());
+
+        @Override
+        public WorkerMarks marks() {
+            return marks;
         }
-    }
 
-    void sendToAll(byte[] bytes) {
-        Attachment a = attachment;
-        if (a == null || a.session == null) {
-            return;
+        @Override
+        public LongMap<InFlight> ownRequests() {
+            return local;
         }
-        try {
-            a.session.sendToAll(bytes);
-        } catch (RuntimeException e) {
-            LOG.warn("router: the cluster view was not sent: {}", e.toString());
+
+        @Override
+        public StepTimer steps() {
+            return steps;
         }
-    }
 
-    List<SnapshotStore.Member> members() {
-        return members;
-    }
+        @Override
+        public StepResult step(boolean report) {
+            return doStep(report);
+        }
 
-    Core core() {
-        return core;
-    }
+        @Override
+        public void settled() {
+            applySelection();
+            steps.want();
+        }
 
-    WorkerMarks marks() {
-        return marks;
-    }
+        @Override
+        public List<SnapshotStore.Member> members() {
+            return members;
+        }
 
-    LongMap<InFlight> ownRequests() {
-        return local;
-    }
+        @Override
+        public String localMember() {
+            return localMember;
+        }
 
-    StalenessSamples staleness() {
-        return staleness;
-    }
+        @Override
+        public void send(String member, byte[] bytes) {
+            Attachment a = attachment;
+            if (a == null || a.session == null) {
+                return;
+            }
+            try {
+                a.session.send(member, bytes);
+            } catch (RuntimeException e) {
+                LOG.warn("router: a frame to {} was not sent: {}", member, e.toString());
+            }
+        }
 
-    /** A dispatch step at the next decode step boundary. */
-    void wantStep() {
-        steps.want();
-    }
+        @Override
+        public void sendToAll(byte[] bytes) {
+            Attachment a = attachment;
+            if (a == null || a.session == null) {
+                return;
+            }
+            try {
+                a.session.sendToAll(bytes);
+            } catch (RuntimeException e) {
+                LOG.warn("router: the cluster view was not sent: {}", e.toString());
+            }
+        }
 
-    /** A dispatch step now (a follower's dispatchStep()). */
-    void stepNow() {
-        doStep(false);
-    }
+        @Override
+        public void writeView(Frames.Writer w) {
+            SharedView.write(w, takeSnapshot(), policy.selected(), steps.observedStepNanos(),
+                    marks.layout() == null ? 0 : marks.layout().fingerprint(), role.shares());
+        }
 
-    /** Every member reported (or the wait ended): placements resume. */
-    void settled() {
-        applySelection();
-        steps.want();
-    }
+        @Override
+        public void viewed(SharedView v) {
+            poolDepth = v.totals().poolDepth();
+            policy.active(v.activePolicy());
+        }
 
-    /** The dispatcher's new view reached this follower. */
-    void viewed(SharedView v) {
-        poolDepth = v.totals().poolDepth();
-        policy.active(v.activePolicy());
-    }
+        @Override
+        public String activePolicy() {
+            return policy.active();
+        }
 
-    void writeView(Frames.Writer w) {
-        SharedView.write(w, takeSnapshot(), policy.selected(), steps.observedStepNanos(), marks.layout() == null ? 0 : marks.layout().fingerprint(),
-                computeShares());
+        @Override
+        public int poolDepth() {
+            return poolDepth;
+        }
+
+        @Override
+        public void learned(InFlight f, int outputTokens) {
+            teachPredictors(f, outputTokens);
+        }
+
+        @Override
+        public StalenessSamples staleness() {
+            return staleness;
+        }
     }
 
     // ------------------------------------------------------------------ frames
 
-    void onFrame(String from, byte[] bytes) {
+    /** A frame from another member, to the role in force (a malformed one is logged and told to it). */
+    private void onFrame(String from, byte[] bytes) {
         try {
-            Frames.Reader r = new Frames.Reader(bytes);
-            switch (role) {
-                case FOLLOWER -> {
-                    if (r.type == Frames.SYNC) {
-                        dispatching.early(from, bytes); // it may know before this member that this one decides
-                    } else {
-                        following.onFrame(from, r);
-                    }
-                }
-                case DISPATCHER -> dispatching.onFrame(from, r);
-                default -> { }
-            }
+            role.receive(from, new Frames.Reader(bytes), bytes);
         } catch (Frames.MalformedFrameException e) {
             LOG.warn("router: a malformed frame from {}: {}", from, e.getMessage());
-            if (role == Role.DISPATCHER) {
-                dispatching.onMalformed(from);
-            } else if (role == Role.FOLLOWER) {
-                following.onMalformed(from);
-            }
+            role.malformed(from);
         }
     }
 
