@@ -1,13 +1,10 @@
 package org.balanceroute.router.internal;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedTransferQueue;
@@ -23,15 +20,10 @@ import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.SnapshotStore;
 import org.balanceroute.api.TerminationPredictor;
 import org.balanceroute.core.ClusterState;
-import org.balanceroute.core.DecodeLayout;
-import org.balanceroute.core.PromptPool;
 import org.balanceroute.core.Router;
-import org.balanceroute.core.TrackedRequest;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.DispatchObserver;
 import org.balanceroute.router.Placement;
-import org.balanceroute.router.ReplicaShare;
-import org.balanceroute.router.RouterService;
 import org.balanceroute.router.StepResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * the cluster-wide prompt pool with the same policies, sends each placement back to the replica
  * that asked, and broadcasts the cluster view. Every other member is a <em>follower</em>: it keeps
  * its own requests' records, tells the dispatcher their events in frames ({@link Frames}: tokens
- * summed per request, every {@value #FLUSH_MILLIS} ms at most; submissions and completions at once)
+ * summed per request, every {@value Following#FLUSH_MILLIS} ms at most; submissions and completions at once)
  * and serves {@link #snapshot()} from the last view. One decider, so replicas never fill the same
  * worker on a stale view (no thundering herd), and the single-writer core stays single-writer.
  *
@@ -58,8 +50,8 @@ import org.slf4j.LoggerFactory;
  * follower's whole state and replaces what the dispatcher held for it: its requests waiting in the
  * pool, and those placed, on their workers with their tokens. A follower sends one when it
  * follows a new dispatcher (it joined; the old one left), when asked, and when the dispatcher has
- * been silent for {@value #DISPATCHER_SILENCE_MILLIS} ms. A new dispatcher rebuilds its core from
- * its own requests and the SYNCs (holding placements for up to {@value #SETTLE_MILLIS} ms until
+ * been silent for {@value Following#DISPATCHER_SILENCE_MILLIS} ms. A new dispatcher rebuilds its core from
+ * its own requests and the SYNCs (holding placements for up to {@value Dispatching#SETTLE_MILLIS} ms until
  * every member has synced), so loads are re-derived from the replicas that own the requests, never
  * merged blindly; the same happens after a split cluster heals. A member that leaves takes its
  * requests with it: the dispatcher releases them at once.
@@ -97,21 +89,6 @@ final class DispatchLoop {
     private static final Logger LOG = LoggerFactory.getLogger(DispatchLoop.class);
     private static final long ANSWER_TIMEOUT_SECONDS = 10;
 
-    /** Longest a follower holds tokens before telling the dispatcher. */
-    static final long FLUSH_MILLIS = 2;
-    /** Shortest gap between two views the dispatcher broadcasts. */
-    static final long VIEW_MILLIS = 5;
-    /** A view (dispatcher) or an empty frame (follower) at least this often, so silence means trouble. */
-    static final long KEEPALIVE_MILLIS = 1000;
-    /** A follower that heard nothing from its dispatcher this long sends its state again. */
-    static final long DISPATCHER_SILENCE_MILLIS = 3000;
-    /** A new dispatcher holds placements this long at most, until every member has sent its state. */
-    static final long SETTLE_MILLIS = 300;
-    /** The dispatcher releases the requests of a replica it has not heard from this long. */
-    static final long ORIGIN_TIMEOUT_MILLIS = 10_000;
-    /** Shortest gap between two RESYNCs asked of one replica. */
-    static final long RESYNC_GAP_MILLIS = 200;
-
     /** A unit of work for the dispatch thread; {@link #abandon} is told if it never runs. */
     @FunctionalInterface
     private interface Command {
@@ -145,14 +122,6 @@ final class DispatchLoop {
         }
     }
 
-    private enum Mode { CONFIGURED, FALLBACK, NONE }
-
-    private enum Role { ALONE, DISPATCHER, FOLLOWER }
-
-    /** What the selection logs about; a new log line only when this changes. */
-    private record Selection(Mode mode, String configured, String fallback, String active) {
-    }
-
     /** One open session with a snapshot store: its callbacks become commands, ignored once it is not current. */
     private final class Attachment implements SnapshotStore.Receiver {
         final SnapshotStore store;
@@ -184,10 +153,6 @@ final class DispatchLoop {
 
     private static final Command STOP = () -> { };
 
-    /** Weight of a new sample in the step period's moving average: about the last 32 chunks count. */
-    private static final int PERIOD_SMOOTHING = 32;
-    /** Longer gaps between two chunks of a request are not decode steps (a stalled client, a pause). */
-    private static final long MAX_STEP_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** Commands run at most before a due step runs anyway, so a flood of token reports cannot starve it. */
     private static final int MAX_COMMANDS_BEFORE_STEP = 256;
 
@@ -198,78 +163,50 @@ final class DispatchLoop {
     private final AtomicBoolean stepRequestQueued = new AtomicBoolean();
     private final Command stepRequest = this::onStepRequest;
     private final CompletionListener predictorFanout = this::teachPredictors;
-    private final HoldPolicy hold = new HoldPolicy();
+    private final PolicyChoice policy;
+    private final HoldPolicy hold;
+    private final StepTimer steps;
     private final Map<SnapshotStore, Attachment> attachments = new HashMap<>(); // guarded by itself
 
     private volatile boolean stopped;
     private volatile boolean terminated;
-    private volatile RouterSettings settings;
-    private volatile Map<String, RoutingPolicy> available = Map.of();
     private volatile CompletionListener[] predictors = new CompletionListener[0];
-    private volatile String activeName = RouterService.NO_POLICY;
-    /** The decode step period observed from the token streams; 0 while unknown. Written by the dispatch thread only. */
-    private volatile long observedStepNanos;
     /** Told about every dispatch step (metrics); null when none is registered. */
     private volatile DispatchObserver observer;
     /** The cluster-wide pool's size after the last command, published by the dispatch thread for lock-free readers. */
     private volatile int poolDepth;
 
     // --- owned by the dispatch thread ---
-    private ClusterState cluster;
-    private Router router;
-    private RouterSettings applied;
-    /** The decode workers and their instances, from the topology; null until told. */
-    private WorkerLayout layout;
-    /** G, the layout's workers; 0 until told. */
-    private int workers;
-    /** This replica's own health marks: the workers it marked down, by identity. */
-    private final Set<String> ownDown = new HashSet<>();
-    /**
-     * The operators' drains, by worker identity: those in force (alone, dispatcher), or the last
-     * view's with this replica's own asks not shown yet (follower; what it starts from if it comes
-     * to dispatch).
-     */
-    private final Set<String> drains = new HashSet<>();
-    /** Requests on workers the layout no longer has (own and, on the dispatcher, other replicas'), by core key. */
-    private final LongMap<InFlight> retired = new LongMap<>();
-    /** Dispatch steps run by the cores replaced so far: the step index goes on across a new core. */
-    private long stepBase;
-    /** Counts placements: a worker's FCFS order when its requests move to a new core. */
-    private long placeSeq;
-    /** Each group's imbalance after a step, for the observer; reused step after step. */
-    private long[] groupImbalances = new long[1];
+    private final WorkerMarks marks = new WorkerMarks();
+    private final Core core;
     /** This replica's own requests, by the ids its callers gave them. */
     private final LongMap<InFlight> local = new LongMap<>();
-    /** Every request in the core (own and, on the dispatcher, the other replicas'), by core key. */
-    private final LongMap<InFlight> byCore = new LongMap<>();
-    private long coreSeq;
-    private TrackedRequest[] poolCopy = new TrackedRequest[64];
-    private Selection lastSelection;
-    private String selectedName = RouterService.NO_POLICY;
-    private long nextAutoStep;
-    private boolean stepWanted;
-    private long lastStepAt;
 
     // --- membership (dispatch thread)
     private Attachment attachment;
-    private Role role = Role.ALONE;
     private String storeName = ClusterStatus.LOCAL;
     private String localMember = SOURCE;
     private List<SnapshotStore.Member> members = List.of(new SnapshotStore.Member(SOURCE, SOURCE));
     private String dispatcherId = SOURCE;
     private final StalenessSamples staleness = new StalenessSamples();
+    private final Alone alone;
+    /** Lives as long as the loop: it keeps what the dispatcher's view needs in every role (see its comment). */
     private final Dispatching dispatching;
     private final Following following;
+    /** One of the three above. */
+    private ReplicaRole role;
 
     DispatchLoop(RouterSettings settings, LongSupplier clock) {
-        this.settings = Objects.requireNonNull(settings, "settings");
+        this.policy = new PolicyChoice(Objects.requireNonNull(settings, "settings"));
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.applied = settings;
-        this.nextAutoStep = clock.getAsLong();
-        this.lastStepAt = nextAutoStep;
-        newCore(hold);
-        this.dispatching = new Dispatching(this, clock);
-        this.following = new Following(this, clock);
+        this.hold = policy.hold();
+        this.steps = new StepTimer(settings, clock);
+        RoleHost host = new Host();
+        this.alone = new Alone(host);
+        this.dispatching = new Dispatching(host, clock);
+        this.following = new Following(host, clock, dispatching::early);
+        this.role = alone;
+        this.core = new Core(marks, steps, hold, predictorFanout, dispatching);
         this.thread = new Thread(this::run, "balanceroute-dispatch");
         this.thread.setDaemon(true);
     }
@@ -311,14 +248,14 @@ final class DispatchLoop {
 
     /** New configuration (already validated); applied by the dispatch thread. */
     void configure(RouterSettings next) {
-        settings = Objects.requireNonNull(next, "settings");
+        policy.settings(Objects.requireNonNull(next, "settings"));
         enqueue(this::applySettings);
         reselect();
     }
 
     /** The registered policies changed. */
     void offer(Map<String, RoutingPolicy> policies) {
-        available = Map.copyOf(policies);
+        policy.offer(policies);
         reselect();
     }
 
@@ -341,20 +278,11 @@ final class DispatchLoop {
     /** An operator's drain of the worker at {@code worker} in the layout in force when the command runs. */
     void setWorkerDraining(int worker, boolean draining) {
         enqueue(() -> {
-            if (worker < 0 || worker >= workers) {
-                LOG.debug("router: drain of worker {}, outside [0, {}); ignored", worker, workers);
+            if (worker < 0 || worker >= marks.workers()) {
+                LOG.debug("router: drain of worker {}, outside [0, {}); ignored", worker, marks.workers());
                 return;
             }
-            String id = layout.id(worker);
-            if (role == Role.FOLLOWER) {
-                if (draining ? drains.add(id) : drains.remove(id)) {
-                    LOG.info("router: worker {} ({}) {}; the dispatcher is told", worker, id,
-                            draining ? "drains" : "ends its drain");
-                }
-                following.drain(id, draining);
-            } else {
-                applyDrain(id, draining);
-            }
+            role.drain(worker, marks.id(worker), draining);
         });
     }
 
@@ -405,7 +333,7 @@ final class DispatchLoop {
     }
 
     String activePolicy() {
-        return activeName;
+        return policy.active();
     }
 
     int poolDepth() {
@@ -413,11 +341,7 @@ final class DispatchLoop {
     }
 
     RouterSettings settings() {
-        return settings;
-    }
-
-    Map<String, RoutingPolicy> available() {
-        return available;
+        return policy.settings();
     }
 
     CompletableFuture<Placement> submit(long requestId, int promptTokens, long promptKey, int bodyBytes) {
@@ -458,15 +382,7 @@ final class DispatchLoop {
         enqueue(new Command() {
             @Override
             public void run() {
-                if (role == Role.FOLLOWER) {
-                    following.askStep(answer);
-                } else {
-                    try {
-                        answer.complete(doStep(true));
-                    } catch (RuntimeException e) {
-                        answer.completeExceptionally(e);
-                    }
-                }
+                role.step(answer);
             }
 
             @Override
@@ -488,17 +404,13 @@ final class DispatchLoop {
     }
 
     long observedStepNanos() {
-        return observedStepNanos;
+        return steps.observedStepNanos();
     }
 
     /** A step request reaches the dispatch thread: a step here, or the dispatcher is asked for one. */
     private void onStepRequest() {
         stepRequestQueued.set(false);
-        if (role == Role.FOLLOWER) {
-            following.askStep();
-        } else {
-            stepWanted = true;
-        }
+        role.askStep();
     }
 
     /**
@@ -606,71 +518,37 @@ final class DispatchLoop {
             drainAbandoned();
             local.forEachValue(r -> r.placed.completeExceptionally(stoppedCause));
             local.clear();
-            following.failSteps(stoppedCause);
+            role.stopped(stoppedCause);
         }
     }
 
     private void publishPoolDepth() {
-        if (role != Role.FOLLOWER) {
-            poolDepth = router.pool().size();
+        if (role.decides()) {
+            poolDepth = core.poolSize();
         }
     }
 
     /** Nanoseconds until the next timer is due: 0 now, -1 none. */
     private long untilDue() {
         long now = clock.getAsLong();
-        if (role == Role.FOLLOWER) {
-            return following.untilDue(now);
-        }
-        long wait = Long.MAX_VALUE;
-        if (applied.stepIntervalMillis() > 0) {
-            wait = until(now, nextAutoStep);
-        }
-        if (stepWanted) {
-            wait = Math.min(wait, until(now, lastStepAt + observedStepNanos));
-        }
-        if (role == Role.DISPATCHER) {
-            wait = Math.min(wait, dispatching.untilDue(now));
+        long wait = role.untilDue(now);
+        if (role.decides()) {
+            wait = Math.min(wait, steps.untilDue(now));
         }
         return wait == Long.MAX_VALUE ? -1 : wait;
     }
 
-    static long until(long now, long deadline) {
-        return Math.max(0, deadline - now); // differences only: the clock may be negative
-    }
-
-    static long millis(long ms) {
-        return TimeUnit.MILLISECONDS.toNanos(ms);
-    }
-
-    static boolean due(long now, long deadline) {
-        return now - deadline >= 0;
-    }
-
     private void runTimers() {
         long now = clock.getAsLong();
-        if (role == Role.FOLLOWER) {
-            runSafely(() -> following.runTimers(now));
-            return;
-        }
-        if (role == Role.DISPATCHER) {
-            runSafely(() -> dispatching.runTimersBeforeStep(now));
-        }
-        boolean autoDue = applied.stepIntervalMillis() > 0 && due(now, nextAutoStep);
-        if (autoDue || (stepWanted && due(now, lastStepAt + observedStepNanos))) {
+        runSafely(() -> role.runTimers(now));
+        if (role.decides() && steps.due(now)) {
             runSafely(this::scheduledStep);
         }
-        if (role == Role.DISPATCHER) {
-            runSafely(() -> dispatching.runTimersAfterStep(now));
-        }
+        runSafely(() -> role.runTimersAfterStep(now));
     }
 
     private void scheduledStep() {
-        long now = clock.getAsLong();
-        stepWanted = false;
-        if (applied.stepIntervalMillis() > 0 && now - nextAutoStep >= 0) {
-            nextAutoStep = now + TimeUnit.MILLISECONDS.toNanos(applied.stepIntervalMillis());
-        }
+        steps.taking();
         doStep(false);
     }
 
@@ -697,16 +575,7 @@ final class DispatchLoop {
             f.placed.completeExceptionally(new IllegalArgumentException("request " + f.id + " is already in flight"));
             return;
         }
-        if (role == Role.FOLLOWER) {
-            following.submit(f);
-            return;
-        }
-        try {
-            coreSubmit(f);
-        } catch (RuntimeException e) {
-            local.remove(f.id);
-            f.placed.completeExceptionally(e);
-        }
+        role.submit(f);
     }
 
     private void doTokens(long id, int count, long at) {
@@ -715,17 +584,7 @@ final class DispatchLoop {
             LOG.debug("tokens for request {}, which is not in flight", id);
             return;
         }
-        if (role == Role.FOLLOWER) {
-            if (f.workerId == null) {
-                LOG.warn("tokens for request {}, which has no worker yet; ignored", id);
-                return;
-            }
-            f.decoded += count;
-            following.tokens(f, count, at);
-            observeCadence(f, count, at);
-            return;
-        }
-        coreTokens(f, count, at);
+        role.tokens(f, count, at);
     }
 
     private boolean doComplete(long id) {
@@ -733,29 +592,7 @@ final class DispatchLoop {
         if (f == null) {
             return false;
         }
-        if (role == Role.FOLLOWER) {
-            if (f.workerId == null) {
-                throw new IllegalStateException("request " + id + " is waiting for a worker, not on one: abort it"
-                        + " instead of completing it");
-            }
-            local.remove(id);
-            if (!f.retired) {
-                teachPredictors(f, f.decoded);
-            }
-            following.complete(f);
-            return true;
-        }
-        if (f.retired) {
-            local.remove(id); // its worker left the layout: released, nothing learned (its tokens were not counted)
-            coreAbort(f);
-            return true;
-        }
-        if (f.core == null || !onWorker(f.core)) {
-            throw new IllegalStateException("request " + id + " is " + (f.core == null ? "unknown to the core"
-                    : f.core.phase()) + ", not on a worker: abort it instead of completing it");
-        }
-        local.remove(id);
-        coreComplete(f);
+        role.complete(f);
         return true;
     }
 
@@ -764,173 +601,23 @@ final class DispatchLoop {
         if (f == null) {
             return false;
         }
-        if (role == Role.FOLLOWER) {
-            following.abort(f);
-        } else {
-            coreAbort(f);
-        }
+        role.abort(f);
         f.placed.cancel(false);
         return true;
     }
 
-    private static boolean onWorker(TrackedRequest r) {
-        return r.phase() == TrackedRequest.Phase.RUNNING || r.phase() == TrackedRequest.Phase.QUEUED;
-    }
-
-    // ------------------------------------------------------------------ the core (alone, dispatcher)
-
-    void coreSubmit(InFlight f) {
-        keyInCore(f);
-        TrackedRequest t = f.newCore();
-        try {
-            router.submit(t);
-        } catch (RuntimeException e) {
-            byCore.remove(f.coreKey);
-            f.core = null;
-            throw e;
-        }
-        if (t.phase() != TrackedRequest.Phase.POOLED) {
-            placed(f, null);
-        }
-        dispatching.changed();
-    }
-
-    /** Another replica's request, already on a worker, into the core (a SYNC): where it is, with its tokens. */
-    void coreRestore(InFlight f, int worker, int decoded) {
-        keyInCore(f);
-        restore(f, worker, decoded);
-        dispatching.changed();
-    }
-
-    /** Another replica's request, on a worker this layout does not have (a SYNC): kept aside until it ends. */
-    void coreRetired(InFlight f, String workerId) {
-        keyInCore(f);
-        f.workerId = workerId;
-        retire(f);
-    }
-
-    /** A request keyed in the core onto worker g of the current core, as it was: running or queued, with its tokens. */
-    private void restore(InFlight f, int g, int decoded) {
-        router.restore(f.newCore(), g, decoded);
-        f.workerId = layout.id(g);
-        f.retired = false;
-        f.placedSeq = ++placeSeq;
-    }
-
-    /** Out of the core into the side table: its worker left the layout (see the class comment). */
-    private void retire(InFlight f) {
-        byCore.remove(f.coreKey);
-        f.core = null;
-        f.retired = true;
-        retired.putIfAbsent(f.coreKey, f);
-    }
-
-    /**
-     * Gives a request its key in the core, unique over every origin: an own request keeps its
-     * caller's id (what predictors and reports see), another replica's gets a negative one.
-     */
-    private void keyInCore(InFlight f) {
-        if (f.origin == null && byCore.putIfAbsent(f.id, f)) {
-            f.coreKey = f.id;
-            return;
-        }
-        do {
-            f.coreKey = --coreSeq;
-        } while (!byCore.putIfAbsent(f.coreKey, f));
-    }
-
-    void coreTokens(InFlight f, int count, long at) {
-        TrackedRequest t = f.core;
-        if (t == null) {
-            return;
-        }
-        if (!onWorker(t)) {
-            LOG.warn("tokens for request {}, which is {} and not on a worker; ignored", f.id, t.phase());
-            return;
-        }
-        router.onTokens(t, count);
-        observeCadence(f, count, at);
-        dispatching.seen(at);
-    }
-
-    void coreComplete(InFlight f) {
-        if (f.retired) {
-            coreAbort(f); // its tokens were not counted: nothing to learn
-            return;
-        }
-        byCore.remove(f.coreKey);
-        if (f.core != null) {
-            router.complete(f.core);
-        }
-        dispatching.changed();
-    }
-
-    void coreAbort(InFlight f) {
-        if (f.retired) {
-            retired.remove(f.coreKey);
-            return;
-        }
-        byCore.remove(f.coreKey);
-        if (f.core != null) {
-            router.abort(f.core);
-        }
-        dispatching.changed();
-    }
-
-    /** Tells whoever waits for the request's placement: its future, or its replica's next answer. */
-    private void placed(InFlight f, List<Placement> report) {
-        int g = f.core.worker();
-        f.workerId = layout.id(g);
-        f.placedSeq = ++placeSeq;
-        Placement p = new Placement(f.id, g, f.workerId);
-        if (report != null) {
-            report.add(p);
-        }
-        if (f.origin == null) {
-            f.placed.complete(p);
-        } else {
-            dispatching.placed(f.origin, f.id, g, f.workerId);
-        }
-    }
-
-    /**
-     * Learns the decode step period from one request's stream: every running request gains one
-     * token per step (the barrier), so the time between two of its reports over the tokens they
-     * carried is a step's length. The first report of a request is skipped (it includes the time
-     * before its first step).
-     */
-    private void observeCadence(InFlight r, int count, long at) {
-        long last = r.lastTokensAt;
-        r.lastTokensAt = at;
-        if (last == 0 || at <= last) {
-            return;
-        }
-        long sample = (at - last) / count;
-        if (sample > MAX_STEP_NANOS) {
-            return;
-        }
-        long period = observedStepNanos;
-        observedStepNanos = period == 0 ? sample : period + (sample - period) / PERIOD_SMOOTHING;
-    }
-
     private StepResult doStep(boolean report) {
         long started = System.nanoTime();
-        lastStepAt = clock.getAsLong();
-        long step = step();
-        int n = copyPool();
+        steps.started();
+        long step = core.step();
         List<Placement> placements = report ? new ArrayList<>() : null;
-        try {
-            router.dispatch();
-        } finally {
-            notifyPlaced(n, placements);
-            cluster.advanceStep();
-        }
-        int depth = router.pool().size();
+        core.dispatch(placements);
+        int depth = core.poolSize();
         DispatchObserver o = observer;
         if (o != null) {
-            observeStep(o, System.nanoTime() - started, depth);
+            core.observeStep(o, System.nanoTime() - started, depth);
         }
-        return new StepResult(step, activeName, report ? placements : List.of(), depth);
+        return new StepResult(step, policy.active(), report ? placements : List.of(), depth);
     }
 
     /** Sets (or clears, with null) the step observer. Any thread. */
@@ -938,220 +625,29 @@ final class DispatchLoop {
         observer = o;
     }
 
-    /**
-     * Tells the observer about a step: each group's imbalance (its workers not draining) and their
-     * sum, the pool's. O(G), no allocation; its failures are logged and ignored.
-     */
-    private void observeStep(DispatchObserver o, long durationNanos, int depth) {
-        long[] perGroup = groupImbalances;
-        long sum = 0;
-        for (int i = 0; i < perGroup.length; i++) {
-            perGroup[i] = workers == 0 ? 0 : cluster.groupImbalance(i);
-            sum += perGroup[i];
-        }
-        try {
-            o.stepCompleted(durationNanos, sum, depth, perGroup);
-        } catch (RuntimeException e) {
-            LOG.warn("router: the dispatch observer failed: {}", e.toString());
-        }
-    }
-
     /** The core's snapshot (no worker, B 0, before the first layout), with the step index that goes on across cores. */
     private ClusterSnapshot takeSnapshot() {
-        if (workers == 0) {
-            return new ClusterSnapshot(dispatcherId, step(), clock.getAsLong(), 0, new long[0],
-                    new int[0], new int[0], router.pool().size(), new boolean[0]);
-        }
-        ClusterSnapshot s = cluster.snapshot(dispatcherId, clock.getAsLong(), router.pool().size());
-        return stepBase == 0 ? s : new ClusterSnapshot(s.source(), step(), s.capturedNanos(), s.capacity(), s.loads(),
-                s.running(), s.queued(), s.poolDepth(), s.available(), s.groups(), s.capacities(), s.draining());
+        return core.snapshot(dispatcherId, clock.getAsLong());
     }
 
     private ClusterStatus takeStatus() {
-        List<ReplicaShare> shares;
-        double age = 0;
-        SharedView v = following.view();
-        if (role == Role.FOLLOWER) {
-            shares = new ArrayList<>();
-            Map<String, ReplicaShare> byMember = new HashMap<>();
-            if (v != null) {
-                v.shares().forEach(s -> byMember.put(s.member(), s));
-                age = (clock.getAsLong() - v.receivedAtNanos()) / 1e6;
-            }
-            int g = v != null ? v.totals().workers() : workers;
-            for (SnapshotStore.Member m : members) {
-                ReplicaShare s = byMember.get(m.id());
-                shares.add(s != null ? s : new ReplicaShare(m.id(), m.address(), m.id().equals(dispatcherId), 0,
-                        new long[g], new int[g], new int[g]));
-            }
-        } else {
-            shares = computeShares();
-        }
-        return new ClusterStatus(storeName, localMember, dispatcherId, shares, age, staleness.summary());
-    }
-
-    /** Each member's share of the core, oldest member first (the dispatcher's, or a cluster of one's). */
-    private List<ReplicaShare> computeShares() {
-        int g = workers;
-        List<ReplicaShare> shares = new ArrayList<>(members.size());
-        Set<String> named = new HashSet<>();
-        for (SnapshotStore.Member m : members) {
-            named.add(m.id());
-            if (m.id().equals(localMember)) {
-                shares.add(share(m.id(), m.address(), local, g));
-            } else {
-                Origin o = dispatching.originOf(m.id());
-                shares.add(o == null ? share(m.id(), m.address(), null, g) : share(m.id(), m.address(), o.requests, g));
-            }
-        }
-        for (Origin o : dispatching.origins()) {
-            if (!named.contains(o.member)) {
-                shares.add(share(o.member, "?", o.requests, g));
-            }
-        }
-        return shares;
-    }
-
-    private ReplicaShare share(String member, String address, LongMap<InFlight> requests, int g) {
-        long[] loads = new long[g];
-        int[] running = new int[g];
-        int[] queued = new int[g];
-        int[] pooled = new int[1];
-        if (requests != null) {
-            requests.forEachValue(f -> {
-                TrackedRequest t = f.core;
-                if (t == null) {
-                    return;
-                }
-                switch (t.phase()) {
-                    case POOLED -> pooled[0]++;
-                    case RUNNING -> {
-                        loads[t.worker()] += t.kvLoad();
-                        running[t.worker()]++;
-                    }
-                    case QUEUED -> queued[t.worker()]++;
-                    default -> { }
-                }
-            });
-        }
-        return new ReplicaShare(member, address, member.equals(dispatcherId), pooled[0], loads, running, queued);
-    }
-
-    /** Copies the pool's requests, so that those a step or a switch places can be found after. */
-    private int copyPool() {
-        PromptPool pool = router.pool();
-        int n = pool.size();
-        if (poolCopy.length < n) {
-            poolCopy = new TrackedRequest[Math.max(n, poolCopy.length * 2)];
-        }
-        for (int i = 0; i < n; i++) {
-            poolCopy[i] = pool.get(i);
-        }
-        return n;
-    }
-
-    /** Tells the waiters of the copied requests that left the pool. */
-    private void notifyPlaced(int n, List<Placement> placements) {
-        for (int i = 0; i < n; i++) {
-            TrackedRequest r = poolCopy[i];
-            poolCopy[i] = null;
-            if (r.phase() != TrackedRequest.Phase.POOLED && r.worker() >= 0) {
-                InFlight f = byCore.get(r.id());
-                if (f != null && f.core == r) {
-                    placed(f, placements);
-                }
-            }
-        }
-        if (n > 0) {
-            dispatching.changed();
-        }
-        if (placements != null && placements.size() > 1) {
-            // the order of the policy's assignments is not kept: report by worker, then id
-            placements.sort((a, b) -> a.worker() != b.worker() ? Integer.compare(a.worker(), b.worker())
-                    : Long.compare(a.requestId(), b.requestId()));
-        }
+        return new ClusterStatus(storeName, localMember, dispatcherId, role.shares(), role.viewAgeMillis(),
+                staleness.summary());
     }
 
     /** Health-check ejection and re-admission: enqueued, applied in order like every other command. */
     void setWorkerAvailable(int worker, boolean up) {
         enqueue(() -> {
-            if (worker < 0 || worker >= workers) {
-                LOG.debug("router: availability of worker {}, outside [0, {}); ignored", worker, workers);
+            if (worker < 0 || worker >= marks.workers()) {
+                LOG.debug("router: availability of worker {}, outside [0, {}); ignored", worker, marks.workers());
                 return;
             }
-            String id = layout.id(worker);
-            if (!(up ? ownDown.remove(id) : ownDown.add(id))) {
+            String id = marks.id(worker);
+            if (!marks.mark(id, up)) {
                 return;
             }
-            if (role == Role.FOLLOWER) {
-                following.mark(id, up);
-            } else {
-                applyAvailability(worker);
-            }
+            role.marked(worker, id, up);
         });
-    }
-
-    /** Worker g takes requests unless this replica or any other one marks it down. */
-    void applyAvailability(int g) {
-        String id = layout.id(g);
-        boolean up = !ownDown.contains(id) && !dispatching.markedDownElsewhere(id);
-        if (router.setWorkerAvailable(g, up)) {
-            LOG.info("router: worker {} {}", g, up ? "is back in routing" : "is out of routing");
-            dispatching.changed();
-            if (up && router.pool().size() > 0) {
-                // requests that waited while every worker was down (or for a free slot): a step
-                // places them now, not only after the next arrival or release
-                stepWanted = true;
-            }
-        }
-    }
-
-    /** Every worker's availability, again (the marks of a replica came or went). */
-    void applyAvailability() {
-        for (int g = 0; g < workers; g++) {
-            applyAvailability(g);
-        }
-    }
-
-    /** Worker g's availability, by identity, if this layout has it (another replica's mark). */
-    void applyAvailability(String workerId) {
-        int g = layout == null ? -1 : layout.indexOf(workerId);
-        if (g >= 0) {
-            applyAvailability(g);
-        }
-    }
-
-    /**
-     * Starts or ends the drain of a worker, by identity (alone, dispatcher; a follower's ask
-     * arrives here too): ignored if the layout does not have it.
-     */
-    void applyDrain(String workerId, boolean draining) {
-        int g = layout == null ? -1 : layout.indexOf(workerId);
-        if (g < 0) {
-            LOG.debug("router: drain of worker {}, not in the layout; ignored", workerId);
-            return;
-        }
-        if (draining) {
-            drains.add(workerId);
-        } else {
-            drains.remove(workerId);
-        }
-        if (router.setWorkerDraining(g, draining)) {
-            LOG.info("router: worker {} ({}) {}", g, workerId, draining ? "drains: no new requests" : "ends its drain");
-            dispatching.changed();
-            if (!draining && router.pool().size() > 0) {
-                stepWanted = true; // what waited for a free slot may go there now
-            }
-        }
-    }
-
-    /** Every worker's marks onto a new core: health (this replica's and the others') and drains, by identity. */
-    private void applyMarks() {
-        for (int g = 0; g < workers; g++) {
-            String id = layout.id(g);
-            router.setWorkerAvailable(g, !ownDown.contains(id) && !dispatching.markedDownElsewhere(id));
-            router.setWorkerDraining(g, drains.contains(id));
-        }
     }
 
     private void teachPredictors(RequestView request, int outputTokens) {
@@ -1166,192 +662,47 @@ final class DispatchLoop {
     }
 
     private void applySettings() {
-        RouterSettings next = settings;
-        RouterSettings previous = applied;
-        if (next.stepIntervalMillis() != previous.stepIntervalMillis()) {
-            nextAutoStep = clock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(next.stepIntervalMillis());
-            LOG.info("router: stepping {}", next.stepIntervalMillis() == 0 ? "manual"
-                    : "automatic, every " + next.stepIntervalMillis() + " ms");
-        }
-        applied = next;
+        steps.apply(policy.settings());
     }
 
     /** A new layout, on the dispatch thread: at once, whatever is in flight (see the class comment). */
     private void applyLayout(WorkerLayout next) {
-        if (next.equals(layout)) {
+        if (next.equals(marks.layout())) {
             return;
         }
-        WorkerLayout before = layout;
-        layout = next;
-        workers = next.workers();
-        ownDown.removeIf(id -> next.indexOf(id) < 0);
-        drains.removeIf(id -> next.indexOf(id) < 0);
-        if (role == Role.FOLLOWER) {
-            local.forEachValue(f -> {
-                if (f.workerId != null) {
-                    f.worker = next.indexOf(f.workerId);
-                    f.retired = f.worker < 0;
-                }
-            });
-            following.layoutChanged(next);
-            newCore(hold);
-            applyMarks();
-            LOG.info("router: the decode pool is now {}", next);
-        } else {
-            rebuildCore(before, next);
-        }
+        WorkerLayout before = marks.layout();
+        marks.relayout(next);
+        role.relaid(before, next);
         dispatching.changed();
         if (before == null) {
             applySelection(); // nothing could be placed before
         }
     }
 
-    /**
-     * A core of the new layout with every request of the old one: on the worker of the same
-     * identity (running first, then each queue in the order it was placed), else aside; then the
-     * pool, oldest first, handed to the policy in force as a policy switch does.
-     */
-    private void rebuildCore(WorkerLayout before, WorkerLayout next) {
-        List<InFlight> pooled = pooledInOrder();
-        List<InFlight> onWorkers = new ArrayList<>();
-        byCore.forEachValue(f -> {
-            if (f.core != null && onWorker(f.core)) {
-                onWorkers.add(f);
-            }
-        });
-        onWorkers.sort(Comparator.comparingInt((InFlight f) -> f.core.phase() == TrackedRequest.Phase.RUNNING ? 0 : 1)
-                .thenComparingLong(f -> f.placedSeq));
-        String[] workerIds = new String[onWorkers.size()];
-        int[] decoded = new int[onWorkers.size()];
-        for (int i = 0; i < workerIds.length; i++) {
-            TrackedRequest t = onWorkers.get(i).core;
-            workerIds[i] = before.id(t.worker());
-            decoded[i] = t.decodedTokens();
-        }
-        RoutingPolicy policy = router.policy();
-        newCore(hold);
-        applyMarks();
-        int kept = 0;
-        for (int i = 0; i < workerIds.length; i++) {
-            InFlight f = onWorkers.get(i);
-            int g = next.indexOf(workerIds[i]);
-            if (g >= 0) {
-                restore(f, g, decoded[i]);
-                kept++;
-            } else {
-                f.workerId = workerIds[i];
-                retire(f);
-            }
-        }
-        for (InFlight f : pooled) {
-            router.submit(f.newCore()); // the hold policy: into the pool, in order
-        }
-        switchPolicy(policy);
-        LOG.info("router: the decode pool is now {}{}: {} request(s) kept on their workers, {} on removed workers"
-                + " until they end, {} waiting", next, before == null ? "" : " (was " + before + ")", kept,
-                workerIds.length - kept, pooled.size());
-        if (router.pool().size() > 0) {
-            stepWanted = true; // new workers, or more slots: the pool may go there now
-        }
-    }
-
-    /** The core's waiting requests, oldest first. */
-    private List<InFlight> pooledInOrder() {
-        PromptPool pool = router.pool();
-        List<InFlight> out = new ArrayList<>(pool.size());
-        for (int i = 0; i < pool.size(); i++) {
-            InFlight f = byCore.get(pool.get(i).id());
-            if (f != null) {
-                out.add(f);
-            }
-        }
-        return out;
-    }
-
-    /**
-     * A new, empty core of the current layout (one placeholder worker until it is known); the step
-     * index goes on from the old one's.
-     */
-    private void newCore(RoutingPolicy policy) {
-        if (cluster != null) {
-            stepBase += cluster.step();
-        }
-        cluster = new ClusterState(layout == null ? DecodeLayout.single(1, 1) : layout.decode());
-        router = new Router(cluster, policy, List.of(predictorFanout));
-        if (groupImbalances.length != cluster.groups()) {
-            groupImbalances = new long[cluster.groups()];
-        }
-    }
-
-    /** The policy of the core from now on; what it places at once (an arrival policy takes the pool over) is told. */
-    private void switchPolicy(RoutingPolicy next) {
-        int n = copyPool();
-        try {
-            router.setPolicy(next);
-        } finally {
-            notifyPlaced(n, null);
-        }
-    }
-
     private void applySelection() {
-        RouterSettings s = settings;
-        Map<String, RoutingPolicy> policies = available;
-        RoutingPolicy next = policies.get(s.policy());
-        Mode mode = Mode.CONFIGURED;
-        String name = s.policy();
-        if (next == null) {
-            next = policies.get(s.fallbackPolicy());
-            mode = Mode.FALLBACK;
-            name = s.fallbackPolicy();
-        }
-        if (next == null) {
-            next = hold;
-            mode = Mode.NONE;
-            name = RouterService.NO_POLICY;
-        }
-        if (!name.equals(selectedName)) {
+        String before = policy.selected();
+        RoutingPolicy next = policy.select();
+        String name = policy.selected();
+        if (!name.equals(before)) {
             dispatching.changed(); // the followers show the policy in force: tell them now, not at the keepalive
         }
-        selectedName = name;
-        if (role != Role.FOLLOWER || following.view() == null) {
-            activeName = name; // before the placements below complete anyone's future
+        if (role.decides() || following.view() == null) {
+            policy.active(name); // before the placements below complete anyone's future
         }
-        if (workers == 0 || dispatching.settling() || role == Role.FOLLOWER) {
+        if (marks.workers() == 0 || dispatching.settling() || !role.decides()) {
             next = hold; // nothing to place on, or not this router's decision
         }
-        if (next != router.policy()) {
-            boolean held = router.policy() == hold;
-            int n = router.pool().size();
-            switchPolicy(next);
-            if (held && n > 0 && next != hold && role != Role.FOLLOWER) {
+        if (next != core.policy()) {
+            boolean held = core.policy() == hold;
+            int n = core.poolSize();
+            core.switchPolicy(next);
+            if (held && n > 0 && next != hold && role.decides()) {
                 // requests that waited while no policy was available: a step places them now, not
                 // only after the next arrival or release (which may never come)
-                stepWanted = true;
+                steps.want();
             }
         }
-        logTransition(new Selection(mode, s.policy(), s.fallbackPolicy(), name));
-    }
-
-    private void logTransition(Selection now) {
-        Selection before = lastSelection;
-        lastSelection = now;
-        if (now.equals(before)) {
-            return;
-        }
-        switch (now.mode()) {
-            case CONFIGURED -> {
-                if (before != null && before.mode() != Mode.CONFIGURED && before.configured().equals(now.configured())) {
-                    LOG.info("router: policy '{}' is available again and active (was '{}')", now.active(), before.active());
-                } else {
-                    LOG.info("router: policy '{}' active", now.active());
-                }
-            }
-            case FALLBACK -> LOG.warn("router: {} policy = '{}' is not available (no such policy service: a name not"
-                    + " installed or misspelt); falling back to fallbackPolicy '{}'", RouterService.PID, now.configured(),
-                    now.active());
-            case NONE -> LOG.error("router: neither the configured policy '{}' nor the fallback '{}' is available; "
-                    + "requests wait in the prompt pool until one is", now.configured(), now.fallback());
-        }
+        policy.logTransition();
     }
 
     // ------------------------------------------------------------------ membership
@@ -1369,7 +720,7 @@ final class DispatchLoop {
         if (attachment != a) {
             return;
         }
-        if (role == Role.FOLLOWER) {
+        if (role == following) {
             following.sendLeave();
         }
         attachment = null;
@@ -1378,11 +729,11 @@ final class DispatchLoop {
         localMember = SOURCE;
         dispatcherId = SOURCE;
         members = List.of(new SnapshotStore.Member(SOURCE, SOURCE));
-        if (role == Role.FOLLOWER) {
-            becomeDispatcher(Role.ALONE);
+        if (role == following) {
+            becomeDispatcher(alone);
         } else {
             dispatching.stop("the cluster was left");
-            role = Role.ALONE;
+            role = alone;
         }
         staleness.clear();
     }
@@ -1392,187 +743,164 @@ final class DispatchLoop {
         dispatching.membersChanged(members);
         String oldest = members.get(0).id();
         if (oldest.equals(localMember)) {
-            if (role == Role.FOLLOWER) {
-                becomeDispatcher(Role.DISPATCHER);
-            } else if (role == Role.ALONE) {
-                role = Role.DISPATCHER;
+            if (role == following) {
+                becomeDispatcher(dispatching);
+            } else if (role == alone) {
+                role = dispatching;
                 LOG.info("router: this replica ({}) is the dispatcher of {} member(s)", localMember, members.size());
             }
-        } else if (role != Role.FOLLOWER || !oldest.equals(dispatcherId)) {
+        } else if (role != following || !oldest.equals(dispatcherId)) {
             becomeFollower(oldest);
         }
         dispatcherId = oldest;
     }
 
     /** This replica decides from now on: its core is rebuilt from its own requests, then the others' SYNCs. */
-    private void becomeDispatcher(Role next) {
+    private void becomeDispatcher(ReplicaRole next) {
         role = next;
         dispatcherId = localMember;
-        byCore.clear();
-        retired.clear();
-        newCore(hold);
-        List<InFlight> own = new ArrayList<>();
-        local.forEachValue(own::add);
-        own.sort(Comparator.comparingLong(f -> f.arrivalNanos));
-        applyMarks();
-        int restored = 0;
-        int aside = 0;
-        for (InFlight f : own) {
-            keyInCore(f);
-            int g = f.workerId == null || layout == null ? -1 : layout.indexOf(f.workerId);
-            if (g >= 0) {
-                restore(f, g, f.decoded);
-                restored++;
-            } else if (f.workerId != null) {
-                retire(f); // on a worker this layout does not have: it ends there
-                aside++;
-            } else {
-                router.submit(f.newCore());
-            }
-        }
+        Core.Adopted own = core.adopt(local);
         following.stop();
-        dispatching.start(next == Role.DISPATCHER ? members : List.of(), localMember);
-        applyAvailability();
+        dispatching.start(next == dispatching ? members : List.of(), localMember);
+        dispatching.takeEarlySyncs().forEach(this::onFrame); // ignored by a replica alone
+        core.applyAvailability();
         LOG.info("router: this replica ({}) is the {} now: {} own request(s) on workers, {} waiting{}", localMember,
-                next == Role.DISPATCHER ? "dispatcher of " + members.size() + " member(s)" : "only router",
-                restored, own.size() - restored - aside,
+                next == dispatching ? "dispatcher of " + members.size() + " member(s)" : "only router",
+                own.onWorkers(), local.size() - own.onWorkers() - own.aside(),
                 dispatching.settling() ? "; placements wait until the others have reported" : "");
         applySelection();
-        stepWanted = true;
+        steps.want();
     }
 
     /** Another replica decides from now on: this one hands its own requests over with a SYNC. */
     private void becomeFollower(String dispatcher) {
-        if (role != Role.FOLLOWER) {
+        if (role != following) {
             local.forEachValue(InFlight::leaveCore);
-            byCore.clear();
-            retired.clear();
             dispatching.forget();
-            newCore(hold);
+            core.drop();
             poolDepth = 0;
         }
-        role = Role.FOLLOWER;
+        role = following;
         dispatcherId = dispatcher;
-        activeName = selectedName;
+        policy.active(policy.selected());
         LOG.info("router: following the dispatcher {}; {} own request(s) handed over", dispatcher, local.size());
         following.follow(dispatcher);
     }
 
     // ------------------------------------------------------------------ what the roles use
 
-    void send(String member, byte[] bytes) {
-        Attachment a = attachment;
-        if (a == null || a.session == null) {
-            return;
+    /** What the roles may ask of the loop (a class of its own, so that the loop's API stays as it is). */
+    private final class Host implements RoleHost {
+
+        @Override
+        public Core core() {
+            return core;
         }
-        try {
-            a.session.send(member, bytes);
-        } catch (RuntimeException e) {
-            LOG.warn("router: a frame to {} was not sent: {}", member, e.toString());
+
+        @Override
+        public WorkerMarks marks() {
+            return marks;
         }
-    }
 
-    void sendToAll(byte[] bytes) {
-        Attachment a = attachment;
-        if (a == null || a.session == null) {
-            return;
+        @Override
+        public LongMap<InFlight> ownRequests() {
+            return local;
         }
-        try {
-            a.session.sendToAll(bytes);
-        } catch (RuntimeException e) {
-            LOG.warn("router: the cluster view was not sent: {}", e.toString());
+
+        @Override
+        public StepTimer steps() {
+            return steps;
         }
-    }
 
-    List<SnapshotStore.Member> members() {
-        return members;
-    }
+        @Override
+        public StepResult step(boolean report) {
+            return doStep(report);
+        }
 
-    int workers() {
-        return workers;
-    }
+        @Override
+        public void settled() {
+            applySelection();
+            steps.want();
+        }
 
-    /** The layout in force, null before the first. */
-    WorkerLayout layout() {
-        return layout;
-    }
+        @Override
+        public List<SnapshotStore.Member> members() {
+            return members;
+        }
 
-    Set<String> ownDown() {
-        return ownDown;
-    }
+        @Override
+        public String localMember() {
+            return localMember;
+        }
 
-    /** The drains as this replica knows them (see the class comment); a follower's view updates them. */
-    Set<String> drains() {
-        return drains;
-    }
+        @Override
+        public void send(String member, byte[] bytes) {
+            Attachment a = attachment;
+            if (a == null || a.session == null) {
+                return;
+            }
+            try {
+                a.session.send(member, bytes);
+            } catch (RuntimeException e) {
+                LOG.warn("router: a frame to {} was not sent: {}", member, e.toString());
+            }
+        }
 
-    LongMap<InFlight> ownRequests() {
-        return local;
-    }
+        @Override
+        public void sendToAll(byte[] bytes) {
+            Attachment a = attachment;
+            if (a == null || a.session == null) {
+                return;
+            }
+            try {
+                a.session.sendToAll(bytes);
+            } catch (RuntimeException e) {
+                LOG.warn("router: the cluster view was not sent: {}", e.toString());
+            }
+        }
 
-    StalenessSamples staleness() {
-        return staleness;
-    }
+        @Override
+        public void writeView(Frames.Writer w) {
+            SharedView.write(w, takeSnapshot(), policy.selected(), steps.observedStepNanos(),
+                    marks.layout() == null ? 0 : marks.layout().fingerprint(), role.shares());
+        }
 
-    /** The step index: the dispatch steps run so far, over every core this router had. */
-    long step() {
-        return stepBase + cluster.step();
-    }
+        @Override
+        public void viewed(SharedView v) {
+            poolDepth = v.totals().poolDepth();
+            policy.active(v.activePolicy());
+        }
 
-    int poolSize() {
-        return router.pool().size();
-    }
+        @Override
+        public String activePolicy() {
+            return policy.active();
+        }
 
-    /** A dispatch step at the next decode step boundary. */
-    void wantStep() {
-        stepWanted = true;
-    }
+        @Override
+        public int poolDepth() {
+            return poolDepth;
+        }
 
-    /** A dispatch step now (a follower's dispatchStep()). */
-    void stepNow() {
-        doStep(false);
-    }
+        @Override
+        public void learned(InFlight f, int outputTokens) {
+            teachPredictors(f, outputTokens);
+        }
 
-    /** Every member reported (or the wait ended): placements resume. */
-    void settled() {
-        applySelection();
-        stepWanted = true;
-    }
-
-    /** The dispatcher's new view reached this follower. */
-    void viewed(SharedView v) {
-        poolDepth = v.totals().poolDepth();
-        activeName = v.activePolicy();
-    }
-
-    void writeView(Frames.Writer w) {
-        SharedView.write(w, takeSnapshot(), selectedName, observedStepNanos, layout == null ? 0 : layout.fingerprint(),
-                computeShares());
+        @Override
+        public StalenessSamples staleness() {
+            return staleness;
+        }
     }
 
     // ------------------------------------------------------------------ frames
 
-    void onFrame(String from, byte[] bytes) {
+    /** A frame from another member, to the role in force (a malformed one is logged and told to it). */
+    private void onFrame(String from, byte[] bytes) {
         try {
-            Frames.Reader r = new Frames.Reader(bytes);
-            switch (role) {
-                case FOLLOWER -> {
-                    if (r.type == Frames.SYNC) {
-                        dispatching.early(from, bytes); // it may know before this member that this one decides
-                    } else {
-                        following.onFrame(from, r);
-                    }
-                }
-                case DISPATCHER -> dispatching.onFrame(from, r);
-                default -> { }
-            }
+            role.receive(from, new Frames.Reader(bytes), bytes);
         } catch (Frames.MalformedFrameException e) {
             LOG.warn("router: a malformed frame from {}: {}", from, e.getMessage());
-            if (role == Role.DISPATCHER) {
-                dispatching.onMalformed(from);
-            } else if (role == Role.FOLLOWER) {
-                following.onMalformed(from);
-            }
+            role.malformed(from);
         }
     }
 

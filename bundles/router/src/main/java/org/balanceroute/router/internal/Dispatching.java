@@ -18,17 +18,27 @@ import org.slf4j.LoggerFactory;
  * What the dispatcher of a cluster of proxies does for the other replicas: applies their frames
  * to its core in order (a gap, or a session it does not know, is answered with RESYNC; a SYNC
  * replaces what it held for that replica), sends each one its placements, broadcasts the cluster
- * view (at most every {@value DispatchLoop#VIEW_MILLIS} ms, and every
- * {@value DispatchLoop#KEEPALIVE_MILLIS} ms at least), and releases the requests of a replica
- * that left (membership) or went silent ({@value DispatchLoop#ORIGIN_TIMEOUT_MILLIS} ms). A new
- * dispatcher holds placements until every member has reported (at most
- * {@value DispatchLoop#SETTLE_MILLIS} ms). Owned by the dispatch thread.
+ * view (at most every {@value #VIEW_MILLIS} ms, and every {@value #KEEPALIVE_MILLIS} ms at
+ * least), and releases the requests of a replica that left (membership) or went silent
+ * ({@value #ORIGIN_TIMEOUT_MILLIS} ms). A new dispatcher holds placements until every member has
+ * reported (at most {@value #SETTLE_MILLIS} ms). It decides for its own requests as a replica
+ * {@link Alone} does.
+ *
+ * <p>One instance lives as long as the loop, whatever the role: as the core's {@link Core.Watcher}
+ * it keeps what the next view carries, and it keeps the membership's departures and the SYNCs that
+ * reach this replica before it knows it dispatches. Owned by the dispatch thread.
  */
-final class Dispatching {
+final class Dispatching extends Alone implements Core.Watcher {
+
+    /** Shortest gap between two views the dispatcher broadcasts. */
+    static final long VIEW_MILLIS = 5;
+    /** A new dispatcher holds placements this long at most, until every member has sent its state. */
+    static final long SETTLE_MILLIS = 300;
+    /** The dispatcher releases the requests of a replica it has not heard from this long. */
+    static final long ORIGIN_TIMEOUT_MILLIS = 10_000;
 
     private static final Logger LOG = LoggerFactory.getLogger(Dispatching.class);
 
-    private final DispatchLoop loop;
     private final LongSupplier clock;
     private final Frames.Writer frame = new Frames.Writer();
     private final Map<String, Origin> origins = new LinkedHashMap<>();
@@ -51,16 +61,18 @@ final class Dispatching {
     private long viewOldestSeen = Long.MAX_VALUE;
     private long nextSweepAt;
 
-    Dispatching(DispatchLoop loop, LongSupplier clock) {
-        this.loop = loop;
+    Dispatching(RoleHost host, LongSupplier clock) {
+        super(host);
         this.clock = clock;
     }
 
     /** The other replicas this dispatcher holds requests for. */
+    @Override
     Collection<Origin> origins() {
         return origins.values();
     }
 
+    @Override
     Origin originOf(String member) {
         return origins.get(member);
     }
@@ -71,7 +83,8 @@ final class Dispatching {
     }
 
     /** Whether any other replica's health checks mark this worker down. */
-    boolean markedDownElsewhere(String workerId) {
+    @Override
+    public boolean markedDownElsewhere(String workerId) {
         for (Origin o : origins.values()) {
             if (o.marksDown(workerId)) {
                 return true;
@@ -81,25 +94,28 @@ final class Dispatching {
     }
 
     /** The state changed: a view is due. */
-    void changed() {
+    @Override
+    public void changed() {
         viewDirty = true;
     }
 
     /** This dispatcher's own client saw tokens at {@code at}: the next view carries them. */
-    void seen(long at) {
+    @Override
+    public void seen(long at) {
         viewOldestSeen = Math.min(viewOldestSeen, at);
         viewDirty = true;
     }
 
     /** The answer to an origin's request: sent with the next answers. */
-    void placed(Origin o, long id, int worker, String workerId) {
+    @Override
+    public void placed(Origin o, long id, int worker, String workerId) {
         o.placed(id, worker, workerId);
         answersPending = true;
     }
 
     /**
-     * Starts dispatching: the other members' reports are awaited (their SYNCs), and those that came
-     * early are applied now.
+     * Starts dispatching (or routing alone, with no members): the other members' reports are
+     * awaited (their SYNCs); those that came early are {@linkplain #takeEarlySyncs taken} next.
      */
     void start(List<SnapshotStore.Member> members, String localMember) {
         origins.clear();
@@ -110,12 +126,15 @@ final class Dispatching {
             }
         }
         settling = !awaitingSync.isEmpty();
-        settleUntil = clock.getAsLong() + DispatchLoop.millis(DispatchLoop.SETTLE_MILLIS);
-        for (Map.Entry<String, byte[]> e : new ArrayList<>(earlySyncs.entrySet())) {
-            loop.onFrame(e.getKey(), e.getValue());
-        }
-        earlySyncs.clear();
+        settleUntil = clock.getAsLong() + Deadlines.millis(SETTLE_MILLIS);
         viewDirty = true;
+    }
+
+    /** The SYNCs that came before this member knew it dispatches, by sender; forgotten here. */
+    Map<String, byte[]> takeEarlySyncs() {
+        Map<String, byte[]> early = new LinkedHashMap<>(earlySyncs);
+        earlySyncs.clear();
+        return early;
     }
 
     /** No longer the dispatcher (or alone): every other replica's request is out of the core. */
@@ -169,38 +188,41 @@ final class Dispatching {
 
     // ------------------------------------------------------------------ timers
 
-    long untilDue(long now) {
+    @Override
+    public long untilDue(long now) {
         if (answersPending) {
             return 0;
         }
-        long wait = DispatchLoop.until(now, lastViewAt + DispatchLoop.millis(DispatchLoop.KEEPALIVE_MILLIS));
+        long wait = Deadlines.until(now, lastViewAt + Deadlines.millis(KEEPALIVE_MILLIS));
         if (viewDirty) {
-            wait = Math.min(wait, DispatchLoop.until(now, lastViewAt + DispatchLoop.millis(DispatchLoop.VIEW_MILLIS)));
+            wait = Math.min(wait, Deadlines.until(now, lastViewAt + Deadlines.millis(VIEW_MILLIS)));
         }
-        wait = Math.min(wait, DispatchLoop.until(now, nextSweepAt));
-        return settling ? Math.min(wait, DispatchLoop.until(now, settleUntil)) : wait;
+        wait = Math.min(wait, Deadlines.until(now, nextSweepAt));
+        return settling ? Math.min(wait, Deadlines.until(now, settleUntil)) : wait;
     }
 
     /** Settling ends before a step is taken (so it may place), answers and views after it. */
-    void runTimersBeforeStep(long now) {
-        if (settling && (awaitingSync.isEmpty() || DispatchLoop.due(now, settleUntil))) {
+    @Override
+    public void runTimers(long now) {
+        if (settling && (awaitingSync.isEmpty() || Deadlines.due(now, settleUntil))) {
             endSettling();
         }
     }
 
-    void runTimersAfterStep(long now) {
+    @Override
+    public void runTimersAfterStep(long now) {
         if (answersPending) {
             sendAnswers(now);
         }
-        if ((viewDirty && DispatchLoop.due(now, lastViewAt + DispatchLoop.millis(DispatchLoop.VIEW_MILLIS)))
-                || DispatchLoop.due(now, lastViewAt + DispatchLoop.millis(DispatchLoop.KEEPALIVE_MILLIS))) {
+        if ((viewDirty && Deadlines.due(now, lastViewAt + Deadlines.millis(VIEW_MILLIS)))
+                || Deadlines.due(now, lastViewAt + Deadlines.millis(KEEPALIVE_MILLIS))) {
             broadcastView(now);
         }
-        if (DispatchLoop.due(now, nextSweepAt)) {
-            nextSweepAt = now + DispatchLoop.millis(DispatchLoop.KEEPALIVE_MILLIS);
+        if (Deadlines.due(now, nextSweepAt)) {
+            nextSweepAt = now + Deadlines.millis(KEEPALIVE_MILLIS);
             for (Origin o : new ArrayList<>(origins.values())) {
-                if (now - o.lastHeardAt > DispatchLoop.millis(DispatchLoop.ORIGIN_TIMEOUT_MILLIS)) {
-                    purge(o, "nothing was heard from it for " + DispatchLoop.ORIGIN_TIMEOUT_MILLIS + " ms");
+                if (now - o.lastHeardAt > Deadlines.millis(ORIGIN_TIMEOUT_MILLIS)) {
+                    purge(o, "nothing was heard from it for " + ORIGIN_TIMEOUT_MILLIS + " ms");
                 }
             }
         }
@@ -210,15 +232,16 @@ final class Dispatching {
         settling = false;
         if (!awaitingSync.isEmpty()) {
             LOG.warn("router: no state from {} within {} ms; placing without it", awaitingSync,
-                    DispatchLoop.SETTLE_MILLIS);
+                    SETTLE_MILLIS);
             awaitingSync.clear();
         }
-        loop.settled();
+        host.settled();
     }
 
     // ------------------------------------------------------------------ frames from the followers
 
-    void onFrame(String from, Frames.Reader r) {
+    @Override
+    public void receive(String from, Frames.Reader r, byte[] frame) {
         if (departed.contains(from)) {
             return; // sent before it left (see departed)
         }
@@ -230,7 +253,8 @@ final class Dispatching {
     }
 
     /** A frame from a follower could not be read: its state is asked for. */
-    void onMalformed(String from) {
+    @Override
+    public void malformed(String from) {
         Origin o = origins.get(from);
         if (o != null) {
             o.awaitingSync = true;
@@ -243,7 +267,7 @@ final class Dispatching {
         if (o == null) {
             o = new Origin(member);
             o.lastHeardAt = clock.getAsLong();
-            for (SnapshotStore.Member m : loop.members()) {
+            for (SnapshotStore.Member m : host.members()) {
                 o.seenInMembership |= m.id().equals(member);
             }
             origins.put(member, o);
@@ -263,7 +287,7 @@ final class Dispatching {
         o.outSeq = 0;
         byte flags = r.getByte();
         WorkerLayout theirs = r.getByte() != 0 ? WorkerLayout.read(r) : null;
-        WorkerLayout mine = loop.layout();
+        WorkerLayout mine = host.marks().layout();
         if (theirs != null && mine != null && theirs.fingerprint() != mine.fingerprint()
                 && o.layoutMismatchLogged != theirs.fingerprint()) {
             LOG.error("router: member {} has the decode pool {}, this dispatcher {}: the replicas' topologies differ;"
@@ -275,11 +299,11 @@ final class Dispatching {
         for (int i = 0; i < down; i++) {
             o.down.add(r.getString());
         }
-        loop.applyAvailability();
+        host.core().applyAvailability();
         int drains = r.getCount(5);
         for (int i = 0; i < drains; i++) {
             String worker = r.getString();
-            loop.applyDrain(worker, r.getByte() != 0); // asked of it, not yet shown by a view: maybe lost on the way
+            host.core().applyDrain(worker, r.getByte() != 0); // asked of it, not yet shown by a view: maybe lost on the way
         }
         int n = r.getCount(40);
         int restored = 0;
@@ -298,10 +322,10 @@ final class Dispatching {
             }
             int g = worker.isEmpty() || mine == null ? -1 : mine.indexOf(worker);
             if (g >= 0) {
-                loop.coreRestore(f, g, Math.max(0, decoded));
+                host.core().restore(f, g, Math.max(0, decoded));
                 restored++;
             } else if (!worker.isEmpty()) {
-                loop.coreRetired(f, worker); // its worker is not in this layout: it ends there
+                host.core().retired(f, worker); // its worker is not in this layout: it ends there
                 aside++;
             } else {
                 submit(o, f);
@@ -356,7 +380,7 @@ final class Dispatching {
                     long age = r.getLong();
                     InFlight f = o.requests.get(id);
                     if (f != null && count > 0) {
-                        loop.coreTokens(f, count, now - Math.max(0, age));
+                        host.core().tokens(f, count, now - Math.max(0, age));
                     }
                 }
                 case Frames.K_COMPLETE -> {
@@ -364,35 +388,35 @@ final class Dispatching {
                     if (f != null) {
                         if (f.core != null && (f.core.phase() == TrackedRequest.Phase.RUNNING
                                 || f.core.phase() == TrackedRequest.Phase.QUEUED)) {
-                            loop.coreComplete(f);
+                            host.core().complete(f);
                         } else {
-                            loop.coreAbort(f); // waiting, or on a worker no longer in the layout
+                            host.core().abort(f); // waiting, or on a worker no longer in the layout
                         }
                     }
                 }
                 case Frames.K_ABORT -> {
                     InFlight f = o.requests.remove(r.getLong());
                     if (f != null) {
-                        loop.coreAbort(f);
+                        host.core().abort(f);
                     }
                 }
                 case Frames.K_MARK -> {
                     String worker = r.getString();
                     boolean changed = r.getByte() != 0 ? o.down.remove(worker) : o.down.add(worker);
                     if (changed) {
-                        loop.applyAvailability(worker);
+                        host.core().applyAvailability(worker);
                     }
                 }
                 case Frames.K_DRAIN -> {
                     String worker = r.getString();
-                    loop.applyDrain(worker, r.getByte() != 0);
+                    host.core().applyDrain(worker, r.getByte() != 0);
                 }
                 default -> throw new Frames.MalformedFrameException("unknown event kind " + kind);
             }
         }
         noteFlags(o, flags);
         if (r.oldestSeenNanos != 0) {
-            loop.staleness().record(now - r.oldestSeenNanos);
+            host.staleness().record(now - r.oldestSeenNanos);
             viewOldestSeen = Math.min(viewOldestSeen, r.oldestSeenNanos);
         }
     }
@@ -400,7 +424,7 @@ final class Dispatching {
     /** Another replica's request into the core; if the policy fails it, the replica is told (its caller gets an error). */
     private void submit(Origin o, InFlight f) {
         try {
-            loop.coreSubmit(f);
+            host.core().submit(f);
         } catch (RuntimeException e) {
             o.requests.remove(f.id);
             LOG.error("router: request {} of member {} could not be submitted: {}", f.id, o.member, e.toString());
@@ -415,22 +439,22 @@ final class Dispatching {
 
     private void noteFlags(Origin o, byte flags) {
         if ((flags & Frames.F_STEP) != 0) {
-            loop.wantStep();
+            host.steps().want();
         }
         if ((flags & Frames.F_STEP_ANSWER) != 0) {
-            loop.stepNow();
+            host.step(false);
             o.stepsRun++;
             answersPending = true;
         }
     }
 
     private void askResync(Origin o, long now) {
-        if (o.resyncAskedAt != 0 && now - o.resyncAskedAt < DispatchLoop.millis(DispatchLoop.RESYNC_GAP_MILLIS)) {
+        if (o.resyncAskedAt != 0 && now - o.resyncAskedAt < Deadlines.millis(RESYNC_GAP_MILLIS)) {
             return;
         }
         o.resyncAskedAt = now;
         frame.begin(Frames.RESYNC, o.session, 0, now, 0); // not an answer: no sequence of its own
-        loop.send(o.member, frame.toBytes());
+        host.send(o.member, frame.toBytes());
     }
 
     // ------------------------------------------------------------------ frames to the followers
@@ -445,8 +469,8 @@ final class Dispatching {
                     continue;
                 }
                 frame.begin(Frames.PLACEMENTS, o.session, o.outSeq++, now, 0);
-                o.writeAnswers(frame, loop.step(), loop.poolSize());
-                loop.send(o.member, frame.toBytes());
+                o.writeAnswers(frame, host.core().step(), host.core().poolSize());
+                host.send(o.member, frame.toBytes());
             }
         }
     }
@@ -456,12 +480,12 @@ final class Dispatching {
         lastViewAt = now;
         long oldest = viewOldestSeen == Long.MAX_VALUE ? 0 : viewOldestSeen;
         viewOldestSeen = Long.MAX_VALUE;
-        if (loop.members().size() < 2) {
+        if (host.members().size() < 2) {
             return;
         }
         frame.begin(Frames.VIEW, 0, viewSeq++, now, oldest);
-        loop.writeView(frame);
-        loop.sendToAll(frame.toBytes());
+        host.writeView(frame);
+        host.sendToAll(frame.toBytes());
     }
 
     /** A replica left: its requests leave the core at once (they went with its clients). */
@@ -470,7 +494,7 @@ final class Dispatching {
         release(o);
         origins.remove(o.member);
         awaitingSync.remove(o.member);
-        loop.applyAvailability();
+        host.core().applyAvailability();
         LOG.info("router: member {} is gone ({}): its {} request(s) released", o.member, why, n);
         if (settling && awaitingSync.isEmpty()) {
             endSettling();
@@ -483,9 +507,9 @@ final class Dispatching {
         if (o.requests.isEmpty()) {
             return;
         }
-        o.requests.forEachValue(loop::coreAbort);
+        o.requests.forEachValue(host.core()::abort);
         o.requests.clear();
         o.clearAnswers();
-        loop.wantStep();
+        host.steps().want();
     }
 }

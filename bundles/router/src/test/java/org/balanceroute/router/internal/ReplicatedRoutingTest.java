@@ -388,7 +388,7 @@ class ReplicatedRoutingTest {
         a.router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq")));
         await("the follower shows jsq", () -> "jsq".equals(b.router.activePolicy()));
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-        assertTrue(ms < DispatchLoop.KEEPALIVE_MILLIS / 2, "the view with the new policy went out at once, not with"
+        assertTrue(ms < ReplicaRole.KEEPALIVE_MILLIS / 2, "the view with the new policy went out at once, not with"
                 + " the keepalive: " + ms + " ms");
     }
 
