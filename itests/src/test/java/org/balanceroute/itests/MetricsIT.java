@@ -87,7 +87,7 @@ public class MetricsIT extends BalanceRouteTestSupport {
                 && Double.valueOf(0).equals(scrape().get("balanceroute_prefill_in_flight_requests{pool=\"default\",instance=\"0\",}")));
         assertEquals(0.0, scrape().get(load(0)), 0);
         assertEquals(0.0, scrape().get(load(1)), 0);
-        double stepsBefore = scrape().get("balanceroute_dispatch_step_duration_seconds_count");
+        double stepsBefore = scrape().get("balanceroute_dispatch_step_duration_seconds_count{pool=\"default\",}");
 
         // two requests in the prompt pool: br0 waits for a dispatch step
         long r1 = 910_001, r2 = 910_002;
@@ -108,7 +108,7 @@ public class MetricsIT extends BalanceRouteTestSupport {
         assertEquals(300.0, s.get(load(w2)), 0);
         assertEquals(700.0, s.get("balanceroute_imbalance_tokens{pool=\"default\",}"), 0);
         assertTrue("the dispatch step was timed",
-                s.get("balanceroute_dispatch_step_duration_seconds_count") >= stepsBefore + 1);
+                s.get("balanceroute_dispatch_step_duration_seconds_count{pool=\"default\",}") >= stepsBefore + 1);
 
         router.tokens(r1, 5);
         await("decoded tokens grow the load", () -> Double.valueOf(1005).equals(scrape().get(load(w1))));

@@ -12,7 +12,11 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.balanceroute.api.ClusterSnapshot;
@@ -40,8 +44,8 @@ import org.osgi.service.component.annotations.Component;
  * {@code instance}; per-pool ones (pool depth, imbalance, decode step, active policy, the prefill
  * tier) {@code pool}. The pool's imbalance is the sum over its instances of each one's max - min
  * over its workers not draining (one instance: the classic {@code max_g L_g - min_g L_g}). The step
- * hook's figures (step latency, running means) are not told which pool stepped: they stay as they
- * were, labelled with the primary pool where they had a pool label.
+ * hook's figures (step latency, running means) are kept per pool ({@link StepStats}): the router
+ * names the pool that stepped, and a scrape shows those of the pools it lists.
  */
 @Component(service = {BalanceRouteMetrics.class, DispatchObserver.class, ProxyObserver.class}, immediate = true)
 public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserver {
@@ -94,12 +98,12 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
 
     private static final double NANOS = 1e9;
 
+    private static final String STEP_DURATION_HELP =
+            "Duration of one dispatch step on the pool's dispatch thread (placement decisions and bookkeeping)";
+    private static final double[] STEP_BUCKETS = {1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3,
+        2.5e-3, 5e-3, 1e-2, 2.5e-2, 0.1, 0.5};
+
     private final CollectorRegistry registry = new CollectorRegistry(true);
-    private final Histogram stepDuration = Histogram.build().name(STEP_DURATION)
-            .help("Duration of one dispatch step on the router's dispatch thread (placement decisions and bookkeeping)")
-            .buckets(1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2,
-                    0.1, 0.5)
-            .withoutExemplars().register(registry);
     private final Histogram ttft = Histogram.build().name(TTFT)
             .help("Time from a streaming request's arrival at the proxy to its first token")
             .buckets(0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
@@ -116,16 +120,61 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
     /** One child per outcome, resolved up front: counting needs no label lookup (no allocation). */
     private final Counter.Child[] byOutcome = new Counter.Child[Outcome.values().length];
 
-    /** The pool's imbalance summed over the dispatch steps, and their number (the running mean's terms). */
-    private final AtomicLong imbalanceSum = new AtomicLong();
-    private final AtomicLong steps = new AtomicLong();
     /**
-     * Per decode instance i (layout order): at 2i its imbalance summed over the steps that reported
-     * it, at 2i+1 their number. Replaced by a longer or shorter copy (the instances kept keep their
-     * sums, a new one starts from 0) when the router reports another number of instances: the only
-     * allocation of the step hook, once per layout change.
+     * The step hook's figures by pool name: created on a pool's first step (or first scrape), found
+     * without allocation after that; a pool a scrape no longer lists is dropped.
      */
-    private volatile AtomicLongArray instanceSums = new AtomicLongArray(0);
+    private final Map<String, StepStats> stepStats = new ConcurrentHashMap<>();
+
+    /**
+     * One pool's step figures: its step latency histogram (unregistered, unlabelled: the scrape adds
+     * the {@code pool} label), its imbalance summed over its steps and their number (the running
+     * mean's terms), and its instances' sums. Its steps come from its dispatch loop one at a time,
+     * maybe from different threads over time: atomics and a volatile array, no lock.
+     */
+    static final class StepStats {
+        final Histogram duration = Histogram.build().name(STEP_DURATION).help(STEP_DURATION_HELP)
+                .buckets(STEP_BUCKETS).withoutExemplars().create();
+        final AtomicLong imbalanceSum = new AtomicLong();
+        final AtomicLong steps = new AtomicLong();
+        /**
+         * Per decode instance i (layout order): at 2i its imbalance summed over the steps that
+         * reported it, at 2i+1 their number. Replaced by a longer or shorter copy (the instances kept
+         * keep their sums, a new one starts from 0) when the pool's router reports another number of
+         * instances: with the pool's creation, the only allocation of the step hook.
+         */
+        volatile AtomicLongArray instanceSums = new AtomicLongArray(0);
+
+        /** The latency and the running mean's terms. */
+        void step(long durationNanos, long imbalance) {
+            duration.observe(durationNanos / NANOS);
+            imbalanceSum.addAndGet(imbalance);
+            steps.incrementAndGet();
+        }
+
+        /** Each instance's running sum; {@code groupImbalances} is read here and not kept. */
+        void instances(long[] groupImbalances) {
+            int n = groupImbalances.length;
+            AtomicLongArray sums = instanceSums;
+            if (sums.length() != 2 * n) {
+                sums = resized(sums, n);
+            }
+            for (int i = 0; i < n; i++) {
+                sums.addAndGet(2 * i, groupImbalances[i]);
+                sums.incrementAndGet(2 * i + 1);
+            }
+        }
+
+        /** The per-instance sums for {@code instances}, the first ones carried over; published. */
+        private AtomicLongArray resized(AtomicLongArray old, int instances) {
+            AtomicLongArray sums = new AtomicLongArray(2 * instances);
+            for (int k = 0, end = Math.min(old.length(), sums.length()); k < end; k++) {
+                sums.set(k, old.get(k));
+            }
+            instanceSums = sums;
+            return sums;
+        }
+    }
 
     public BalanceRouteMetrics() {
         for (Outcome o : Outcome.values()) {
@@ -134,43 +183,41 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
     }
 
     /**
-     * A step without per-instance figures: the latency and the pool's running mean only. On the
-     * dispatch thread: no allocation, no lock (atomic adds).
+     * A step without the pool's name nor per-instance figures: the latency and the running mean
+     * only, counted for the pool named {@code default} ({@link Fleet#DEFAULT_POOL}). No allocation
+     * (but once for the pool), no lock.
      */
     @Override
     public void stepCompleted(long durationNanos, long imbalance, int poolDepth) {
-        stepDuration.observe(durationNanos / NANOS);
-        imbalanceSum.addAndGet(imbalance);
-        steps.incrementAndGet();
+        stats(Fleet.DEFAULT_POOL).step(durationNanos, imbalance);
     }
 
     /**
-     * A step with each instance's imbalance (the one the router calls): the pool's figures as
-     * above, and each instance's running sum. {@code groupImbalances} is read here and not kept. No
-     * allocation (but once when the number of instances changes), no lock.
+     * A step without the pool's name: counted for the pool named {@code default}
+     * ({@link Fleet#DEFAULT_POOL}), as {@link #stepCompleted(String, long, long, int, long[])}.
      */
     @Override
     public void stepCompleted(long durationNanos, long imbalance, int poolDepth, long[] groupImbalances) {
-        stepCompleted(durationNanos, imbalance, poolDepth);
-        int n = groupImbalances.length;
-        AtomicLongArray sums = instanceSums;
-        if (sums.length() != 2 * n) {
-            sums = resized(sums, n);
-        }
-        for (int i = 0; i < n; i++) {
-            sums.addAndGet(2 * i, groupImbalances[i]);
-            sums.incrementAndGet(2 * i + 1);
-        }
+        stepCompleted(Fleet.DEFAULT_POOL, durationNanos, imbalance, poolDepth, groupImbalances);
     }
 
-    /** The per-instance sums for {@code instances}, the first ones carried over; published. */
-    private AtomicLongArray resized(AtomicLongArray old, int instances) {
-        AtomicLongArray sums = new AtomicLongArray(2 * instances);
-        for (int k = 0, end = Math.min(old.length(), sums.length()); k < end; k++) {
-            sums.set(k, old.get(k));
-        }
-        instanceSums = sums;
-        return sums;
+    /**
+     * A step of pool {@code pool}'s router with each instance's imbalance (the one the router
+     * calls): the pool's latency, running mean and each of its instances' running sums.
+     * {@code groupImbalances} is read here and not kept. On the pool's dispatch thread: no
+     * allocation (but once for the pool and once when its number of instances changes), no lock.
+     */
+    @Override
+    public void stepCompleted(String pool, long durationNanos, long imbalance, int poolDepth, long[] groupImbalances) {
+        StepStats stats = stats(pool);
+        stats.step(durationNanos, imbalance);
+        stats.instances(groupImbalances);
+    }
+
+    /** Pool {@code pool}'s step figures, created the first time (a map lookup without allocation after). */
+    private StepStats stats(String pool) {
+        StepStats stats = stepStats.get(pool);
+        return stats != null ? stats : stepStats.computeIfAbsent(pool, p -> new StepStats());
     }
 
     @Override
@@ -192,15 +239,13 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
      * The exposition, Prometheus text format 0.0.4.
      *
      * @param pools every pool, the primary one first (the cluster-wide gauges are read from its
-     *     router, and the step hook's per-instance means are labelled with its names)
+     *     router); the step figures of a pool not listed are dropped
      */
     public String scrape(List<PoolState> pools) {
         List<MetricFamilySamples> families = new ArrayList<>(snapshotFamilies(pools));
         families.addAll(prefillFamilies(pools));
         families.addAll(clusterFamilies(pools));
-        PoolState primary = pools.isEmpty() ? null : pools.get(0);
-        families.addAll(meanFamilies(primary == null ? Labels.of(Fleet.DEFAULT_POOL, null, null)
-                : Labels.of(primary.name(), primary.topology(), primary.snapshot())));
+        families.addAll(stepFamilies(pools));
         families.removeIf(f -> f.samples.isEmpty()); // what no pool has is left out, not announced empty
         families.addAll(Collections.list(registry.metricFamilySamples()));
         StringWriter out = new StringWriter();
@@ -237,24 +282,53 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
                         "Prefills waiting in the connector for a prefill slot (a full queue answers 429)", queued));
     }
 
-    /** The running means of the imbalance: the pool's (unlabelled, 0 before the first step) and each instance's. */
-    List<MetricFamilySamples> meanFamilies(Labels labels) {
-        long n = steps.get();
-        double poolMean = n == 0 ? 0 : (double) imbalanceSum.get() / n;
-        AtomicLongArray sums = instanceSums;
-        List<Sample> perInstance = new ArrayList<>(sums.length() / 2);
-        for (int i = 0; i < sums.length() / 2; i++) {
-            long count = sums.get(2 * i + 1);
-            if (count > 0) {
-                perInstance.add(new Sample(INSTANCE_IMBALANCE_MEAN, Labels.POOL_INSTANCE,
-                        List.of(labels.pool(), labels.instance(i)), (double) sums.get(2 * i) / count));
+    /**
+     * The step hook's figures of every pool listed, labelled with its own names: the step latency
+     * histogram (zero counts before the pool's first step), the pool's running mean (0 before it) and
+     * each instance's (from the instance's first step). The figures of pools no longer listed are
+     * dropped.
+     */
+    List<MetricFamilySamples> stepFamilies(List<PoolState> pools) {
+        Set<String> listed = new HashSet<>();
+        List<Sample> durations = new ArrayList<>();
+        List<Sample> poolMeans = new ArrayList<>(pools.size());
+        List<Sample> perInstance = new ArrayList<>();
+        for (PoolState pool : pools) {
+            if (!listed.add(pool.name())) {
+                continue;
+            }
+            StepStats stats = stats(pool.name());
+            for (MetricFamilySamples f : stats.duration.collect()) {
+                for (Sample s : f.samples) {
+                    List<String> names = new ArrayList<>(s.labelNames.size() + 1);
+                    names.add("pool");
+                    names.addAll(s.labelNames);
+                    List<String> values = new ArrayList<>(s.labelValues.size() + 1);
+                    values.add(pool.name());
+                    values.addAll(s.labelValues);
+                    durations.add(new Sample(s.name, names, values, s.value));
+                }
+            }
+            long n = stats.steps.get();
+            poolMeans.add(new Sample(IMBALANCE_MEAN, Labels.POOL, List.of(pool.name()),
+                    n == 0 ? 0 : (double) stats.imbalanceSum.get() / n));
+            Labels labels = Labels.of(pool.name(), pool.topology(), pool.snapshot());
+            AtomicLongArray sums = stats.instanceSums;
+            for (int i = 0; i < sums.length() / 2; i++) {
+                long count = sums.get(2 * i + 1);
+                if (count > 0) {
+                    perInstance.add(new Sample(INSTANCE_IMBALANCE_MEAN, Labels.POOL_INSTANCE,
+                            List.of(labels.pool(), labels.instance(i)), (double) sums.get(2 * i) / count));
+                }
             }
         }
+        stepStats.keySet().retainAll(listed);
         return List.of(
+                new MetricFamilySamples(STEP_DURATION, Type.HISTOGRAM, STEP_DURATION_HELP, durations),
                 new MetricFamilySamples(IMBALANCE_MEAN, Type.GAUGE,
                         "Running mean over the dispatch steps since start of the pool's imbalance (the sum over "
                                 + "its decode instances of max - min L_g over each one's workers not draining), KV tokens",
-                        List.of(new Sample(IMBALANCE_MEAN, List.of(), List.of(), poolMean))),
+                        poolMeans),
                 new MetricFamilySamples(INSTANCE_IMBALANCE_MEAN, Type.GAUGE,
                         "Running mean over the dispatch steps since start of the decode instance's max - min L_g "
                                 + "over its workers not draining, KV tokens", perInstance));

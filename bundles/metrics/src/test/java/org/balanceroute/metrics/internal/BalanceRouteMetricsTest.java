@@ -114,7 +114,7 @@ class BalanceRouteMetricsTest {
         String text = scrape(new BalanceRouteMetrics(), null);
         assertFalse(text.contains("balanceroute_worker_kv_load_tokens"), text);
         assertFalse(text.contains("balanceroute_pool_depth"), text);
-        assertTrue(text.contains("balanceroute_dispatch_step_duration_seconds_count 0.0"), text);
+        assertTrue(text.contains("balanceroute_dispatch_step_duration_seconds_count{pool=\"default\",} 0.0"), text);
     }
 
     @Test
@@ -127,7 +127,7 @@ class BalanceRouteMetricsTest {
     }
 
     @Test
-    void dispatchStepsFillTheLatencyHistogramAndTheRunningMean() {
+    void dispatchStepsWithoutAPoolNameFillThePoolDefaultsLatencyHistogramAndRunningMean() {
         BalanceRouteMetrics m = new BalanceRouteMetrics();
         m.stepCompleted(3_000, 100, 0);        // 3 us
         m.stepCompleted(40_000, 300, 2);       // 40 us
@@ -135,15 +135,15 @@ class BalanceRouteMetricsTest {
         String text = scrape(m, SNAPSHOT);
         Map<String, Double> s = samples(text);
         assertTrue(text.contains("# TYPE balanceroute_dispatch_step_duration_seconds histogram"), text);
-        assertEquals(3.0, s.get("balanceroute_dispatch_step_duration_seconds_count"));
-        assertEquals(0.002043, s.get("balanceroute_dispatch_step_duration_seconds_sum"), 1e-9);
-        assertEquals(0.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{le=\"1.0E-6\",}"));
-        assertEquals(1.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{le=\"5.0E-6\",}"));
-        assertEquals(2.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{le=\"5.0E-5\",}"));
-        assertEquals(2.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{le=\"0.001\",}"));
-        assertEquals(3.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{le=\"0.0025\",}"));
-        assertEquals(3.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{le=\"+Inf\",}"));
-        assertEquals(200.0, s.get("balanceroute_imbalance_mean_tokens"));
+        assertEquals(3.0, s.get("balanceroute_dispatch_step_duration_seconds_count{pool=\"default\",}"));
+        assertEquals(0.002043, s.get("balanceroute_dispatch_step_duration_seconds_sum{pool=\"default\",}"), 1e-9);
+        assertEquals(0.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{pool=\"default\",le=\"1.0E-6\",}"));
+        assertEquals(1.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{pool=\"default\",le=\"5.0E-6\",}"));
+        assertEquals(2.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{pool=\"default\",le=\"5.0E-5\",}"));
+        assertEquals(2.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{pool=\"default\",le=\"0.001\",}"));
+        assertEquals(3.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{pool=\"default\",le=\"0.0025\",}"));
+        assertEquals(3.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{pool=\"default\",le=\"+Inf\",}"));
+        assertEquals(200.0, s.get("balanceroute_imbalance_mean_tokens{pool=\"default\",}"));
     }
 
     /** Pool "chat": instance "a" (workers 0, 1, 2), instance "b" (workers 3, 4). */
@@ -236,29 +236,97 @@ class BalanceRouteMetricsTest {
         long[] perInstance = new long[2];
         perInstance[0] = 100;
         perInstance[1] = 10;
-        m.stepCompleted(1_000, 110, 0, perInstance);
+        m.stepCompleted("chat", 1_000, 110, 0, perInstance);
         perInstance[0] = 300;                  // the router reuses its array
         perInstance[1] = 30;
-        m.stepCompleted(1_000, 330, 0, perInstance);
+        m.stepCompleted("chat", 1_000, 330, 0, perInstance);
         Map<String, Double> s = samples(scrape(m, TWO_INSTANCES, null, null, CHAT));
         assertEquals(200.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "chat", "a")));
         assertEquals(20.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "chat", "b")));
-        assertEquals(220.0, s.get("balanceroute_imbalance_mean_tokens"));
-        assertEquals(2.0, s.get("balanceroute_dispatch_step_duration_seconds_count"));
+        assertEquals(220.0, s.get("balanceroute_imbalance_mean_tokens{pool=\"chat\",}"));
+        assertEquals(2.0, s.get("balanceroute_dispatch_step_duration_seconds_count{pool=\"chat\",}"));
+    }
+
+    @Test
+    void stepsWithoutAPoolNameCountForThePoolDefault() {
+        BalanceRouteMetrics m = new BalanceRouteMetrics();
+        m.stepCompleted(1_000, 110, 0, new long[] {100, 10});
+        m.stepCompleted(1_000, 330, 0, new long[] {300, 30});
+        m.stepCompleted(1_000, 50, 0);
+        Map<String, Double> s = samples(scrape(m, TWO_INSTANCES));
+        assertEquals(200.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "default", "0")));
+        assertEquals(20.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "default", "1")));
+        assertEquals(490.0 / 3, s.get("balanceroute_imbalance_mean_tokens{pool=\"default\",}"), 1e-9);
+        assertEquals(3.0, s.get("balanceroute_dispatch_step_duration_seconds_count{pool=\"default\",}"));
+        Map<String, Double> chat = samples(scrape(m, TWO_INSTANCES, null, null, CHAT));
+        assertEquals(0.0, chat.get("balanceroute_imbalance_mean_tokens{pool=\"chat\",}"), "not chat's steps");
+        assertFalse(chat.keySet().stream().anyMatch(k -> k.contains("pool=\"default\"")),
+                "a pool no longer listed is left out: " + chat);
+    }
+
+    /** Pool "llama": one instance "x" of three workers. */
+    private static final PoolTopology LLAMA = new PoolTopology("llama", "l", List.of(), List.of(), List.of(
+            new DecodeInstance("x", List.of(endpoint(7001), endpoint(7002), endpoint(7003)), 64)));
+
+    @Test
+    void eachPoolHasItsOwnStepLatencyRunningMeanAndInstanceMeansUnderItsOwnLabels() {
+        BalanceRouteMetrics m = new BalanceRouteMetrics();
+        long[] chat = new long[2];
+        long[] llama = new long[1];
+        for (int i = 0; i < 4; i++) {          // chat: a 100, 300, 100, 300; b 10, 30, 10, 30
+            chat[0] = i % 2 == 0 ? 100 : 300;
+            chat[1] = i % 2 == 0 ? 10 : 30;
+            m.stepCompleted("chat", 3_000, chat[0] + chat[1], 0, chat);
+            if (i < 2) {                       // llama: x 1000, 2000 (two steps, 2 ms each)
+                llama[0] = 1000 * (i + 1);
+                m.stepCompleted("llama", 2_000_000, llama[0], 0, llama);
+            }
+        }
+        List<PoolState> both = List.of(new PoolState("chat", CHAT, TWO_INSTANCES, null, null, 0, null),
+                new PoolState("llama", LLAMA, SNAPSHOT, null, null, 0, null));
+        String text = m.scrape(both);
+        Map<String, Double> s = samples(text);
+        assertEquals(220.0, s.get("balanceroute_imbalance_mean_tokens{pool=\"chat\",}"));
+        assertEquals(1500.0, s.get("balanceroute_imbalance_mean_tokens{pool=\"llama\",}"));
+        assertEquals(200.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "chat", "a")));
+        assertEquals(20.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "chat", "b")));
+        assertEquals(1500.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "llama", "x")));
+        assertEquals(3, s.keySet().stream().filter(k -> k.startsWith("balanceroute_instance_imbalance_mean_tokens"))
+                .count(), "two instances of chat, one of llama: " + text);
+        assertEquals(4.0, s.get("balanceroute_dispatch_step_duration_seconds_count{pool=\"chat\",}"));
+        assertEquals(2.0, s.get("balanceroute_dispatch_step_duration_seconds_count{pool=\"llama\",}"));
+        assertEquals(4.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{pool=\"chat\",le=\"5.0E-6\",}"));
+        assertEquals(0.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{pool=\"llama\",le=\"0.001\",}"));
+        assertEquals(2.0, s.get("balanceroute_dispatch_step_duration_seconds_bucket{pool=\"llama\",le=\"0.0025\",}"));
+        assertEquals(0.004, s.get("balanceroute_dispatch_step_duration_seconds_sum{pool=\"llama\",}"), 1e-12);
+        assertEquals(1, text.split("# TYPE balanceroute_dispatch_step_duration_seconds histogram").length - 1,
+                "one family for all pools");
+        assertEquals(1, text.split("# TYPE balanceroute_imbalance_mean_tokens gauge").length - 1);
+
+        Map<String, Double> chatOnly = samples(m.scrape(List.of(both.get(0))));
+        assertEquals(220.0, chatOnly.get("balanceroute_imbalance_mean_tokens{pool=\"chat\",}"));
+        assertFalse(chatOnly.keySet().stream().anyMatch(k -> k.contains("pool=\"llama\"")),
+                "llama is no longer listed: " + chatOnly);
+        Map<String, Double> again = samples(m.scrape(both));
+        assertEquals(0.0, again.get("balanceroute_imbalance_mean_tokens{pool=\"llama\",}"),
+                "a pool listed again starts over");
+        assertEquals(0.0, again.get("balanceroute_dispatch_step_duration_seconds_count{pool=\"llama\",}"));
+        assertEquals(4.0, again.get("balanceroute_dispatch_step_duration_seconds_count{pool=\"chat\",}"));
     }
 
     @Test
     void anInstanceAddedLaterStartsItsMeanWhenItFirstReports() {
         BalanceRouteMetrics m = new BalanceRouteMetrics();
-        m.stepCompleted(1_000, 100, 0, new long[] {100});
-        m.stepCompleted(1_000, 300, 0, new long[] {300});
-        m.stepCompleted(1_000, 90, 0, new long[] {50, 40});
+        m.stepCompleted("chat", 1_000, 100, 0, new long[] {100});
+        m.stepCompleted("chat", 1_000, 300, 0, new long[] {300});
+        m.stepCompleted("chat", 1_000, 90, 0, new long[] {50, 40});
         Map<String, Double> s = samples(scrape(m, TWO_INSTANCES, null, null, CHAT));
         assertEquals(150.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "chat", "a")));
         assertEquals(40.0, s.get(instance("balanceroute_instance_imbalance_mean_tokens", "chat", "b")));
-        assertEquals(490.0 / 3, s.get("balanceroute_imbalance_mean_tokens"), 1e-9);
+        assertEquals(490.0 / 3, s.get("balanceroute_imbalance_mean_tokens{pool=\"chat\",}"), 1e-9);
         Map<String, Double> none = samples(scrape(new BalanceRouteMetrics(), TWO_INSTANCES, null, null, CHAT));
-        assertEquals(0.0, none.get("balanceroute_imbalance_mean_tokens"), "0 before the first step");
+        assertEquals(0.0, none.get("balanceroute_imbalance_mean_tokens{pool=\"chat\",}"), "0 before the first step");
+        assertEquals(0.0, none.get("balanceroute_dispatch_step_duration_seconds_count{pool=\"chat\",}"));
         assertFalse(none.keySet().stream().anyMatch(k -> k.startsWith("balanceroute_instance_imbalance_mean_tokens")),
                 "no instance mean before its first step");
     }
@@ -268,22 +336,25 @@ class BalanceRouteMetricsTest {
         ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         BalanceRouteMetrics m = new BalanceRouteMetrics();
         long[] perInstance = {120, 340, 0, 56};
-        for (int i = 0; i < 200_000; i++) {   // warm up (and the one resize, to 4 instances)
+        long[] other = {7, 9};
+        for (int i = 0; i < 200_000; i++) {   // warm up (each pool's creation and its one resize)
+            m.stepCompleted("chat", 2_000 + i % 50_000, 516, 3, perInstance);
+            m.stepCompleted("llama", 2_000 + i % 50_000, 16, 0, other);
             m.stepCompleted(2_000 + i % 50_000, 516, 3, perInstance);
         }
         long tid = Thread.currentThread().getId();
         long before = threads.getThreadAllocatedBytes(tid);
         for (int i = 0; i < 100_000; i++) {
+            m.stepCompleted("chat", 2_000 + i % 50_000, 516, 3, perInstance);
+            m.stepCompleted("llama", 2_000 + i % 50_000, 16, 0, other);
             m.stepCompleted(2_000 + i % 50_000, 516, 3, perInstance);
         }
         long allocated = threads.getThreadAllocatedBytes(tid) - before;
-        assertTrue(allocated < 4_096, "100,000 steps allocated " + allocated + " bytes");
+        assertTrue(allocated < 4_096, "300,000 steps allocated " + allocated + " bytes");
     }
 
     @Test
     void everyPoolIsScrapedWithItsPoolLabelItsPolicyAndItsPrefillTier() {
-        PoolTopology llama = new PoolTopology("llama", "l", List.of(), List.of(), List.of(
-                new DecodeInstance("x", List.of(endpoint(7001), endpoint(7002), endpoint(7003)), 64)));
         ClusterStatus chatCluster = new ClusterStatus("local", "m1", "m1", List.of(new ReplicaShare("m1", "a", true, 3,
                 new long[] {5000, 100, 300, 0, 700}, new int[] {2, 1, 1, 0, 2}, new int[5])), 0,
                 new ClusterStatus.Staleness(0, 0, 0, 0));
@@ -291,7 +362,7 @@ class BalanceRouteMetricsTest {
                 new long[] {1000, 250, 0}, new int[] {3, 1, 0}, new int[3])), 0, new ClusterStatus.Staleness(0, 0, 0, 0));
         String text = new BalanceRouteMetrics().scrape(List.of(
                 new PoolState("chat", CHAT, TWO_INSTANCES, chatCluster, "br0", 20_000_000, new PrefillTier(new int[] {4}, 1)),
-                new PoolState("llama", llama, SNAPSHOT, llamaCluster, "jsq", 0, null)));
+                new PoolState("llama", LLAMA, SNAPSHOT, llamaCluster, "jsq", 0, null)));
         Map<String, Double> s = samples(text);
         assertEquals(700.0, s.get(worker("balanceroute_worker_kv_load_tokens", "chat", "b", 4)));
         assertEquals(1000.0, s.get(worker("balanceroute_worker_kv_load_tokens", "llama", "x", 0)));
