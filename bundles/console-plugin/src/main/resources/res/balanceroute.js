@@ -209,7 +209,11 @@
           cell(tr, ''); cell(tr, ''); cell(tr, '');
           var actions = cell(tr, '');
           if (!p.primary) {
-            tr.id = 'br-pool-' + p.name + '-worker-' + w.worker; // figures only: the page drains the primary pool
+            tr.id = 'br-pool-' + p.name + '-worker-' + w.worker; // figures and drains; charts: the primary pool's
+            actions.appendChild(button('br-pool-' + p.name + '-drain-' + w.worker, 'Drain',
+              function () { drain('drain', { pool: p.name, worker: String(w.worker) }); }));
+            actions.appendChild(button('br-pool-' + p.name + '-undrain-' + w.worker, 'Undrain',
+              function () { drain('undrain', { pool: p.name, worker: String(w.worker) }); }));
           } else {
             tr.id = 'br-worker-' + w.worker;
             name.style.color = color(k, inst.workers.length);
@@ -245,7 +249,10 @@
         p.instances.forEach(function (inst) {
           inst.workers.forEach(function (w) {
             var row = $('br-pool-' + p.name + '-worker-' + w.worker);
-            if (row) { updateRow(row, w); }
+            if (!row) { return; }
+            updateRow(row, w);
+            $('br-pool-' + p.name + '-drain-' + w.worker).disabled = st.draining || !!w.draining || w.state == null;
+            $('br-pool-' + p.name + '-undrain-' + w.worker).disabled = st.draining || !w.draining;
           });
         });
         return;

@@ -484,7 +484,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
     }
 
     /**
-     * Drains ({@code on}) or undrains a worker or an instance of the served pool: the request is
+     * Drains ({@code on}) or undrains a worker or an instance of the named pool (its own router): the request is
      * checked against the router's layout now, each worker's drain is set through the router (fire
      * and forget, in order), then a fresh snapshot says where each stands.
      */
@@ -511,16 +511,21 @@ public final class BalanceRoutePlugin extends HttpServlet {
                 request = DrainRequest.parse(req::getParameter);
             }
             Fleet fleet = fleet();
-            DrainRequest.Target target = request.resolve(fleet, router.snapshot());
+            RouterService pool = router.pool(request.pool());
+            if (pool == null) {
+                throw new DrainRequest.Refusal(HttpServletResponse.SC_NOT_FOUND, "no pool '" + request.pool()
+                        + "' is routed here", "pool");
+            }
+            DrainRequest.Target target = request.resolve(fleet, pool.snapshot());
             for (int g : target.workers()) {
-                router.setWorkerDraining(g, on);
+                pool.setWorkerDraining(g, on);
             }
             LOG.info("console: {} asked to {} pool {} {} {}", user(req), action, target.pool(),
                     target.instance() == null ? "worker" : "instance " + target.instance() + ", workers",
                     Arrays.toString(target.workers()));
             ClusterSnapshot after = null;
             try {
-                after = router.snapshot();
+                after = pool.snapshot();
             } catch (RuntimeException e) {
                 LOG.debug("console: no snapshot after the {}: {}", action, e.toString());
             }

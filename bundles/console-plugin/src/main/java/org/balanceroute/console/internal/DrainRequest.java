@@ -78,22 +78,19 @@ record DrainRequest(String pool, String worker, String instance) {
     }
 
     /**
-     * The workers this request names in the router's layout ({@code snapshot}), checked against the
-     * topology: the pool must be the one the router serves (404 otherwise, until there are several
-     * routers), the worker or instance one of its (404), and the router must have its workers (503).
+     * The workers this request names in its pool's router layout ({@code snapshot}, that pool's
+     * router's), checked against the topology: the pool must exist (404; without a topology only
+     * {@value Fleet#DEFAULT_POOL}), the worker or instance must be one of its (404), and the router
+     * must have its workers (503).
      */
     Target resolve(Fleet fleet, ClusterSnapshot snapshot) throws Refusal {
-        String served = FleetView.servedName(fleet);
-        if (!pool.equals(served)) {
-            throw new Refusal(404, fleet != null && fleet.pool(pool) != null
-                    ? "pool '" + pool + "' is configured, but this runtime routes pool '" + served
-                            + "' only: its workers cannot be drained here yet"
-                    : "no pool '" + pool + "' (this runtime routes pool '" + served + "')", "pool");
+        PoolTopology topology = fleet == null ? null : fleet.pool(pool);
+        if (fleet == null ? !pool.equals(Fleet.DEFAULT_POOL) : topology == null) {
+            throw new Refusal(404, "no pool '" + pool + "'", "pool");
         }
         if (snapshot == null || snapshot.workers() == 0) {
             throw new Refusal(503, "the router has no workers yet (the pool's topology has not reached it)", null);
         }
-        PoolTopology topology = FleetView.served(fleet);
         boolean named = FleetView.matches(topology, snapshot);
         if (worker != null) {
             int g = workerIndex(named ? topology : null, snapshot.workers());

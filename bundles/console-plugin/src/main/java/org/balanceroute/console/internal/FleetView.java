@@ -34,24 +34,6 @@ final class FleetView {
     private FleetView() {
     }
 
-    /** The pool the router serves: {@value Fleet#DEFAULT_POOL}, or the only pool; null if neither exists. */
-    static PoolTopology served(Fleet fleet) {
-        if (fleet == null) {
-            return null;
-        }
-        PoolTopology p = fleet.pool(Fleet.DEFAULT_POOL);
-        if (p == null && fleet.pools().size() == 1) {
-            p = fleet.pools().get(0);
-        }
-        return p;
-    }
-
-    /** The served pool's name: the topology's, or {@value Fleet#DEFAULT_POOL} without one. */
-    static String servedName(Fleet fleet) {
-        PoolTopology p = served(fleet);
-        return p == null ? Fleet.DEFAULT_POOL : p.name();
-    }
-
     /** Worker g's state: {@link #DOWN}, {@link #DRAINED}, {@link #DRAINING} or {@link #SERVING}, in that precedence. */
     static String state(ClusterSnapshot s, int g) {
         if (!s.available()[g]) {

@@ -235,7 +235,7 @@ final class StateJson {
         o.put("action", action);
         o.put("pool", target.pool());
         o.put("instance", target.instance());
-        PoolTopology topology = FleetView.served(fleet);
+        PoolTopology topology = fleet == null ? null : fleet.pool(target.pool());
         boolean named = FleetView.matches(topology, after);
         List<String> ids = named ? topology.workerIds() : List.of();
         ArrayNode workers = o.putArray("workers");

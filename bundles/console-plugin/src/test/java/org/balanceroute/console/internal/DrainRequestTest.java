@@ -49,13 +49,10 @@ class DrainRequestTest {
     }
 
     @Test
-    void anotherPoolIsA404ThatSaysWhy() throws Exception {
-        DrainRequest.Refusal configured = refused(json("{\"pool\": \"other\", \"worker\": 0}"));
-        assertEquals(404, configured.status);
-        assertEquals("pool", configured.field);
-        assertTrue(configured.getMessage().contains("routes pool 'default' only"), configured.getMessage());
+    void anUnknownPoolIsA404ThatNamesIt() throws Exception {
         DrainRequest.Refusal unknown = refused(json("{\"pool\": \"nope\", \"worker\": 0}"));
         assertEquals(404, unknown.status);
+        assertEquals("pool", unknown.field);
         assertTrue(unknown.getMessage().startsWith("no pool 'nope'"), unknown.getMessage());
     }
 
@@ -100,5 +97,14 @@ class DrainRequestTest {
         assertEquals("1", t.instance());
         assertEquals(404, assertThrows(DrainRequest.Refusal.class,
                 () -> json("{\"pool\": \"gpu\", \"worker\": 0}").resolve(null, SNAPSHOT)).status);
+    }
+
+    @Test
+    void anotherPoolResolvesAgainstItsOwnTopologyAndRouter() throws Exception {
+        ClusterSnapshot other = Fakes.snapshot(new int[] {1}, new long[1], new int[1]);
+        DrainRequest.Target t = json("{\"pool\": \"other\", \"instance\": \"x\"}").resolve(FLEET, other);
+        assertEquals("other", t.pool());
+        assertEquals("x", t.instance());
+        assertArrayEquals(new int[] {0}, t.workers());
     }
 }

@@ -112,15 +112,6 @@ class FleetViewTest {
     }
 
     @Test
-    void theOnlyPoolIsServedWhateverItsName() {
-        PoolTopology gpu = Fakes.pool("gpu", new String[] {"a", "b"}, new int[] {2, 2}, 0);
-        assertEquals("gpu", FleetView.servedName(Fakes.fleet(gpu)));
-        assertEquals("default", FleetView.servedName(Fakes.fleet(gpu, Fakes.pool("tpu", new String[] {"x"}, new int[] {1}, 9))));
-        assertEquals("default", FleetView.servedName(null));
-        assertNull(FleetView.served(Fleet.EMPTY));
-    }
-
-    @Test
     void beforeTheFirstSampleThePoolIsShownAsConfigured() {
         JsonNode pool = json(Fakes.fleet(TWO), null).path("pools").get(0);
         assertTrue(pool.path("primary").asBoolean());

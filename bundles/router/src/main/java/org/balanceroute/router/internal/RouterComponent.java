@@ -159,6 +159,11 @@ public final class RouterComponent implements RouterService, FleetListener {
                 PoolRouter p = before.get(t.name());
                 if (p == null) {
                     p = newPool(t.name(), t.policy());
+                    // its layout from the topology at once: the connector may have told it (through the
+                    // proxy's bridge) before this pool's router existed; later changes come that way
+                    if (!t.instances().isEmpty()) {
+                        p.loop.setLayout(t.workerIds(), t.groupSizes(), t.capacities());
+                    }
                     if (started) {
                         p.loop.start();
                     }

@@ -63,10 +63,7 @@ class PoolRoutersTest {
         for (RoutingPolicy p : policies) {
             router.bindPolicy(p, Map.of(RoutingPolicy.NAME_PROPERTY, p.name(), "service.id", (long) serviceIds.incrementAndGet()));
         }
-        router.start();
-        for (PoolTopology p : fleet.pools()) {
-            router.pool(p.name()).setLayout(p.workerIds(), p.groupSizes(), p.capacities());
-        }
+        router.start(); // each pool's layout from the topology: no setLayout needed
         return router;
     }
 
@@ -102,6 +99,16 @@ class PoolRoutersTest {
         assertEquals(4, a.snapshot().workers());
         assertEquals(2, b.snapshot().workers());
         assertSame(a, router.pool("a"), "the same router while the pool exists");
+    }
+
+    @Test
+    void aPoolAddedLaterHasItsTopologysLayoutAtOnce() throws Exception {
+        start(fleet(pool("a", "", 2)), new JoinShortestQueuePolicy());
+        router.fleetChanged(fleet(pool("a", "", 2), pool("c", "", 3)));
+        RouterService c = router.pool("c");
+        assertEquals(3, c.snapshot().workers(), "no layout told through the connector needed");
+        String placed = get(c.submit(1, 10, 0, 0)).workerId();
+        assertTrue(placed.startsWith("http://c:"), placed);
     }
 
     @Test
