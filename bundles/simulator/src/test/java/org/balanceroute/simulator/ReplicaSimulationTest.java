@@ -56,19 +56,19 @@ class ReplicaSimulationTest {
             IntFunction<PolicyCatalog.Setup> setups, StepObserver also) {
         List<String> steps = new ArrayList<>();
         StepObserver record = recorder(steps);
-        SimulationResult r = new ReplicaSimulation(config, replicas, SteadyState.DEFAULT).run(trace, setups, (step, time, cluster) -> {
-            record.onStep(step, time, cluster);
-            also.onStep(step, time, cluster);
+        SimulationResult r = new ReplicaSimulation(config, replicas, SteadyState.DEFAULT).run(trace, setups, (step, time, view) -> {
+            record.onStep(step, time, view);
+            also.onStep(step, time, view);
         }, n -> { });
         return new Run(r, steps);
     }
 
     private static StepObserver recorder(List<String> steps) {
-        return (step, time, cluster) -> {
+        return (step, time, view) -> {
             StringBuilder s = new StringBuilder().append(time).append(':');
-            for (int g = 0; g < cluster.workers(); g++) {
-                s.append(cluster.load(g)).append('/').append(cluster.running(g)).append('/')
-                        .append(cluster.queued(g)).append(',');
+            for (int g = 0; g < view.workers(); g++) {
+                s.append(view.load(g)).append('/').append(view.running(g)).append('/')
+                        .append(view.queued(g)).append(',');
             }
             steps.add(s.toString());
         };
@@ -161,10 +161,10 @@ class ReplicaSimulationTest {
                     });
                     return new PolicyCatalog.Setup(checking, s.learners());
                 };
-                StepObserver engineWithinB = (step, time, cluster) -> {
-                    for (int g = 0; g < cluster.workers(); g++) {
-                        assertTrue(cluster.running(g) <= cluster.capacity(), name + " D=" + d);
-                        assertEquals(0, cluster.queued(g), name + " D=" + d);
+                StepObserver engineWithinB = (step, time, view) -> {
+                    for (int g = 0; g < view.workers(); g++) {
+                        assertTrue(view.running(g) <= view.capacity(), name + " D=" + d);
+                        assertEquals(0, view.queued(g), name + " D=" + d);
                     }
                 };
                 SimulationResult r = replicated(SMALL, new ProxyReplicas(4, d, ClusterMode.DISPATCHER), LOADED,

@@ -4,13 +4,13 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
-import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.ReplicaShare;
 import org.balanceroute.router.RouterService;
@@ -106,7 +106,7 @@ public final class SnapshotResource {
         return m;
     }
 
-    static Map<String, Object> render(ClusterSnapshot s, String activePolicy) {
+    static Map<String, Object> render(PoolSnapshot s, String activePolicy) {
         long[] loads = s.loads();
         int[] running = s.running();
         int[] queued = s.queued();

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.ReplicaShare;
 import org.junit.jupiter.api.Test;
@@ -14,7 +14,7 @@ class SnapshotResourceTest {
     @Test
     void snapshotJson() throws Exception {
         FakeRouter router = new FakeRouter();
-        router.snapshot = new ClusterSnapshot("local", 12, 0, 64, new long[] {1200, 300, 50, 10}, new int[] {3, 1, 1, 1},
+        router.snapshot = new PoolSnapshot("local", 12, 0, 64, new long[] {1200, 300, 50, 10}, new int[] {3, 1, 1, 1},
                 new int[] {0, 2, 0, 0}, 5, new boolean[] {true, false, true, true}, new int[] {0, 0, 1, 1},
                 new int[] {64, 64, 64, 64}, new boolean[] {false, false, false, true});
         router.cluster = new ClusterStatus("hazelcast", "m2", "m1", List.of(

@@ -29,7 +29,7 @@ import org.balanceroute.admin.PolicyAdmin.InvalidChangeException;
 import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
 import org.balanceroute.admin.PolicyAdmin.UnknownPoolException;
 import org.balanceroute.admin.auth.ConsoleCredentials;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.FleetService;
 import org.balanceroute.router.ClusterStatus;
@@ -110,7 +110,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
     private final transient ScheduledExecutorService sampler;
     private final transient AtomicReference<ClusterStatus> cluster = new AtomicReference<>();
     /** The latest snapshot of every routed pool but the primary (whose are the history's), by name. */
-    private final transient AtomicReference<Map<String, ClusterSnapshot>> otherPools = new AtomicReference<>(Map.of());
+    private final transient AtomicReference<Map<String, PoolSnapshot>> otherPools = new AtomicReference<>(Map.of());
     private final transient AtomicReference<String> lastSampleProblem = new AtomicReference<>();
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
@@ -228,8 +228,8 @@ public final class BalanceRoutePlugin extends HttpServlet {
     }
 
     /** Each routed pool's snapshot but the primary's, from its own router. */
-    private Map<String, ClusterSnapshot> otherSnapshots() {
-        Map<String, ClusterSnapshot> m = new java.util.HashMap<>();
+    private Map<String, PoolSnapshot> otherSnapshots() {
+        Map<String, PoolSnapshot> m = new java.util.HashMap<>();
         String primary = router.poolName();
         for (String name : router.pools()) {
             RouterService r = router.pool(name);
@@ -242,7 +242,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
 
     /** The fleet section: every pool with its router's latest snapshot and its active policy. */
     private JsonNode fleetJson(LoadHistory.Sample latest) {
-        Map<String, ClusterSnapshot> snapshots = new java.util.HashMap<>(otherPools.get());
+        Map<String, PoolSnapshot> snapshots = new java.util.HashMap<>(otherPools.get());
         Map<String, String> active = new java.util.HashMap<>();
         String primary = Fleet.DEFAULT_POOL;
         try {
@@ -518,7 +518,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
             LOG.info("console: {} asked to {} pool {} {} {}", user(req), action, target.pool(),
                     target.instance() == null ? "worker" : "instance " + target.instance() + ", workers",
                     Arrays.toString(target.workers()));
-            ClusterSnapshot after = null;
+            PoolSnapshot after = null;
             try {
                 after = router.snapshot();
             } catch (RuntimeException e) {

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.Endpoint;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.PoolTopology;
@@ -82,7 +82,7 @@ record DrainRequest(String pool, String worker, String instance) {
      * topology: the pool must be the one the router serves (404 otherwise, until there are several
      * routers), the worker or instance one of its (404), and the router must have its workers (503).
      */
-    Target resolve(Fleet fleet, ClusterSnapshot snapshot) throws Refusal {
+    Target resolve(Fleet fleet, PoolSnapshot snapshot) throws Refusal {
         String served = FleetView.servedName(fleet);
         if (!pool.equals(served)) {
             throw new Refusal(404, fleet != null && fleet.pool(pool) != null

@@ -10,7 +10,7 @@ import org.balanceroute.admin.PolicyAdmin.ChangeResult;
 import org.balanceroute.admin.PolicyAdmin.ParameterDescription;
 import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
 import org.balanceroute.admin.auth.ConsoleCredentials;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.PoolTopology;
 import org.balanceroute.router.ClusterStatus;
@@ -74,7 +74,7 @@ final class StateJson {
         if (s == null) {
             return JSON.nullNode();
         }
-        ClusterSnapshot c = s.snapshot();
+        PoolSnapshot c = s.snapshot();
         ObjectNode o = JSON.createObjectNode();
         o.put("t", s.timeMillis());
         o.put("step", c.step());
@@ -229,7 +229,7 @@ final class StateJson {
      * "pool", "instance", "workers": [{"worker", "endpoint", "state"}], "message"}}; state as the
      * router shows it just after (null when it did not answer).
      */
-    static ObjectNode drained(String action, DrainRequest.Target target, Fleet fleet, ClusterSnapshot after) {
+    static ObjectNode drained(String action, DrainRequest.Target target, Fleet fleet, PoolSnapshot after) {
         ObjectNode o = JSON.createObjectNode();
         o.put("outcome", "applied");
         o.put("action", action);

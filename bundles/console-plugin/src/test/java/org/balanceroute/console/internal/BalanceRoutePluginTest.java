@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.balanceroute.admin.PolicyAdmin.ParameterDescription;
 import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.ReplicaShare;
 import org.junit.jupiter.api.Test;
@@ -34,7 +34,7 @@ class BalanceRoutePluginTest {
                     Map.of("tieBreak", "lowest")));
 
     private final AtomicLong now = new AtomicLong(1_800_000_000_000L);
-    private final ClusterSnapshot[] snapshot = {LoadHistoryTest.snapshot(1, 100, 400)};
+    private final PoolSnapshot[] snapshot = {LoadHistoryTest.snapshot(1, 100, 400)};
     private final ClusterStatus[] cluster = {new ClusterStatus(ClusterStatus.LOCAL, "local", "local",
             List.of(new ReplicaShare("local", "local", true, 0, new long[] {100, 400}, new int[] {1, 2}, new int[] {0, 0})),
             0, ClusterStatus.Staleness.NONE)};
@@ -42,7 +42,7 @@ class BalanceRoutePluginTest {
     private final Fakes.RecordingPolicyAdmin admin = new Fakes.RecordingPolicyAdmin(POLICIES);
     private final CsrfTokens csrf = new CsrfTokens("0123456789abcdef0123456789abcdef".getBytes(), () -> now.get() / 1000);
     private final List<String> drains = new ArrayList<>();
-    private final ClusterSnapshot chatSnapshot = Fakes.snapshot(new int[] {1}, new long[] {900}, new int[] {4});
+    private final PoolSnapshot chatSnapshot = Fakes.snapshot(new int[] {1}, new long[] {900}, new int[] {4});
     private final BalanceRoutePlugin plugin = new BalanceRoutePlugin(Fakes.withPools(
             Fakes.router(snapshot, cluster, "br0", List.of("br0", "brh-survival", "jsq", "least-running"), drains),
             Map.of("chat", Fakes.poolRouter("chat", chatSnapshot, "jsq"))),

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.Fleet;
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +15,7 @@ class DrainRequestTest {
 
     static final Fleet FLEET = Fakes.fleet(FleetViewTest.TWO,
             Fakes.pool("other", new String[] {"x"}, new int[] {1}, 10));
-    static final ClusterSnapshot SNAPSHOT = Fakes.snapshot(new int[] {2, 2}, new long[4], new int[4]);
+    static final PoolSnapshot SNAPSHOT = Fakes.snapshot(new int[] {2, 2}, new long[4], new int[4]);
 
     static DrainRequest json(String body) throws Exception {
         return DrainRequest.parse(StateJson.JSON.readTree(body));

@@ -19,13 +19,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.PoolTopology;
 import org.balanceroute.proxy.ProxyObserver;
 import org.balanceroute.router.ClusterStatus;
-import org.balanceroute.router.ReplicaShare;
 import org.balanceroute.router.DispatchObserver;
+import org.balanceroute.router.ReplicaShare;
 import org.osgi.service.component.annotations.Component;
 
 /**
@@ -92,7 +92,7 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
      * @param decodeStepNanos the decode step period its router observes, 0 while unknown
      * @param prefill its connector's prefill counts, or null without a connector (left out)
      */
-    public record PoolState(String name, PoolTopology topology, ClusterSnapshot snapshot, ClusterStatus cluster,
+    public record PoolState(String name, PoolTopology topology, PoolSnapshot snapshot, ClusterStatus cluster,
             String activePolicy, long decodeStepNanos, PrefillTier prefill) {
     }
 
@@ -418,7 +418,7 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
             if (pool.activePolicy() != null) {
                 policy.add(new Sample(ACTIVE_POLICY, List.of("pool", "policy"), List.of(pool.name(), pool.activePolicy()), 1));
             }
-            ClusterSnapshot s = pool.snapshot();
+            PoolSnapshot s = pool.snapshot();
             if (s == null) {
                 continue;
             }
@@ -484,7 +484,7 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
         static final List<String> POOL_INSTANCE = List.of("pool", "instance");
         static final List<String> POOL_INSTANCE_WORKER = List.of("pool", "instance", "worker");
 
-        static Labels of(String name, PoolTopology pool, ClusterSnapshot s) {
+        static Labels of(String name, PoolTopology pool, PoolSnapshot s) {
             if (pool == null) {
                 return new Labels(name, List.of(), s == null ? null : s.groups(), null);
             }

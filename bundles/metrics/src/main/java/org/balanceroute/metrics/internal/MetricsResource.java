@@ -6,7 +6,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
 import java.util.ArrayList;
 import java.util.List;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.connector.vllm.VllmConnector;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.FleetService;
@@ -74,7 +74,7 @@ public final class MetricsResource {
 
     /** One pool from its own router and connector; what its router cannot answer is left null. */
     static BalanceRouteMetrics.PoolState state(String name, RouterService r, Fleet f, VllmConnector c) {
-        ClusterSnapshot snapshot = null;
+        PoolSnapshot snapshot = null;
         ClusterStatus cluster = null;
         String policy = null;
         try {

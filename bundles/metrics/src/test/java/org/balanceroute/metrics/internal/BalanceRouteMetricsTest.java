@@ -9,38 +9,38 @@ import java.lang.management.ManagementFactory;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.DecodeInstance;
 import org.balanceroute.fleet.Endpoint;
 import org.balanceroute.fleet.PoolTopology;
 import org.balanceroute.metrics.internal.BalanceRouteMetrics.PoolState;
 import org.balanceroute.metrics.internal.BalanceRouteMetrics.PrefillTier;
+import org.balanceroute.proxy.ProxyObserver.Outcome;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.ReplicaShare;
-import org.balanceroute.proxy.ProxyObserver.Outcome;
 import org.junit.jupiter.api.Test;
 
 class BalanceRouteMetricsTest {
 
-    private static final ClusterSnapshot SNAPSHOT = new ClusterSnapshot("test", 7, 0, 4,
+    private static final PoolSnapshot SNAPSHOT = new PoolSnapshot("test", 7, 0, 4,
             new long[] {1000, 250, 0}, new int[] {3, 1, 0}, new int[] {0, 2, 0}, 5, new boolean[] {true, true, false});
 
     /** One pool's scrape: {@code topology}'s name, else {@code default}. */
-    private static String scrape(BalanceRouteMetrics m, ClusterSnapshot s, PrefillTier prefill, ClusterStatus cluster,
+    private static String scrape(BalanceRouteMetrics m, PoolSnapshot s, PrefillTier prefill, ClusterStatus cluster,
             PoolTopology topology) {
         String name = topology == null ? "default" : topology.name();
         return m.scrape(List.of(new PoolState(name, topology, s, cluster, null, 0, prefill)));
     }
 
-    private static String scrape(BalanceRouteMetrics m, ClusterSnapshot s, PrefillTier prefill, ClusterStatus cluster) {
+    private static String scrape(BalanceRouteMetrics m, PoolSnapshot s, PrefillTier prefill, ClusterStatus cluster) {
         return scrape(m, s, prefill, cluster, null);
     }
 
-    private static String scrape(BalanceRouteMetrics m, ClusterSnapshot s, PrefillTier prefill) {
+    private static String scrape(BalanceRouteMetrics m, PoolSnapshot s, PrefillTier prefill) {
         return scrape(m, s, prefill, null, null);
     }
 
-    private static String scrape(BalanceRouteMetrics m, ClusterSnapshot s) {
+    private static String scrape(BalanceRouteMetrics m, PoolSnapshot s) {
         return scrape(m, s, null, null, null);
     }
 
@@ -155,7 +155,7 @@ class BalanceRouteMetricsTest {
      * CHAT's state: worker 0 drains with 5,000 tokens still running, worker 3 is drained (nothing
      * left); a's imbalance is 300 - 100 (worker 0 left out), b's is 0 (one worker counts).
      */
-    private static final ClusterSnapshot TWO_INSTANCES = new ClusterSnapshot("test", 9, 0, 64,
+    private static final PoolSnapshot TWO_INSTANCES = new PoolSnapshot("test", 9, 0, 64,
             new long[] {5000, 100, 300, 0, 700}, new int[] {2, 1, 1, 0, 2}, new int[5], 3,
             new boolean[] {true, true, true, true, true}, new int[] {0, 0, 0, 1, 1}, new int[] {64, 64, 64, 32, 32},
             new boolean[] {true, false, false, true, false});

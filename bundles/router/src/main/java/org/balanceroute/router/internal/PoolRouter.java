@@ -3,7 +3,7 @@ package org.balanceroute.router.internal;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.Placement;
 import org.balanceroute.router.RouterService;
@@ -55,7 +55,7 @@ final class PoolRouter implements RouterService {
     }
 
     @Override
-    public ClusterSnapshot snapshot() {
+    public PoolSnapshot snapshot() {
         return loop.snapshot();
     }
 

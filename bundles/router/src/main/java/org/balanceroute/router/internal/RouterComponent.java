@@ -1,15 +1,15 @@
 package org.balanceroute.router.internal;
 
 import java.util.ArrayList;
-import java.util.TreeMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.CompletionListener;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.SnapshotStore;
-import org.balanceroute.api.CompletionListener;
 import org.balanceroute.api.TerminationPredictor;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.FleetListener;
@@ -433,7 +433,7 @@ public final class RouterComponent implements RouterService, FleetListener {
     }
 
     @Override
-    public ClusterSnapshot snapshot() {
+    public PoolSnapshot snapshot() {
         return primary().snapshot();
     }
 

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.awaitility.Awaitility;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.balance.BalanceSettings;
@@ -395,7 +395,7 @@ class ReplicatedRoutingTest {
     @Test
     void viewsAndStatusAreEmptyBeforeAnyoneReports() throws Exception {
         Replica a = new Replica(true);
-        ClusterSnapshot s = a.router.snapshot();
+        PoolSnapshot s = a.router.snapshot();
         assertEquals(G, s.workers());
         ClusterStatus st = a.router.cluster();
         assertEquals(1, st.members().size());
