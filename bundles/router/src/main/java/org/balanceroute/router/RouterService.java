@@ -57,7 +57,7 @@ import org.osgi.annotation.versioning.ProviderType;
  * member is the dispatcher, whose core holds every replica's requests and decides every placement
  * with the same policies; the others forward their requests' events to it and read its view.
  * Then {@link #snapshot()} and {@link #poolDepth()} are the whole cluster's on every replica, and
- * {@link #cluster()} shows the members and their shares. Without a store (or when it goes) the
+ * {@link #replicas()} shows the members and their shares. Without a store (or when it goes) the
  * router is a cluster of one; moving between the two keeps every request in flight.
  */
 @ProviderType
@@ -219,7 +219,7 @@ public interface RouterService {
      * The cluster of proxy replicas this router belongs to: the store, this member, the dispatcher,
      * every member's share of the load, and how stale the shared view is. Blocks like {@link #snapshot()}.
      */
-    ClusterStatus cluster();
+    ReplicasStatus replicas();
 
     /** The pools routed now, by name, sorted; the primary pool's alone before the topology is known. */
     List<String> pools();

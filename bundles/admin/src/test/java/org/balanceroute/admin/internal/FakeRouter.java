@@ -7,8 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.balanceroute.api.PoolSnapshot;
-import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.Placement;
+import org.balanceroute.router.ReplicasStatus;
 import org.balanceroute.router.RouterService;
 import org.balanceroute.router.StepResult;
 
@@ -28,7 +28,7 @@ final class FakeRouter implements RouterService {
     volatile List<String> available = List.of("br0", "brh-survival", "jsq", "p2c", "random");
     volatile Map<String, Map<String, Object>> parameters = Map.of();
     volatile PoolSnapshot snapshot;
-    ClusterStatus cluster;
+    ReplicasStatus replicas;
     /** Each setWorkerDraining as "g:draining", in order. */
     final List<String> drains = new CopyOnWriteArrayList<>();
 
@@ -68,7 +68,7 @@ final class FakeRouter implements RouterService {
     @Override public void setWorkerAvailable(int worker, boolean available) { }
     @Override public boolean automaticStepping() { return false; }
     @Override public void setLayout(java.util.List<String> workers, int[] groupSizes, int[] capacities) { }
-    @Override public ClusterStatus cluster() { return cluster; }
+    @Override public ReplicasStatus replicas() { return replicas; }
     @Override public List<String> pools() { return new ArrayList<>(pools.keySet()); }
     @Override public RouterService pool(String pool) { return pools.get(pool); }
     @Override public String poolName() { return name; }

@@ -32,7 +32,7 @@ import org.balanceroute.admin.auth.ConsoleCredentials;
 import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.FleetService;
-import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.router.ReplicasStatus;
 import org.balanceroute.router.RouterService;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
@@ -70,7 +70,7 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p><b>History.</b> Kept server-side: one sampler thread, started with the component, reads
- * {@link RouterService#snapshot()} and {@link RouterService#cluster()} about once a second into a
+ * {@link RouterService#snapshot()} and {@link RouterService#replicas()} about once a second into a
  * bounded ring ({@link LoadHistory}); viewers read the ring and never reach the router's dispatch
  * thread themselves, so ten open tabs cost the router what one does, and a page opened late shows
  * the last minutes at once. Polling rather than SSE: a console request passes through the console's
@@ -108,7 +108,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
     private final long intervalMillis;
     private final transient LongSupplier clock;
     private final transient ScheduledExecutorService sampler;
-    private final transient AtomicReference<ClusterStatus> cluster = new AtomicReference<>();
+    private final transient AtomicReference<ReplicasStatus> replicas = new AtomicReference<>();
     /** The latest snapshot of every routed pool but the primary (whose are the history's), by name. */
     private final transient AtomicReference<Map<String, PoolSnapshot>> otherPools = new AtomicReference<>(Map.of());
     private final transient AtomicReference<String> lastSampleProblem = new AtomicReference<>();
@@ -212,7 +212,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
             problem = "the router's snapshot: " + e.getMessage();
         }
         try {
-            cluster.set(router.cluster());
+            replicas.set(router.replicas());
         } catch (RuntimeException e) {
             problem = problem == null ? "the router's cluster status: " + e.getMessage() : problem;
         }
@@ -329,7 +329,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
                 latest == null ? 0 : latest.seq()));
         o.set("latest", StateJson.latest(latest));
         o.set("fleet", fleetJson(latest));
-        o.set("cluster", StateJson.cluster(cluster.get()));
+        o.set("cluster", StateJson.replicas(replicas.get()));
         o.set("policies", policies());
         o.set("credentials", StateJson.credentials(credentials()));
         return o;

@@ -13,8 +13,8 @@ import org.balanceroute.admin.auth.ConsoleCredentials;
 import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.PoolTopology;
-import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.ReplicaShare;
+import org.balanceroute.router.ReplicasStatus;
 
 /**
  * The JSON the console page reads ({@code GET .../balanceroute/state.json?since=SEQ}) and the
@@ -106,13 +106,13 @@ final class StateJson {
      * "queued"}]}}: clustered is store != local; share is the member's fraction of the summed load
      * (0 when nothing is loaded). Null when the router did not answer.
      */
-    static JsonNode cluster(ClusterStatus c) {
+    static JsonNode replicas(ReplicasStatus c) {
         if (c == null) {
             return JSON.nullNode();
         }
         ObjectNode o = JSON.createObjectNode();
         o.put("store", c.store());
-        o.put("clustered", !ClusterStatus.LOCAL.equals(c.store()));
+        o.put("clustered", !ReplicasStatus.LOCAL.equals(c.store()));
         o.put("localMember", c.localMember());
         o.put("dispatcher", c.dispatcher());
         o.put("viewAgeMillis", c.viewAgeMillis());

@@ -26,7 +26,7 @@ import org.balanceroute.fleet.DecodeInstance;
 import org.balanceroute.fleet.Endpoint;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.PoolTopology;
-import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.router.ReplicasStatus;
 import org.balanceroute.router.RouterService;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
@@ -38,20 +38,20 @@ final class Fakes {
     }
 
     /** A router answering fixed values. */
-    static RouterService router(PoolSnapshot[] snapshot, ClusterStatus[] cluster, String active, List<String> available) {
-        return router(snapshot, cluster, active, available, new ArrayList<>());
+    static RouterService router(PoolSnapshot[] snapshot, ReplicasStatus[] replicas, String active, List<String> available) {
+        return router(snapshot, replicas, active, available, new ArrayList<>());
     }
 
     /**
      * A router answering fixed values; each {@code setWorkerDraining(g, d)} is recorded in
      * {@code drains} as "g:d" and shows in the next snapshot.
      */
-    static RouterService router(PoolSnapshot[] snapshot, ClusterStatus[] cluster, String active, List<String> available,
+    static RouterService router(PoolSnapshot[] snapshot, ReplicasStatus[] replicas, String active, List<String> available,
             List<String> drains) {
         return (RouterService) Proxy.newProxyInstance(Fakes.class.getClassLoader(), new Class<?>[] {RouterService.class},
                 (p, m, a) -> switch (m.getName()) {
                     case "snapshot" -> snapshot[0];
-                    case "cluster" -> cluster[0];
+                    case "replicas" -> replicas[0];
                     case "activePolicy" -> active;
                     case "availablePolicies" -> available;
                     case "setWorkerDraining" -> {

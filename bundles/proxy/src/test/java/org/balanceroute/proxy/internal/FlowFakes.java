@@ -80,7 +80,7 @@ final class FlowFakes {
         @Override public void setWorkerAvailable(int worker, boolean available) { }
         @Override public void setLayout(java.util.List<String> workers, int[] groupSizes, int[] capacities) { }
     @Override public void setWorkerDraining(int worker, boolean draining) { }
-        @Override public org.balanceroute.router.ClusterStatus cluster() { throw new UnsupportedOperationException(); }
+        @Override public org.balanceroute.router.ReplicasStatus replicas() { throw new UnsupportedOperationException(); }
 
         @Override
         public CompletableFuture<Placement> submit(long id, int promptTokens, long key, int bytes) {

@@ -21,9 +21,9 @@ import org.balanceroute.api.SnapshotStore;
 import org.balanceroute.api.TerminationPredictor;
 import org.balanceroute.core.PoolState;
 import org.balanceroute.core.Router;
-import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.DispatchObserver;
 import org.balanceroute.router.Placement;
+import org.balanceroute.router.ReplicasStatus;
 import org.balanceroute.router.StepResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -184,7 +184,7 @@ final class DispatchLoop {
 
     // --- membership (dispatch thread)
     private Attachment attachment;
-    private String storeName = ClusterStatus.LOCAL;
+    private String storeName = ReplicasStatus.LOCAL;
     private String localMember = SOURCE;
     private List<SnapshotStore.Member> members = List.of(new SnapshotStore.Member(SOURCE, SOURCE));
     private String dispatcherId = SOURCE;
@@ -427,7 +427,7 @@ final class DispatchLoop {
     }
 
     /** The membership, each member's share and the view's staleness. Blocks like {@link #snapshot()}. */
-    ClusterStatus clusterStatus() {
+    ReplicasStatus replicasStatus() {
         return answer(this::takeStatus, "cluster status");
     }
 
@@ -630,8 +630,8 @@ final class DispatchLoop {
         return core.snapshot(dispatcherId, clock.getAsLong());
     }
 
-    private ClusterStatus takeStatus() {
-        return new ClusterStatus(storeName, localMember, dispatcherId, role.shares(), role.viewAgeMillis(),
+    private ReplicasStatus takeStatus() {
+        return new ReplicasStatus(storeName, localMember, dispatcherId, role.shares(), role.viewAgeMillis(),
                 staleness.summary());
     }
 
@@ -725,7 +725,7 @@ final class DispatchLoop {
         }
         attachment = null;
         LOG.info("router: left the {} snapshot store; routing on the local snapshot", storeName);
-        storeName = ClusterStatus.LOCAL;
+        storeName = ReplicasStatus.LOCAL;
         localMember = SOURCE;
         dispatcherId = SOURCE;
         members = List.of(new SnapshotStore.Member(SOURCE, SOURCE));

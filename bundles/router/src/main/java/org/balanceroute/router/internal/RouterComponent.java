@@ -15,9 +15,9 @@ import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.FleetListener;
 import org.balanceroute.fleet.FleetService;
 import org.balanceroute.fleet.PoolTopology;
-import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.DispatchObserver;
 import org.balanceroute.router.Placement;
+import org.balanceroute.router.ReplicasStatus;
 import org.balanceroute.router.RouterService;
 import org.balanceroute.router.StepResult;
 import org.osgi.service.component.annotations.Activate;
@@ -498,7 +498,7 @@ public final class RouterComponent implements RouterService, FleetListener {
     }
 
     @Override
-    public ClusterStatus cluster() {
-        return primary().cluster();
+    public ReplicasStatus replicas() {
+        return primary().replicas();
     }
 }
