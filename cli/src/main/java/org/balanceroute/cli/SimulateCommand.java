@@ -21,7 +21,6 @@ import org.balanceroute.core.DecodeLayout;
 import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.predictor.survival.SurvivalSettings;
-import org.balanceroute.simulator.ClusterMode;
 import org.balanceroute.simulator.DecodeSimulator;
 import org.balanceroute.simulator.HeadroomReference;
 import org.balanceroute.simulator.MeasuredPredictor;
@@ -29,6 +28,7 @@ import org.balanceroute.simulator.OfferedLoad;
 import org.balanceroute.simulator.PolicyCatalog;
 import org.balanceroute.simulator.PredictionAccuracy;
 import org.balanceroute.simulator.ProxyReplicas;
+import org.balanceroute.simulator.ReplicasMode;
 import org.balanceroute.simulator.SeriesRecorder;
 import org.balanceroute.simulator.SimulationConfig;
 import org.balanceroute.simulator.SimulationResult;
@@ -164,7 +164,7 @@ final class SimulateCommand extends CliCommand {
     @Option(names = "--cluster-mode", paramLabel = "MODE", order = 3, description = "dispatcher: replica 0 routes"
             + " every request; gossip: each routes its own, sees the others D late; independent: each sees only"
             + " its own; default: ${DEFAULT-VALUE}")
-    String clusterMode = ClusterMode.DISPATCHER.optionValue();
+    String clusterMode = ReplicasMode.DISPATCHER.optionValue();
 
     @Option(names = "--policies", paramLabel = "LIST", order = 4, description = "comma-separated; default: all of"
             + " random,round-robin,p2c,jsq,least-tokens,vllm-ascend,br0,br0-bypass,brh-survival,brh-exact,"
@@ -224,7 +224,7 @@ final class SimulateCommand extends CliCommand {
             throw new UsageException("--trace FILE is required");
         }
         SimulationConfig config = simulatedPool.simulation(given("--workers") != null);
-        ProxyReplicas replicas = new ProxyReplicas(this.replicas, syncDelayMs, ClusterMode.parse(clusterMode));
+        ProxyReplicas replicas = new ProxyReplicas(this.replicas, syncDelayMs, ReplicasMode.parse(clusterMode));
         if (config.grouped() && replicas.count() > 1) {
             throw new UsageException("--groups: several decode instances are modelled with one proxy only, not with"
                     + " --replicas " + replicas.count());

@@ -62,7 +62,7 @@ final class ReplicaSimulation {
 
     private final SimulationConfig config;
     private final ProxyReplicas replicas;
-    private final ClusterMode mode;
+    private final ReplicasMode mode;
     private final int count;
     private final double delay;
     private final SteadyState steady;
@@ -176,13 +176,13 @@ final class ReplicaSimulation {
         for (int k = 0; k < placed.size(); k += 2) {
             int id = placed.get(k);
             int g = placed.get(k + 1);
-            if (mode == ClusterMode.DISPATCHER && owner(id) != 0 && delay > 0) {
+            if (mode == ReplicasMode.DISPATCHER && owner(id) != 0 && delay > 0) {
                 toEngineLate.add(time + delay, id, g);
             } else {
                 toEngineNow.add(id);
                 toEngineNow.add(g);
             }
-            if (mode == ClusterMode.GOSSIP) {
+            if (mode == ReplicasMode.GOSSIP) {
                 for (View other : views) {
                     if (other != v) {
                         other.mirrors.add(time + delay, id, g);
@@ -238,16 +238,16 @@ final class ReplicaSimulation {
             this.prepared = prepared;
             this.metrics = metrics;
             this.byId = new TrackedRequest[prepared.size];
-            this.readsLate = delay > 0 && mode != ClusterMode.INDEPENDENT;
+            this.readsLate = delay > 0 && mode != ReplicasMode.INDEPENDENT;
         }
 
         /** When the events of a request of replica {@code owner} reach this router. */
         private int reachOf(int owner) {
-            boolean own = mode == ClusterMode.DISPATCHER ? owner == 0 : owner == index;
+            boolean own = mode == ReplicasMode.DISPATCHER ? owner == 0 : owner == index;
             if (own) {
                 return NOW;
             }
-            if (mode == ClusterMode.INDEPENDENT) {
+            if (mode == ReplicasMode.INDEPENDENT) {
                 return NEVER;
             }
             return delay > 0 ? LATE : NOW;
@@ -255,7 +255,7 @@ final class ReplicaSimulation {
 
         /** Whether this router takes replica {@code owner}'s arrivals into its pool. */
         private boolean pools(int owner) {
-            return mode == ClusterMode.DISPATCHER || owner == index;
+            return mode == ReplicasMode.DISPATCHER || owner == index;
         }
 
         /** Applies everything that has reached this router by {@code time}, in the documented order. */

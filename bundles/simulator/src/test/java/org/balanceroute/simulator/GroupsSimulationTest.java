@@ -153,7 +153,7 @@ class GroupsSimulationTest {
     void severalInstancesNeedOneProxy() {
         SimulationConfig config = grouped(new int[] {2, 2}, new int[] {4, 4}, false);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new DecodeSimulator(config,
-                new ProxyReplicas(2, 0, ClusterMode.DISPATCHER)).run(List.of(), r -> null, StepObserver.NONE,
+                new ProxyReplicas(2, 0, ReplicasMode.DISPATCHER)).run(List.of(), r -> null, StepObserver.NONE,
                 n -> { }));
         assertTrue(e.getMessage().contains("--groups"), e.getMessage());
     }
