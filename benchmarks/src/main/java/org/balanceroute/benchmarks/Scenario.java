@@ -3,8 +3,8 @@ package org.balanceroute.benchmarks;
 import java.util.List;
 import java.util.Random;
 import org.balanceroute.api.RoutingPolicy;
-import org.balanceroute.core.ClusterState;
 import org.balanceroute.core.DecodeLayout;
+import org.balanceroute.core.PoolState;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.TrackedRequest;
 
@@ -92,7 +92,7 @@ final class Scenario {
             throw new IllegalArgumentException("the layout has " + layout.workers() + " workers, the state " + workers);
         }
         StagingPolicies.Placer placer = new StagingPolicies.Placer();
-        Router router = new Router(new ClusterState(layout), placer, List.of());
+        Router router = new Router(new PoolState(layout), placer, List.of());
         long id = 0;
         int i = 0;
         for (int g = 0; g < workers; g++) {
@@ -121,7 +121,7 @@ final class Scenario {
     /** The same over the decode instances of {@code layout}. */
     String describe(RoutingPolicy policy, int sGreedy, DecodeLayout layout) {
         Router router = build(policy, layout);
-        ClusterState c = router.cluster();
+        PoolState c = router.state();
         int free = 0;
         long sum = 0;
         long max = 0;

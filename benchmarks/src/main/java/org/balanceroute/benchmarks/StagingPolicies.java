@@ -1,7 +1,7 @@
 package org.balanceroute.benchmarks;
 
-import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
 
@@ -26,7 +26,7 @@ final class StagingPolicies {
         }
 
         @Override
-        public int route(ClusterView cluster, RequestView request) {
+        public int route(PoolView view, RequestView request) {
             return target;
         }
     }
@@ -45,7 +45,7 @@ final class StagingPolicies {
         }
 
         @Override
-        public int route(ClusterView cluster, RequestView request) {
+        public int route(PoolView view, RequestView request) {
             return 0;
         }
 

@@ -21,14 +21,14 @@ import org.balanceroute.core.DecodeLayout;
 import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.predictor.survival.SurvivalSettings;
-import org.balanceroute.simulator.ClusterMode;
 import org.balanceroute.simulator.DecodeSimulator;
 import org.balanceroute.simulator.HeadroomReference;
 import org.balanceroute.simulator.MeasuredPredictor;
-import org.balanceroute.simulator.PredictionAccuracy;
 import org.balanceroute.simulator.OfferedLoad;
 import org.balanceroute.simulator.PolicyCatalog;
+import org.balanceroute.simulator.PredictionAccuracy;
 import org.balanceroute.simulator.ProxyReplicas;
+import org.balanceroute.simulator.ReplicasMode;
 import org.balanceroute.simulator.SeriesRecorder;
 import org.balanceroute.simulator.SimulationConfig;
 import org.balanceroute.simulator.SimulationResult;
@@ -85,8 +85,8 @@ final class SimulateCommand extends CliCommand {
         int promptPrefixBlocks = DEFAULT_PROMPT_PREFIX_BLOCKS;
     }
 
-    /** The cluster of one simulation: G workers (or decode instances of G_i each) and the rest. */
-    static class Cluster extends ClusterOptions {
+    /** The pool of one simulation: G workers (or decode instances of G_i each) and the rest. */
+    static class SimulatedPool extends PoolOptions {
         @Option(names = "--workers", paramLabel = "G", converter = Values.Int.class,
                 description = "DP decode workers; default: ${DEFAULT-VALUE}")
         int workers = SimulationConfig.DEFAULT_WORKERS;
@@ -101,7 +101,7 @@ final class SimulateCommand extends CliCommand {
         String policyView = "groups";
 
         /**
-         * The simulated cluster: --workers in one instance, or the instances of --groups with one
+         * The simulated pool: --workers in one instance, or the instances of --groups with one
          * --capacity for all or one each.
          *
          * @param workersGiven whether --workers was given on the command line
@@ -151,7 +151,7 @@ final class SimulateCommand extends CliCommand {
     Workload workload = new Workload();
 
     @Mixin
-    Cluster cluster = new Cluster();
+    SimulatedPool simulatedPool = new SimulatedPool();
 
     @Option(names = "--replicas", paramLabel = "N", converter = Values.Int.class, order = 3, description = "proxy"
             + " replicas in front of the tier (1..64); arrival i goes to replica i mod N; default: ${DEFAULT-VALUE}")
@@ -164,7 +164,7 @@ final class SimulateCommand extends CliCommand {
     @Option(names = "--cluster-mode", paramLabel = "MODE", order = 3, description = "dispatcher: replica 0 routes"
             + " every request; gossip: each routes its own, sees the others D late; independent: each sees only"
             + " its own; default: ${DEFAULT-VALUE}")
-    String clusterMode = ClusterMode.DISPATCHER.optionValue();
+    String clusterMode = ReplicasMode.DISPATCHER.optionValue();
 
     @Option(names = "--policies", paramLabel = "LIST", order = 4, description = "comma-separated; default: all of"
             + " random,round-robin,p2c,jsq,least-tokens,vllm-ascend,br0,br0-bypass,brh-survival,brh-exact,"
@@ -223,8 +223,8 @@ final class SimulateCommand extends CliCommand {
         if (traceFile == null) {
             throw new UsageException("--trace FILE is required");
         }
-        SimulationConfig config = cluster.simulation(given("--workers") != null);
-        ProxyReplicas replicas = new ProxyReplicas(this.replicas, syncDelayMs, ClusterMode.parse(clusterMode));
+        SimulationConfig config = simulatedPool.simulation(given("--workers") != null);
+        ProxyReplicas replicas = new ProxyReplicas(this.replicas, syncDelayMs, ReplicasMode.parse(clusterMode));
         if (config.grouped() && replicas.count() > 1) {
             throw new UsageException("--groups: several decode instances are modelled with one proxy only, not with"
                     + " --replicas " + replicas.count());

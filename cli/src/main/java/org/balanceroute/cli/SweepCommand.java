@@ -90,7 +90,7 @@ final class SweepCommand extends CliCommand {
     String outPrefix;
 
     @Mixin
-    ClusterOptions cluster = new ClusterOptions();
+    PoolOptions poolOptions = new PoolOptions();
 
     @Mixin
     BalanceOptions balanceOptions = new BalanceOptions();
@@ -173,7 +173,7 @@ final class SweepCommand extends CliCommand {
         int prefixBlocks = promptPrefixBlocks;
         List<SimulationConfig> configs = new ArrayList<>();
         for (int g : workers) {
-            configs.add(cluster.config(g));
+            configs.add(poolOptions.config(g));
         }
 
         Map<String, Trace> loaded = new LinkedHashMap<>();

@@ -133,7 +133,7 @@ final class TuneCommand extends CliCommand {
     int promptPrefixBlocks = SimulateCommand.DEFAULT_PROMPT_PREFIX_BLOCKS;
 
     @Mixin
-    ClusterOptions cluster = new ClusterOptions();
+    PoolOptions poolOptions = new PoolOptions();
 
     @Override
     boolean onceOnly() {
@@ -149,7 +149,7 @@ final class TuneCommand extends CliCommand {
         if (file != null && generate != 0) {
             throw new UsageException("--trace and --generate both give the workload: give one of them");
         }
-        SimulationConfig config = cluster.config(workers);
+        SimulationConfig config = poolOptions.config(workers);
         if (!(load > 0) || !(windowMinutes > 0)) {
             throw new UsageException("--load and --window-minutes must be > 0");
         }
@@ -172,7 +172,7 @@ final class TuneCommand extends CliCommand {
                 numbers(horizons).stream().map(Double::intValue).toList(), true);
         Trace trace;
         try {
-            trace = file == null ? new WorkloadGenerator(cluster.seed, WorkloadGenerator.MOONCAKE_RATE).generate(generate)
+            trace = file == null ? new WorkloadGenerator(poolOptions.seed, WorkloadGenerator.MOONCAKE_RATE).generate(generate)
                     : TraceLoader.load(Path.of(file), new TraceOptions(limit, -1, 1, promptPrefixBlocks));
         } catch (TraceFormatException e) {
             err.println("balanceroute tune: " + e.getMessage());

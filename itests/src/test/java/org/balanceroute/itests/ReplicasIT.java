@@ -112,7 +112,7 @@ public class ReplicasIT {
         RuntimeProcess.await(group.size() + " members with one dispatcher", MEMBERSHIP, () -> {
             Set<String> dispatchers = new HashSet<>();
             for (RuntimeProcess r : group) {
-                JsonNode c = r.cluster();
+                JsonNode c = r.replicasStatus();
                 if (c.path("members").size() != group.size()) {
                     return false;
                 }
@@ -123,7 +123,7 @@ public class ReplicasIT {
     }
 
     private static String dispatcherId() {
-        return replicas.get(0).cluster().path("dispatcher").asText();
+        return replicas.get(0).replicasStatus().path("dispatcher").asText();
     }
 
     /**
@@ -273,7 +273,7 @@ public class ReplicasIT {
                 RuntimeProcess.await("three requests running in each pool in every replica's view of it",
                         Duration.ofSeconds(30), () -> replicas.stream().allMatch(r ->
                                 running(poolSnapshot(r, "second")) == 3 && running(poolSnapshot(r, "default")) == 3));
-                String dispatcher = replicas.get(0).cluster().path("dispatcher").asText();
+                String dispatcher = replicas.get(0).replicasStatus().path("dispatcher").asText();
                 for (RuntimeProcess r : replicas) {
                     assertEquals("one dispatcher for every pool", dispatcher,
                             poolSnapshot(r, "second").path("cluster").path("dispatcher").asText());
@@ -311,10 +311,10 @@ public class ReplicasIT {
             stranger.start(members + ",127.0.0.1:" + stranger.clusterPort).awaitUp();
             // the store is registered once the member is up, that is once its join is over: it is alone
             RuntimeProcess.await("the stranger's member up", MEMBERSHIP,
-                    () -> "hazelcast".equals(stranger.cluster().path("store").asText()));
-            assertEquals(1, stranger.cluster().path("members").size());
+                    () -> "hazelcast".equals(stranger.replicasStatus().path("store").asText()));
+            assertEquals(1, stranger.replicasStatus().path("members").size());
             for (RuntimeProcess r : replicas) {
-                assertEquals(3, r.cluster().path("members").size());
+                assertEquals(3, r.replicasStatus().path("members").size());
             }
         }
     }
@@ -372,7 +372,7 @@ public class ReplicasIT {
 
     /** One split and its heal; true when a stream through the resumed replica ended while it stood alone. */
     private static boolean splitAndHeal(int attempt) throws Exception {
-        JsonNode before = replicas.get(0).cluster();
+        JsonNode before = replicas.get(0).replicasStatus();
         List<String> order = new ArrayList<>();
         for (JsonNode m : before.path("members")) {
             order.add(m.path("member").asText());
@@ -382,7 +382,7 @@ public class ReplicasIT {
         assertFalse("the youngest member is a follower", youngest.equals(dispatcher));
         Map<RuntimeProcess, String> ids = new LinkedHashMap<>();
         for (RuntimeProcess r : replicas) {
-            ids.put(r, r.cluster().path("localMember").asText());
+            ids.put(r, r.replicasStatus().path("localMember").asText());
         }
         RuntimeProcess cut = replicas.stream().filter(r -> ids.get(r).equals(youngest)).findFirst().orElseThrow();
         List<RuntimeProcess> others = replicas.stream().filter(r -> r != cut).toList();
@@ -405,7 +405,7 @@ public class ReplicasIT {
         try {
             RuntimeProcess.await("the others drop the stopped replica", Duration.ofSeconds(30),
                     () -> others.stream().allMatch(r -> {
-                        JsonNode c = r.cluster();
+                        JsonNode c = r.replicasStatus();
                         return c.path("members").size() == 2 && !shares(r.snapshot()).containsKey(youngest)
                                 && c.path("dispatcher").asText().equals(dispatcher);
                     }));
@@ -468,7 +468,7 @@ public class ReplicasIT {
                 }
             } else if (replicas.stream().allMatch(r -> {
                 // the others list three again only once it has merged into their cluster
-                JsonNode rc = r.cluster();
+                JsonNode rc = r.replicasStatus();
                 return rc.path("members").size() == 3 && rc.path("dispatcher").asText().equals(dispatcher);
             })) {
                 healedAt = System.nanoTime();
@@ -539,7 +539,7 @@ public class ReplicasIT {
     @Test
     public void e_killingTheDispatcherLosesNoSurvivorsRequestAndItsLoadLeavesTheirView() throws Exception {
         String dispatcher = dispatcherId();
-        RuntimeProcess victim = replicas.stream().filter(r -> r.cluster().path("localMember").asText().equals(dispatcher))
+        RuntimeProcess victim = replicas.stream().filter(r -> r.replicasStatus().path("localMember").asText().equals(dispatcher))
                 .findFirst().orElseThrow();
         List<RuntimeProcess> survivors = replicas.stream().filter(r -> r != victim).toList();
         List<TraceRequest> workload = new WorkloadGenerator(7, 40).generate(240).requests().stream()
@@ -557,7 +557,7 @@ public class ReplicasIT {
             }
         });
         RuntimeProcess.await("the victim's requests running", Duration.ofSeconds(30), () -> {
-            for (JsonNode m : survivors.get(0).cluster().path("members")) {
+            for (JsonNode m : survivors.get(0).replicasStatus().path("members")) {
                 if (m.path("member").asText().equals(dispatcher) && m.path("running").asInt() >= 3) {
                     return true;
                 }
@@ -568,7 +568,7 @@ public class ReplicasIT {
         victim.kill9();
         RuntimeProcess.await("the victim out of both survivors' views", Duration.ofSeconds(10),
                 () -> survivors.stream().allMatch(r -> {
-                    JsonNode c = r.cluster();
+                    JsonNode c = r.replicasStatus();
                     if (c.path("members").size() != 2) {
                         return false;
                     }
@@ -607,7 +607,7 @@ public class ReplicasIT {
     public void f_aRunningRuntimeJoinsAndLeavesThroughDeployWithoutLosingARequestInFlight() throws Exception {
         try (RuntimeProcess late = new RuntimeProcess("late", work, poolConfig).connector("healthIntervalMillis = 500")) {
             late.start(null).awaitUp();
-            assertEquals("local", late.cluster().path("store").asText());
+            assertEquals("local", late.replicasStatus().path("store").asText());
             // long enough to outlive the join (4000 steps of >= 10 ms; joins measured up to 16 s): with 600
             // tokens it could end before the cluster formed, and then no view ever showed it running
             CompletableFuture<Integer> before = stream(late, 3000, 4000);
@@ -627,9 +627,9 @@ public class ReplicasIT {
             List<RuntimeProcess> four = new ArrayList<>(replicas);
             four.add(late);
             awaitOneCluster(four);
-            String lateId = late.cluster().path("localMember").asText();
+            String lateId = late.replicasStatus().path("localMember").asText();
             RuntimeProcess.await("its request in the dispatcher's view, in its share", Duration.ofSeconds(10), () -> {
-                for (JsonNode m : replicas.get(0).cluster().path("members")) {
+                for (JsonNode m : replicas.get(0).replicasStatus().path("members")) {
                     if (m.path("member").asText().equals(lateId) && m.path("running").asInt() == 1) {
                         return true;
                     }
@@ -644,7 +644,7 @@ public class ReplicasIT {
                 Files.delete(late.home.resolve("deploy").resolve(jar.getFileName()));
             }
             RuntimeProcess.await("back on its local snapshot", MEMBERSHIP,
-                    () -> "local".equals(late.cluster().path("store").asText()));
+                    () -> "local".equals(late.replicasStatus().path("store").asText()));
             awaitOneCluster(replicas);
             assertEquals("the stream in flight while it left ends whole", 600, (int) during.get(60, TimeUnit.SECONDS));
             RuntimeProcess.await("nothing of it left in the others' view", Duration.ofSeconds(15),

@@ -266,8 +266,8 @@ final class RuntimeProcess implements AutoCloseable {
                 + "instance.decode.workers = " + decodeWorkers + "\ninstance.decode.capacity = 64\n";
     }
 
-    /** The cluster section of the snapshot; a missing node while it does not answer. */
-    JsonNode cluster() {
+    /** The replicas' status, the snapshot's "cluster" section; a missing node while it does not answer. */
+    JsonNode replicasStatus() {
         JsonNode s = snapshot();
         return s == null ? JSON.missingNode() : s.path("cluster");
     }

@@ -6,7 +6,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
 
@@ -28,7 +28,7 @@ public abstract class SimClusterTestSupport extends BalanceRouteTestSupport {
     /** Waits until the router holds nothing: no load, nothing running or queued, an empty pool. */
     protected void awaitRouterIdle() throws InterruptedException {
         await("the router's snapshot back to zero load", () -> {
-            ClusterSnapshot s = router.snapshot();
+            PoolSnapshot s = router.snapshot();
             return Arrays.stream(s.loads()).sum() == 0 && Arrays.stream(s.running()).sum() == 0
                     && Arrays.stream(s.queued()).sum() == 0 && s.poolDepth() == 0;
         });

@@ -3,14 +3,15 @@ package org.balanceroute.api;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
- * One decode step's dispatch: the cluster, the prompt pool, and the only way to change them.
- * Each {@link #assign} takes effect at once (loads, free slots and the pool are updated before
- * it returns), so a policy making several assignments in one step sees each one's effect.
+ * One decode step's dispatch: the pool's workers ({@link #view()}), the prompt pool, and the only
+ * way to change them. Each {@link #assign} takes effect at once (loads, free slots and the pool
+ * are updated before it returns), so a policy making several assignments in one step sees each
+ * one's effect.
  */
 @ProviderType
 public interface DispatchStep {
 
-    ClusterView cluster();
+    PoolView view();
 
     PromptPoolView pool();
 

@@ -9,7 +9,7 @@ import org.osgi.annotation.versioning.ConsumerType;
  *   <li>pool policies (BR-0, BR-H) leave requests in the prompt pool and place them in
  *       {@link #dispatch(DispatchStep)}, called once per decode step;</li>
  *   <li>arrival policies (the baselines, BR-0's pool-bypass path) place each request as it
- *       arrives with {@link #route(ClusterView, RequestView)}; a full worker queues it FCFS.</li>
+ *       arrives with {@link #route(PoolView, RequestView)}; a full worker queues it FCFS.</li>
  * </ul>
  * Called only from the dispatch loop, never concurrently. Implementations read their
  * settings when constructed or reconfigured, never per pick.
@@ -42,7 +42,7 @@ public interface RoutingPolicy {
      *
      * @return a worker index in [0, G)
      */
-    int route(ClusterView cluster, RequestView request);
+    int route(PoolView view, RequestView request);
 
     /** Assigns waiting requests to workers with free slots, once per decode step (pool policies). */
     default void dispatch(DispatchStep step) {

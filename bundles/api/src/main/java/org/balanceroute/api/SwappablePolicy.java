@@ -34,8 +34,8 @@ public abstract class SwappablePolicy<S> extends Swappable<S, SwappablePolicy.Bu
     }
 
     @Override
-    public final int route(ClusterView cluster, RequestView request) {
-        return delegate().policy().route(cluster, request);
+    public final int route(PoolView view, RequestView request) {
+        return delegate().policy().route(view, request);
     }
 
     @Override

@@ -2,9 +2,9 @@ package org.balanceroute.core;
 
 import java.util.List;
 import java.util.Objects;
-import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.CompletionListener;
 import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.PromptPoolView;
 import org.balanceroute.api.RoutingPolicy;
 
@@ -16,18 +16,18 @@ import org.balanceroute.api.RoutingPolicy;
  */
 public final class Router {
 
-    private final ClusterState cluster;
+    private final PoolState state;
     private final PromptPool pool = new PromptPool();
     private final List<? extends CompletionListener> completionListeners;
     private final Step step = new Step();
-    private ClusterView seen;
+    private PoolView seen;
     private RoutingPolicy policy;
 
-    public Router(ClusterState cluster, RoutingPolicy policy, List<? extends CompletionListener> completionListeners) {
-        this.cluster = Objects.requireNonNull(cluster, "cluster");
+    public Router(PoolState state, RoutingPolicy policy, List<? extends CompletionListener> completionListeners) {
+        this.state = Objects.requireNonNull(state, "state");
         this.policy = Objects.requireNonNull(policy, "policy");
         this.completionListeners = List.copyOf(completionListeners);
-        this.seen = cluster;
+        this.seen = state;
     }
 
     /**
@@ -36,11 +36,11 @@ public final class Router {
      * simulator) or each group as its own (the default). The state and its groups are unchanged.
      */
     public void viewAsOneBarrier(boolean flat) {
-        seen = flat ? new OneBarrierView(cluster) : cluster;
+        seen = flat ? new OneBarrierView(state) : state;
     }
 
-    public ClusterState cluster() {
-        return cluster;
+    public PoolState state() {
+        return state;
     }
 
     public PromptPool pool() {
@@ -73,7 +73,7 @@ public final class Router {
      * @return whether this changed anything
      */
     public boolean setWorkerAvailable(int worker, boolean available) {
-        return cluster.setAvailable(worker, available);
+        return state.setAvailable(worker, available);
     }
 
     /**
@@ -84,7 +84,7 @@ public final class Router {
      * @return whether this changed anything
      */
     public boolean setWorkerDraining(int worker, boolean draining) {
-        return cluster.setDraining(worker, draining);
+        return state.setDraining(worker, draining);
     }
 
     /** A request that finished prefill: it waits in the pool or is routed now, as the policy wants. */
@@ -92,7 +92,7 @@ public final class Router {
         if (r.phase != TrackedRequest.Phase.NEW) {
             throw new IllegalStateException("submitted twice: " + r);
         }
-        if (policy.usesPromptPool() || cluster.availableWorkers() == 0) {
+        if (policy.usesPromptPool() || state.availableWorkers() == 0) {
             pool.add(r);
         } else {
             routeNow(r);
@@ -101,28 +101,28 @@ public final class Router {
 
     /** Routes what an arrival policy's requests left waiting while every worker was down, oldest first. */
     private void routeHeld() {
-        while (!pool.isEmpty() && cluster.availableWorkers() > 0) {
+        while (!pool.isEmpty() && state.availableWorkers() > 0) {
             routeNow(pool.removeAt(0));
         }
     }
 
     private void routeNow(TrackedRequest r) {
         int g = policy.route(seen, r);
-        if (g < 0 || g >= cluster.workers()) {
+        if (g < 0 || g >= state.workers()) {
             throw new IllegalStateException("policy " + policy.name() + " routed to worker " + g
-                    + ", outside [0, " + cluster.workers() + ")");
+                    + ", outside [0, " + state.workers() + ")");
         }
-        if (!cluster.available(g)) {
+        if (!state.available(g)) {
             // a policy that ignores availability (e.g. hot-deployed) must not reach a dead engine
             g = leastOutstandingAvailable();
         }
-        cluster.place(r, g);
+        state.place(r, g);
     }
 
     private int leastOutstandingAvailable() {
         int best = -1;
-        for (int g = 0, n = cluster.workers(); g < n; g++) {
-            if (cluster.available(g) && (best < 0 || cluster.outstanding(g) < cluster.outstanding(best))) {
+        for (int g = 0, n = state.workers(); g < n; g++) {
+            if (state.available(g) && (best < 0 || state.outstanding(g) < state.outstanding(best))) {
                 best = g;
             }
         }
@@ -163,20 +163,20 @@ public final class Router {
         if (decoded < 0) {
             throw new IllegalArgumentException("decoded must be >= 0, got " + decoded);
         }
-        cluster.place(r, worker);
+        state.place(r, worker);
         if (decoded > 0) {
-            cluster.addTokens(r, decoded);
+            state.addTokens(r, decoded);
         }
     }
 
     /** n more tokens decoded for a running request (from the engine or its stream). */
     public void onTokens(TrackedRequest r, int n) {
-        cluster.addTokens(r, n);
+        state.addTokens(r, n);
     }
 
     /** A request finished normally: its load is released and the predictors learn its length. */
     public void complete(TrackedRequest r) {
-        cluster.release(r);
+        state.release(r);
         for (int i = 0, n = completionListeners.size(); i < n; i++) {
             completionListeners.get(i).onCompleted(r, r.decoded);
         }
@@ -189,7 +189,7 @@ public final class Router {
                 pool.remove(r);
                 r.phase = TrackedRequest.Phase.DONE;
             }
-            case QUEUED, RUNNING -> cluster.release(r);
+            case QUEUED, RUNNING -> state.release(r);
             default -> r.phase = TrackedRequest.Phase.DONE;
         }
     }
@@ -198,7 +198,7 @@ public final class Router {
     private final class Step implements DispatchStep {
 
         @Override
-        public ClusterView cluster() {
+        public PoolView view() {
             return seen;
         }
 
@@ -209,22 +209,22 @@ public final class Router {
 
         @Override
         public void assign(int poolIndex, int worker) {
-            cluster.checkWorker(worker);
-            if (cluster.freeSlots(worker) < 1) {
+            state.checkWorker(worker);
+            if (state.freeSlots(worker) < 1) {
                 throw new IllegalArgumentException("policy " + policy.name() + " assigned to worker "
                         + worker + ", which has no free slot or is unavailable");
             }
-            cluster.place(pool.removeAt(poolIndex), worker);
+            state.place(pool.removeAt(poolIndex), worker);
         }
 
         @Override
         public void assignQueued(int poolIndex, int worker) {
-            cluster.checkWorker(worker);
-            if (!cluster.available(worker)) {
+            state.checkWorker(worker);
+            if (!state.available(worker)) {
                 throw new IllegalArgumentException("policy " + policy.name() + " queued on worker " + worker
                         + ", which is unavailable");
             }
-            cluster.place(pool.removeAt(poolIndex), worker);
+            state.place(pool.removeAt(poolIndex), worker);
         }
     }
 }

@@ -4,7 +4,7 @@ import org.balanceroute.api.RequestView;
 
 /**
  * A request as the router tracks it, from arrival to completion. Created once per request by
- * the driver; mutated only by {@link ClusterState} and {@link PromptPool}.
+ * the driver; mutated only by {@link PoolState} and {@link PromptPool}.
  */
 public final class TrackedRequest implements RequestView {
 

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.junit.jupiter.api.Test;
 
 class GroupsAndDrainTest {
@@ -32,54 +32,54 @@ class GroupsAndDrainTest {
 
     @Test
     void theStateAnswersPerGroupAndPerWorkerCapacity() {
-        ClusterState cluster = new ClusterState(DecodeLayout.of(new int[] {2, 3}, new int[] {1, 2}));
-        assertEquals(5, cluster.workers());
-        assertEquals(2, cluster.groups());
-        assertEquals(1, cluster.group(4));
-        assertEquals(2, cluster.groupStart(1));
-        assertEquals(3, cluster.groupSize(1));
-        assertEquals(1, cluster.freeSlots(0));
-        assertEquals(2, cluster.freeSlots(3));
-        Router router = new Router(cluster, new RouterTest.Fixed(0), List.of());
+        PoolState state = new PoolState(DecodeLayout.of(new int[] {2, 3}, new int[] {1, 2}));
+        assertEquals(5, state.workers());
+        assertEquals(2, state.groups());
+        assertEquals(1, state.group(4));
+        assertEquals(2, state.groupStart(1));
+        assertEquals(3, state.groupSize(1));
+        assertEquals(1, state.freeSlots(0));
+        assertEquals(2, state.freeSlots(3));
+        Router router = new Router(state, new RouterTest.Fixed(0), List.of());
         router.submit(new TrackedRequest(1, 100, 0, 0, 0));
         TrackedRequest second = new TrackedRequest(2, 50, 0, 0, 0);
         router.submit(second);
         assertEquals(TrackedRequest.Phase.QUEUED, second.phase());
-        assertEquals(100, cluster.groupMaxLoad(0));
-        assertEquals(0, cluster.groupMaxLoad(1));
-        assertEquals(100, cluster.groupImbalance(0));
-        assertEquals(0, cluster.groupImbalance(1));
+        assertEquals(100, state.groupMaxLoad(0));
+        assertEquals(0, state.groupMaxLoad(1));
+        assertEquals(100, state.groupImbalance(0));
+        assertEquals(0, state.groupImbalance(1));
     }
 
     @Test
     void aDrainingWorkerTakesNothingNewAndItsRequestsRunToTheirEnd() {
-        ClusterState cluster = new ClusterState(2, 4);
-        Router router = new Router(cluster, new RouterTest.Fixed(1), List.of());
+        PoolState state = new PoolState(2, 4);
+        Router router = new Router(state, new RouterTest.Fixed(1), List.of());
         TrackedRequest running = new TrackedRequest(1, 100, 0, 0, 0);
         router.submit(running);
         assertTrue(router.setWorkerDraining(1, true));
         assertFalse(router.setWorkerDraining(1, true));
-        assertFalse(cluster.available(1));
-        assertTrue(cluster.draining(1));
-        assertFalse(cluster.drained(1));
-        assertEquals(0, cluster.freeSlots(1));
-        assertEquals(1, cluster.availableWorkers());
+        assertFalse(state.available(1));
+        assertTrue(state.draining(1));
+        assertFalse(state.drained(1));
+        assertEquals(0, state.freeSlots(1));
+        assertEquals(1, state.availableWorkers());
         // a policy that still names the drained worker is overruled
         TrackedRequest next = new TrackedRequest(2, 10, 0, 0, 0);
         router.submit(next);
         assertEquals(0, next.worker());
         // the running request keeps its tokens and ends there
         router.onTokens(running, 5);
-        assertEquals(105, cluster.load(1));
+        assertEquals(105, state.load(1));
         router.complete(running);
-        assertTrue(cluster.drained(1));
+        assertTrue(state.drained(1));
         // a drained worker's empty KV is not imbalance
-        assertEquals(0, cluster.groupImbalance(0));
-        ClusterSnapshot s = cluster.snapshot("t", 0, 0);
+        assertEquals(0, state.groupImbalance(0));
+        PoolSnapshot s = state.snapshot("t", 0, 0);
         assertTrue(s.drained(1));
         assertArrayEquals(new boolean[] {true, true}, s.available());
         assertTrue(router.setWorkerDraining(1, false));
-        assertEquals(2, cluster.availableWorkers());
+        assertEquals(2, state.availableWorkers());
         TrackedRequest after = new TrackedRequest(3, 10, 0, 0, 0);
         router.submit(after);
         assertEquals(1, after.worker());
@@ -87,24 +87,24 @@ class GroupsAndDrainTest {
 
     @Test
     void drainAndDownAreSeparateMarks() {
-        ClusterState cluster = new ClusterState(3, 4);
-        Router router = new Router(cluster, new RouterTest.Fixed(0), List.of());
+        PoolState state = new PoolState(3, 4);
+        Router router = new Router(state, new RouterTest.Fixed(0), List.of());
         router.setWorkerDraining(2, true);
         router.setWorkerAvailable(2, false);
-        assertEquals(2, cluster.availableWorkers());
+        assertEquals(2, state.availableWorkers());
         router.setWorkerDraining(2, false);
-        assertFalse(cluster.available(2));
-        assertTrue(cluster.down(2));
-        assertEquals(2, cluster.availableWorkers());
+        assertFalse(state.available(2));
+        assertTrue(state.down(2));
+        assertEquals(2, state.availableWorkers());
         router.setWorkerAvailable(2, true);
-        assertEquals(3, cluster.availableWorkers());
+        assertEquals(3, state.availableWorkers());
     }
 
     @Test
     void theSnapshotCarriesGroupsCapacitiesAndDrains() {
-        ClusterState cluster = new ClusterState(DecodeLayout.of(new int[] {1, 2}, new int[] {8, 16}));
-        cluster.setDraining(2, true);
-        ClusterSnapshot s = cluster.snapshot("t", 0, 0);
+        PoolState state = new PoolState(DecodeLayout.of(new int[] {1, 2}, new int[] {8, 16}));
+        state.setDraining(2, true);
+        PoolSnapshot s = state.snapshot("t", 0, 0);
         assertArrayEquals(new int[] {0, 1, 1}, s.groups());
         assertArrayEquals(new int[] {8, 16, 16}, s.capacities());
         assertArrayEquals(new boolean[] {false, false, true}, s.draining());

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.balanceroute.api.ClusterSnapshot;
-import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.PoolSnapshot;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
 import org.junit.jupiter.api.Test;
@@ -20,16 +20,16 @@ class RouterTest {
     record Fixed(int worker) implements RoutingPolicy {
         public String name() { return "fixed-" + worker; }
         public boolean usesPromptPool() { return false; }
-        public int route(ClusterView c, RequestView r) { return worker; }
+        public int route(PoolView c, RequestView r) { return worker; }
     }
 
     /** Holds requests in the pool and places the oldest on worker 0 each step. */
     static final class OldestToZero implements RoutingPolicy {
         public String name() { return "oldest-to-0"; }
         public boolean usesPromptPool() { return true; }
-        public int route(ClusterView c, RequestView r) { return 0; }
+        public int route(PoolView c, RequestView r) { return 0; }
         public void dispatch(DispatchStep step) {
-            if (step.cluster().freeSlots(0) > 0) {
+            if (step.view().freeSlots(0) > 0) {
                 step.assign(0, 0);
             }
         }
@@ -41,35 +41,35 @@ class RouterTest {
 
     @Test
     void fullWorkerQueuesFcfsAndAdmitsOnRelease() {
-        ClusterState cluster = new ClusterState(2, 2);
-        Router router = new Router(cluster, new Fixed(1), List.of());
+        PoolState state = new PoolState(2, 2);
+        Router router = new Router(state, new Fixed(1), List.of());
         TrackedRequest a = request(1, 10), b = request(2, 20), c = request(3, 30), d = request(4, 40);
         router.submit(a);
         router.submit(b);
         router.submit(c);
         router.submit(d);
-        assertEquals(2, cluster.running(1));
-        assertEquals(2, cluster.queued(1));
-        assertEquals(70, cluster.queuedTokens(1));
-        assertEquals(30, cluster.load(1));
-        assertEquals(400, cluster.inFlightBytes(1));
-        assertEquals(0, cluster.freeSlots(1));
+        assertEquals(2, state.running(1));
+        assertEquals(2, state.queued(1));
+        assertEquals(70, state.queuedTokens(1));
+        assertEquals(30, state.load(1));
+        assertEquals(400, state.inFlightBytes(1));
+        assertEquals(0, state.freeSlots(1));
 
         router.onTokens(a, 5);
-        assertEquals(35, cluster.load(1));
+        assertEquals(35, state.load(1));
         router.complete(a);
         // c was queued first: it runs now, d still waits
         assertEquals(TrackedRequest.Phase.RUNNING, c.phase());
         assertEquals(TrackedRequest.Phase.QUEUED, d.phase());
-        assertEquals(50, cluster.load(1));
-        assertEquals(40, cluster.queuedTokens(1));
-        assertEquals(300, cluster.inFlightBytes(1));
+        assertEquals(50, state.load(1));
+        assertEquals(40, state.queuedTokens(1));
+        assertEquals(300, state.inFlightBytes(1));
     }
 
     @Test
     void loadsReturnToZeroWhateverTheOrderOfEndings() {
-        ClusterState cluster = new ClusterState(3, 4);
-        Router router = new Router(cluster, new RoundRobin(), List.of());
+        PoolState state = new PoolState(3, 4);
+        Router router = new Router(state, new RoundRobin(), List.of());
         List<TrackedRequest> all = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             TrackedRequest r = request(i, 100 + i);
@@ -87,11 +87,11 @@ class RouterTest {
             }
         }
         for (int g = 0; g < 3; g++) {
-            assertEquals(0, cluster.load(g));
-            assertEquals(0, cluster.running(g));
-            assertEquals(0, cluster.queued(g));
-            assertEquals(0, cluster.queuedTokens(g));
-            assertEquals(0, cluster.inFlightBytes(g));
+            assertEquals(0, state.load(g));
+            assertEquals(0, state.running(g));
+            assertEquals(0, state.queued(g));
+            assertEquals(0, state.queuedTokens(g));
+            assertEquals(0, state.inFlightBytes(g));
         }
     }
 
@@ -99,38 +99,38 @@ class RouterTest {
         private int next;
         public String name() { return "rr"; }
         public boolean usesPromptPool() { return false; }
-        public int route(ClusterView c, RequestView r) { return next++ % c.workers(); }
+        public int route(PoolView c, RequestView r) { return next++ % c.workers(); }
     }
 
     @Test
     void poolPolicyPlacesOnlyAtDispatchAndAssignmentsApplyAtOnce() {
-        ClusterState cluster = new ClusterState(2, 1);
-        Router router = new Router(cluster, new OldestToZero(), List.of());
+        PoolState state = new PoolState(2, 1);
+        Router router = new Router(state, new OldestToZero(), List.of());
         TrackedRequest a = request(1, 10), b = request(2, 20);
         router.submit(a);
         router.submit(b);
         assertEquals(2, router.pool().size());
-        assertEquals(0, cluster.load(0));
+        assertEquals(0, state.load(0));
         assertEquals(1, router.dispatch());
-        assertEquals(10, cluster.load(0));
+        assertEquals(10, state.load(0));
         assertEquals(b, router.pool().get(0));
         assertEquals(0, router.dispatch(), "worker 0 is full");
     }
 
     @Test
     void assigningToAFullWorkerIsRefused() {
-        ClusterState cluster = new ClusterState(1, 1);
+        PoolState state = new PoolState(1, 1);
         RoutingPolicy greedy = new RoutingPolicy() {
             public String name() { return "overfill"; }
             public boolean usesPromptPool() { return true; }
-            public int route(ClusterView c, RequestView r) { return 0; }
+            public int route(PoolView c, RequestView r) { return 0; }
             public void dispatch(DispatchStep step) {
                 while (!step.pool().isEmpty()) {
                     step.assign(0, 0);
                 }
             }
         };
-        Router router = new Router(cluster, greedy, List.of());
+        Router router = new Router(state, greedy, List.of());
         router.submit(request(1, 5));
         router.submit(request(2, 5));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, router::dispatch);
@@ -139,8 +139,8 @@ class RouterTest {
 
     @Test
     void switchingToAnArrivalPolicyRoutesThePoolAndKeepsRunningRequestsWhereTheyAre() {
-        ClusterState cluster = new ClusterState(2, 4);
-        Router router = new Router(cluster, new OldestToZero(), List.of());
+        PoolState state = new PoolState(2, 4);
+        Router router = new Router(state, new OldestToZero(), List.of());
         TrackedRequest a = request(1, 10), b = request(2, 20), c = request(3, 30);
         router.submit(a);
         router.submit(b);
@@ -155,27 +155,27 @@ class RouterTest {
 
     @Test
     void tokensOfAQueuedRequestCountFromWhenItStarts() {
-        ClusterState cluster = new ClusterState(1, 1);
-        Router router = new Router(cluster, new Fixed(0), List.of());
+        PoolState state = new PoolState(1, 1);
+        Router router = new Router(state, new Fixed(0), List.of());
         TrackedRequest a = request(1, 10), b = request(2, 20);
         router.submit(a);
         router.submit(b);
         assertEquals(TrackedRequest.Phase.QUEUED, b.phase());
         router.onTokens(b, 3); // the engine admitted b before a's end reached the router
-        assertEquals(10, cluster.load(0), "a queued request adds nothing to its worker's load");
+        assertEquals(10, state.load(0), "a queued request adds nothing to its worker's load");
         router.complete(a);
         assertEquals(TrackedRequest.Phase.RUNNING, b.phase());
-        assertEquals(23, cluster.load(0), "its tokens so far count from when it starts");
+        assertEquals(23, state.load(0), "its tokens so far count from when it starts");
         router.complete(b);
-        assertEquals(0, cluster.load(0));
+        assertEquals(0, state.load(0));
         assertThrows(IllegalStateException.class, () -> router.onTokens(b, 1));
     }
 
     @Test
     void completionsTeachListenersButAbortsDoNot() {
-        ClusterState cluster = new ClusterState(1, 4);
+        PoolState state = new PoolState(1, 4);
         List<Integer> learned = new ArrayList<>();
-        Router router = new Router(cluster, new Fixed(0), List.of((r, n) -> learned.add(n)));
+        Router router = new Router(state, new Fixed(0), List.of((r, n) -> learned.add(n)));
         TrackedRequest a = request(1, 10), b = request(2, 10);
         router.submit(a);
         router.submit(b);
@@ -188,47 +188,47 @@ class RouterTest {
 
     @Test
     void routingOutsideTheClusterIsAnError() {
-        Router router = new Router(new ClusterState(2, 1), new Fixed(5), List.of());
+        Router router = new Router(new PoolState(2, 1), new Fixed(5), List.of());
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> router.submit(request(1, 1)));
         assertTrue(e.getMessage().contains("fixed-5"), e.getMessage());
     }
 
     @Test
     void snapshotCopiesTheState() {
-        ClusterState cluster = new ClusterState(2, 2);
-        Router router = new Router(cluster, new Fixed(0), List.of());
+        PoolState state = new PoolState(2, 2);
+        Router router = new Router(state, new Fixed(0), List.of());
         router.submit(request(1, 10));
-        ClusterSnapshot s1 = cluster.snapshot("proxy-a", 5, router.pool().size());
+        PoolSnapshot s1 = state.snapshot("proxy-a", 5, router.pool().size());
         router.submit(request(2, 15));
         assertEquals(10, s1.load(0), "a snapshot does not change with the state");
-        assertEquals(25, cluster.snapshot("proxy-a", 6, 0).load(0));
+        assertEquals(25, state.snapshot("proxy-a", 6, 0).load(0));
     }
 
     @Test
     void anUnavailableWorkerOffersNoSlotsAndKeepsWhatRunsOnIt() {
-        ClusterState cluster = new ClusterState(2, 2);
-        Router router = new Router(cluster, new Fixed(0), List.of());
+        PoolState state = new PoolState(2, 2);
+        Router router = new Router(state, new Fixed(0), List.of());
         TrackedRequest running = request(1, 10);
         router.submit(running);
         assertTrue(router.setWorkerAvailable(0, false));
         assertEquals(false, router.setWorkerAvailable(0, false), "no change the second time");
-        assertEquals(0, cluster.freeSlots(0));
-        assertEquals(2, cluster.freeSlots(1));
-        assertEquals(1, cluster.availableWorkers());
-        assertArrayEquals(new boolean[] {false, true}, cluster.snapshot("p", 0, 0).available(),
+        assertEquals(0, state.freeSlots(0));
+        assertEquals(2, state.freeSlots(1));
+        assertEquals(1, state.availableWorkers());
+        assertArrayEquals(new boolean[] {false, true}, state.snapshot("p", 0, 0).available(),
                 "the snapshot shows who is out of routing");
         assertEquals(TrackedRequest.Phase.RUNNING, running.phase());
-        assertEquals(10, cluster.load(0));
+        assertEquals(10, state.load(0));
         router.complete(running);
-        assertEquals(0, cluster.load(0));
+        assertEquals(0, state.load(0));
         assertTrue(router.setWorkerAvailable(0, true));
-        assertEquals(2, cluster.freeSlots(0));
+        assertEquals(2, state.freeSlots(0));
     }
 
     @Test
     void anArrivalPolicyThatPicksAnUnavailableWorkerIsRedirectedToTheLeastOutstandingAvailableOne() {
-        ClusterState cluster = new ClusterState(3, 4);
-        Router router = new Router(cluster, new Fixed(0), List.of());
+        PoolState state = new PoolState(3, 4);
+        Router router = new Router(state, new Fixed(0), List.of());
         router.setWorkerAvailable(0, false);
         router.setWorkerAvailable(1, true);
         TrackedRequest a = request(1, 10), b = request(2, 10);
@@ -240,12 +240,12 @@ class RouterTest {
 
     @Test
     void withEveryWorkerMarkedDownAnArrivalPolicysRequestsWaitInThePoolUntilOneIsBack() {
-        ClusterState cluster = new ClusterState(2, 4);
-        Router router = new Router(cluster, new RoundRobin(), List.of());
+        PoolState state = new PoolState(2, 4);
+        Router router = new Router(state, new RoundRobin(), List.of());
         router.setWorkerAvailable(0, false);
         router.setWorkerAvailable(1, false);
-        assertEquals(0, cluster.availableWorkers());
-        assertEquals(0, cluster.freeSlots(0));
+        assertEquals(0, state.availableWorkers());
+        assertEquals(0, state.freeSlots(0));
         TrackedRequest a = request(1, 10), b = request(2, 20);
         router.submit(a);
         router.submit(b);
@@ -268,8 +268,8 @@ class RouterTest {
 
     @Test
     void withEveryWorkerMarkedDownAPoolPolicyPlacesNothing() {
-        ClusterState cluster = new ClusterState(1, 4);
-        Router router = new Router(cluster, new OldestToZero(), List.of());
+        PoolState state = new PoolState(1, 4);
+        Router router = new Router(state, new OldestToZero(), List.of());
         router.setWorkerAvailable(0, false);
         router.submit(request(1, 10));
         assertEquals(0, router.dispatch());
@@ -279,8 +279,8 @@ class RouterTest {
 
     @Test
     void aPoolPolicyCannotAssignToAnUnavailableWorker() {
-        ClusterState cluster = new ClusterState(2, 4);
-        Router router = new Router(cluster, new OldestToZero(), List.of());
+        PoolState state = new PoolState(2, 4);
+        Router router = new Router(state, new OldestToZero(), List.of());
         router.submit(request(1, 10));
         router.setWorkerAvailable(0, false);
         assertEquals(0, router.dispatch(), "worker 0 shows no free slot");
@@ -290,19 +290,19 @@ class RouterTest {
 
     @Test
     void restorePutsARequestOnItsWorkerWithItsTokensAndQueuesItWhenTheWorkerIsFull() {
-        ClusterState cluster = new ClusterState(2, 1);
-        Router router = new Router(cluster, new Fixed(0), List.of());
+        PoolState state = new PoolState(2, 1);
+        Router router = new Router(state, new Fixed(0), List.of());
         TrackedRequest a = request(1, 10), b = request(2, 20);
         router.restore(a, 1, 5);
         router.restore(b, 1, 3);
         assertEquals(TrackedRequest.Phase.RUNNING, a.phase());
         assertEquals(TrackedRequest.Phase.QUEUED, b.phase());
-        assertEquals(15, cluster.load(1), "s + decoded of the running one");
-        assertEquals(1, cluster.queued(1));
-        assertEquals(0, cluster.load(0));
+        assertEquals(15, state.load(1), "s + decoded of the running one");
+        assertEquals(1, state.queued(1));
+        assertEquals(0, state.load(0));
         router.complete(a);
         assertEquals(TrackedRequest.Phase.RUNNING, b.phase());
-        assertEquals(23, cluster.load(1), "the queued one starts with the tokens it had");
+        assertEquals(23, state.load(1), "the queued one starts with the tokens it had");
         assertThrows(IllegalStateException.class, () -> router.restore(b, 0, 0));
         assertThrows(IllegalArgumentException.class, () -> router.restore(request(3, 1), 2, 0));
         assertThrows(IllegalArgumentException.class, () -> router.restore(request(4, 1), 0, -1));

@@ -3,7 +3,7 @@ package org.balanceroute.enginesim;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import org.balanceroute.enginesim.internal.Cluster;
+import org.balanceroute.enginesim.internal.EngineServers;
 
 /**
  * A simulated vLLM DP cluster on localhost: P prefill servers, G decode ranks (one endpoint per
@@ -24,11 +24,11 @@ import org.balanceroute.enginesim.internal.Cluster;
 public final class SimCluster implements AutoCloseable {
 
     private final SimConfig config;
-    private final Cluster cluster;
+    private final EngineServers servers;
 
-    private SimCluster(SimConfig config, Cluster cluster) {
+    private SimCluster(SimConfig config, EngineServers servers) {
         this.config = config;
-        this.cluster = cluster;
+        this.servers = servers;
     }
 
     /**
@@ -38,7 +38,7 @@ public final class SimCluster implements AutoCloseable {
      * @throws IllegalArgumentException when a configured fault is invalid (nothing started)
      */
     public static SimCluster start(SimConfig config) throws IOException {
-        return new SimCluster(config, Cluster.start(config));
+        return new SimCluster(config, EngineServers.start(config));
     }
 
     public SimConfig config() {
@@ -47,29 +47,29 @@ public final class SimCluster implements AutoCloseable {
 
     /** Base URL of prefill server i, e.g. {@code http://127.0.0.1:18100}. */
     public String prefillUrl(int i) {
-        return url(cluster.prefillPort(i));
+        return url(servers.prefillPort(i));
     }
 
     /** Base URL of decode rank g (one endpoint = one DP rank). */
     public String decodeUrl(int g) {
-        return url(cluster.decodePort(g));
+        return url(servers.decodePort(g));
     }
 
     /** Base URL of the all-ranks endpoint, or null when it is disabled. */
     public String allRanksUrl() {
-        return cluster.allRanksPort() < 0 ? null : url(cluster.allRanksPort());
+        return servers.allRanksPort() < 0 ? null : url(servers.allRanksPort());
     }
 
     public int prefillPort(int i) {
-        return cluster.prefillPort(i);
+        return servers.prefillPort(i);
     }
 
     public int decodePort(int g) {
-        return cluster.decodePort(g);
+        return servers.decodePort(g);
     }
 
     public int allRanksPort() {
-        return cluster.allRanksPort();
+        return servers.allRanksPort();
     }
 
     /**
@@ -80,12 +80,12 @@ public final class SimCluster implements AutoCloseable {
      * @throws IllegalArgumentException naming a bad field
      */
     public void applyFaults(String json) throws IOException {
-        cluster.applyFaults(json);
+        servers.applyFaults(json);
     }
 
     /** The ground-truth statistics, as {@code GET /sim/stats} returns them. */
     public String statsJson() throws IOException {
-        return cluster.statsJson();
+        return servers.statsJson();
     }
 
     /**
@@ -94,12 +94,12 @@ public final class SimCluster implements AutoCloseable {
      * "timeS": [...], "loads": [[...], ...]}}.
      */
     public String seriesJson() throws IOException {
-        return cluster.seriesJson();
+        return servers.seriesJson();
     }
 
     /** Wall seconds per modelled second now: the configured one, or the last {@link #setTimeFactor}. */
     public double timeFactor() {
-        return cluster.timeFactor();
+        return servers.timeFactor();
     }
 
     /**
@@ -110,12 +110,12 @@ public final class SimCluster implements AutoCloseable {
      * @throws IllegalArgumentException unless finite and > 0
      */
     public void setTimeFactor(double timeFactor) {
-        cluster.setTimeFactor(timeFactor);
+        servers.setTimeFactor(timeFactor);
     }
 
     /** Tokens per streamed chunk now: the configured one, or the last {@link #setStreamInterval}. */
     public int streamInterval() {
-        return cluster.streamInterval();
+        return servers.streamInterval();
     }
 
     /**
@@ -125,12 +125,12 @@ public final class SimCluster implements AutoCloseable {
      * @throws IllegalArgumentException unless 1..4096
      */
     public void setStreamInterval(int streamInterval) {
-        cluster.setStreamInterval(streamInterval);
+        servers.setStreamInterval(streamInterval);
     }
 
     /** Clears the ground truth: the statistics and the load series. */
     public void resetStats() {
-        cluster.resetStats();
+        servers.resetStats();
     }
 
     private String url(int port) {
@@ -141,7 +141,7 @@ public final class SimCluster implements AutoCloseable {
     /** Stops every server and the step loop; open streams end with an in-band error. */
     @Override
     public void close() {
-        cluster.close();
+        servers.close();
     }
 
     /** One line per endpoint, as {@code ./balanceroute sim-cluster} prints them. */

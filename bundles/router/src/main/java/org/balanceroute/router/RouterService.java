@@ -3,12 +3,12 @@ package org.balanceroute.router;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * The router: one dispatch thread that owns the routing core (a
- * {@code org.balanceroute.core.Router} over a {@code ClusterState} of G workers with B slots
+ * {@code org.balanceroute.core.Router} over a {@code PoolState} of G workers with B slots
  * each) and applies everything through a queue: request submissions, decoded tokens,
  * completions, aborts, dispatch steps, policy switches and reconfigurations. Nothing on that
  * path takes a lock.
@@ -57,7 +57,7 @@ import org.osgi.annotation.versioning.ProviderType;
  * member is the dispatcher, whose core holds every replica's requests and decides every placement
  * with the same policies; the others forward their requests' events to it and read its view.
  * Then {@link #snapshot()} and {@link #poolDepth()} are the whole cluster's on every replica, and
- * {@link #cluster()} shows the members and their shares. Without a store (or when it goes) the
+ * {@link #replicas()} shows the members and their shares. Without a store (or when it goes) the
  * router is a cluster of one; moving between the two keeps every request in flight.
  */
 @ProviderType
@@ -96,7 +96,7 @@ public interface RouterService {
      *
      * @throws IllegalStateException if the router is stopped or does not answer within seconds
      */
-    ClusterSnapshot snapshot();
+    PoolSnapshot snapshot();
 
     /**
      * A request that finished prefill. Pool policies keep it in the prompt pool until a dispatch
@@ -208,7 +208,7 @@ public interface RouterService {
     /**
      * Starts ({@code true}) or ends an operator's drain of worker {@code worker} (its index in the
      * current layout): while draining it takes no new requests, those on it run to their end; it is
-     * drained when none is left ({@link ClusterSnapshot#drained}). Fire and forget, in force at the
+     * drained when none is left ({@link PoolSnapshot#drained}). Fire and forget, in force at the
      * next dispatch step, kept across layout changes while the worker stays; in a cluster of
      * proxies it holds on every replica (the dispatcher applies it). A worker outside the layout is
      * ignored.
@@ -219,7 +219,7 @@ public interface RouterService {
      * The cluster of proxy replicas this router belongs to: the store, this member, the dispatcher,
      * every member's share of the load, and how stale the shared view is. Blocks like {@link #snapshot()}.
      */
-    ClusterStatus cluster();
+    ReplicasStatus replicas();
 
     /** The pools routed now, by name, sorted; the primary pool's alone before the topology is known. */
     List<String> pools();

@@ -6,8 +6,8 @@ import java.util.function.IntConsumer;
 import java.util.function.IntFunction;
 import org.balanceroute.api.CompletionListener;
 import org.balanceroute.api.RoutingPolicy;
-import org.balanceroute.core.ClusterState;
 import org.balanceroute.core.DecodeLayout;
+import org.balanceroute.core.PoolState;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.StepCost;
 import org.balanceroute.core.TrackedRequest;
@@ -26,7 +26,7 @@ import org.balanceroute.trace.TraceRequest;
  * slot. When nothing runs, time jumps to the next arrival. Deterministic: the policy's seeded
  * randomness is the only randomness.
  *
- * <p>With one proxy ({@link ProxyReplicas#SINGLE}) the router's {@link ClusterState} is the
+ * <p>With one proxy ({@link ProxyReplicas#SINGLE}) the router's {@link PoolState} is the
  * engine: what the router believes is what runs. With several proxy replicas the engine and the
  * routers' views part, and {@link ReplicaSimulation} runs the model (its class comment says what
  * is delayed for whom).
@@ -115,8 +115,8 @@ public final class DecodeSimulator {
         int n = prepared.size;
         DecodeLayout layout = config.layout();
         int groups = layout.groups();
-        ClusterState cluster = new ClusterState(layout);
-        Router router = new Router(cluster, policy, learners);
+        PoolState state = new PoolState(layout);
+        Router router = new Router(state, policy, learners);
         router.viewAsOneBarrier(config.flatView());
         double[] ready = prepared.ready;
         int[] output = prepared.output;
@@ -151,13 +151,13 @@ public final class DecodeSimulator {
             double end = Double.POSITIVE_INFINITY;
             for (int i = 0; i < groups; i++) {
                 if (stepEnd[i] == Double.POSITIVE_INFINITY
-                        && metrics.measure(cluster, i, layout.start(i), layout.size(i))) {
+                        && metrics.measure(state, i, layout.start(i), layout.size(i))) {
                     double stepSeconds = stepCost.seconds(metrics.maxLoad(), metrics.maxBatch());
                     metrics.recordStep(!router.pool().isEmpty(), time, stepSeconds);
-                    observer.onStep(metrics.steps - 1, time, cluster);
+                    observer.onStep(metrics.steps - 1, time, state);
                     stepEnd[i] = time + stepSeconds;
                     for (int g = layout.start(i), last = g + layout.size(i); g < last; g++) {
-                        batch[g] = cluster.running(g);
+                        batch[g] = state.running(g);
                     }
                 }
                 stepping |= stepEnd[i] != Double.POSITIVE_INFINITY;
@@ -186,7 +186,7 @@ public final class DecodeSimulator {
                 // only the step's batch: a request placed during the step runs from the next one.
                 for (int g = layout.start(i), last = g + layout.size(i); g < last; g++) {
                     for (int k = batch[g] - 1; k >= 0; k--) {
-                        TrackedRequest r = cluster.active(g, k);
+                        TrackedRequest r = state.active(g, k);
                         router.onTokens(r, 1);
                         int id = (int) r.id();
                         if (r.decodedTokens() == 1) {
@@ -200,7 +200,7 @@ public final class DecodeSimulator {
                     }
                 }
             }
-            cluster.advanceStep();
+            state.advanceStep();
             if ((++events & 1023) == 0) {
                 progress.accept(completed);
             }

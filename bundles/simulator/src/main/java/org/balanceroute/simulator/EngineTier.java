@@ -1,6 +1,6 @@
 package org.balanceroute.simulator;
 
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 
 /**
@@ -9,11 +9,11 @@ import org.balanceroute.api.RequestView;
  * the load L_g = sum of s_i + j over the running ones; one token per running request per step.
  * What vLLM's scheduler does with what it is sent, whatever the routers believed.
  *
- * <p>Requests are the trace's indices. The bookkeeping is the router's {@code ClusterState}'s
+ * <p>Requests are the trace's indices. The bookkeeping is the router's {@code PoolState}'s
  * (swap-remove of a finished request, FCFS admission right after), written again over int
  * arrays: with nothing delayed the two agree step for step, which the tests pin.
  */
-final class EngineTier implements ClusterView {
+final class EngineTier implements PoolView {
 
     private final int workers;
     private final int capacity;

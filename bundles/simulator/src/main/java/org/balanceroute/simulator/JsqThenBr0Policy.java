@@ -1,7 +1,7 @@
 package org.balanceroute.simulator;
 
-import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.PromptPoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
@@ -50,36 +50,36 @@ final class JsqThenBr0Policy implements RoutingPolicy {
     }
 
     @Override
-    public int route(ClusterView cluster, RequestView request) {
-        int[] none = new int[cluster.groups()];
-        int i = instance(cluster, none, true);
+    public int route(PoolView view, RequestView request) {
+        int[] none = new int[view.groups()];
+        int i = instance(view, none, true);
         if (i < 0) {
-            i = instance(cluster, none, false);
+            i = instance(view, none, false);
         }
-        Instance view = new Instance(cluster, i);
-        return cluster.groupStart(i) + br0.route(view, request);
+        Instance part = new Instance(view, i);
+        return view.groupStart(i) + br0.route(part, request);
     }
 
     @Override
     public void dispatch(DispatchStep step) {
-        ClusterView cluster = step.cluster();
+        PoolView view = step.view();
         PromptPoolView pool = step.pool();
         int n = pool.size();
         if (owner.length < n) {
             owner = new int[Math.max(n, 2 * owner.length)];
         }
-        if (given.length != cluster.groups()) {
-            given = new int[cluster.groups()];
+        if (given.length != view.groups()) {
+            given = new int[view.groups()];
         }
         java.util.Arrays.fill(given, 0);
         for (int p = 0; p < n; p++) {
-            int i = instance(cluster, given, true);
+            int i = instance(view, given, true);
             owner[p] = i;
             if (i >= 0) {
                 given[i]++;
             }
         }
-        for (int i = 0; i < cluster.groups(); i++) {
+        for (int i = 0; i < view.groups(); i++) {
             if (given[i] > 0) {
                 br0.dispatch(new Share(step, i, n));
                 n = pool.size();
@@ -91,16 +91,16 @@ final class JsqThenBr0Policy implements RoutingPolicy {
      * The instance with the fewest outstanding requests per slot, counting {@code given} more on
      * each; with {@code needSlot} only among instances with a free slot (-1 if none has one).
      */
-    private static int instance(ClusterView cluster, int[] given, boolean needSlot) {
+    private static int instance(PoolView view, int[] given, boolean needSlot) {
         int best = -1;
         double bestScore = Double.POSITIVE_INFINITY;
-        for (int i = 0; i < cluster.groups(); i++) {
+        for (int i = 0; i < view.groups(); i++) {
             int outstanding = given[i], slots = 0, free = 0, available = 0;
-            for (int g = cluster.groupStart(i), end = g + cluster.groupSize(i); g < end; g++) {
-                outstanding += cluster.outstanding(g);
-                slots += cluster.capacity(g);
-                free += cluster.freeSlots(g);
-                available += cluster.available(g) ? 1 : 0;
+            for (int g = view.groupStart(i), end = g + view.groupSize(i); g < end; g++) {
+                outstanding += view.outstanding(g);
+                slots += view.capacity(g);
+                free += view.freeSlots(g);
+                available += view.available(g) ? 1 : 0;
             }
             if ((needSlot && free == 0) || available == 0) {
                 continue;
@@ -131,7 +131,7 @@ final class JsqThenBr0Policy implements RoutingPolicy {
         Share(DispatchStep step, int group, int poolSize) {
             this.step = step;
             this.group = group;
-            this.view = new Instance(step.cluster(), group);
+            this.view = new Instance(step.view(), group);
             this.poolSize = poolSize;
             this.positions = new int[given[group]];
             for (int p = 0; p < poolSize; p++) {
@@ -142,7 +142,7 @@ final class JsqThenBr0Policy implements RoutingPolicy {
         }
 
         @Override
-        public ClusterView cluster() {
+        public PoolView view() {
             return view;
         }
 
@@ -192,16 +192,16 @@ final class JsqThenBr0Policy implements RoutingPolicy {
     }
 
     /** One decode instance of a cluster as a cluster of its own: its workers numbered from 0, one barrier. */
-    static final class Instance implements ClusterView {
+    static final class Instance implements PoolView {
 
-        private final ClusterView cluster;
+        private final PoolView view;
         final int start;
         private final int size;
 
-        Instance(ClusterView cluster, int group) {
-            this.cluster = cluster;
-            this.start = cluster.groupStart(group);
-            this.size = cluster.groupSize(group);
+        Instance(PoolView view, int group) {
+            this.view = view;
+            this.start = view.groupStart(group);
+            this.size = view.groupSize(group);
         }
 
         @Override
@@ -213,64 +213,64 @@ final class JsqThenBr0Policy implements RoutingPolicy {
         public int capacity() {
             int max = 0;
             for (int g = 0; g < size; g++) {
-                max = Math.max(max, cluster.capacity(start + g));
+                max = Math.max(max, view.capacity(start + g));
             }
             return max;
         }
 
         @Override
         public int capacity(int worker) {
-            return cluster.capacity(start + worker);
+            return view.capacity(start + worker);
         }
 
         @Override
         public boolean draining(int worker) {
-            return cluster.draining(start + worker);
+            return view.draining(start + worker);
         }
 
         @Override
         public long step() {
-            return cluster.step();
+            return view.step();
         }
 
         @Override
         public long load(int worker) {
-            return cluster.load(start + worker);
+            return view.load(start + worker);
         }
 
         @Override
         public int running(int worker) {
-            return cluster.running(start + worker);
+            return view.running(start + worker);
         }
 
         @Override
         public int queued(int worker) {
-            return cluster.queued(start + worker);
+            return view.queued(start + worker);
         }
 
         @Override
         public long queuedTokens(int worker) {
-            return cluster.queuedTokens(start + worker);
+            return view.queuedTokens(start + worker);
         }
 
         @Override
         public long inFlightBytes(int worker) {
-            return cluster.inFlightBytes(start + worker);
+            return view.inFlightBytes(start + worker);
         }
 
         @Override
         public RequestView active(int worker, int index) {
-            return cluster.active(start + worker, index);
+            return view.active(start + worker, index);
         }
 
         @Override
         public boolean available(int worker) {
-            return cluster.available(start + worker);
+            return view.available(start + worker);
         }
 
         @Override
         public int freeSlots(int worker) {
-            return cluster.freeSlots(start + worker);
+            return view.freeSlots(start + worker);
         }
     }
 }

@@ -2,7 +2,7 @@ package org.balanceroute.simulator;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 
 /**
  * The steady-state average imbalance of a run per part of its steady window: the window cut into
@@ -22,15 +22,15 @@ final class PartImbalance implements StepObserver {
     }
 
     @Override
-    public void onStep(long step, double timeS, ClusterView cluster) {
+    public void onStep(long step, double timeS, PoolView view) {
         if (!window.contains(timeS)) {
             return;
         }
         int part = (int) Math.min(sums.length - 1, (timeS - window.startS()) / (window.endS() - window.startS())
                 * sums.length);
         long max = 0, min = Long.MAX_VALUE;
-        for (int g = 0, n = cluster.workers(); g < n; g++) {
-            long l = cluster.load(g);
+        for (int g = 0, n = view.workers(); g < n; g++) {
+            long l = view.load(g);
             max = Math.max(max, l);
             min = Math.min(min, l);
         }

@@ -1,8 +1,8 @@
 package org.balanceroute.simulator;
 
 import java.util.Map;
-import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.PromptPoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
@@ -17,7 +17,7 @@ final class PlacementRecorder implements RoutingPolicy {
     /** Told of a dispatch placement just before it is made, with the router's view as it decided. */
     @FunctionalInterface
     interface Listener {
-        void placing(ClusterView cluster, int requestId, int worker);
+        void placing(PoolView view, int requestId, int worker);
     }
 
     private final RoutingPolicy policy;
@@ -40,8 +40,8 @@ final class PlacementRecorder implements RoutingPolicy {
     }
 
     @Override
-    public int route(ClusterView cluster, RequestView request) {
-        return policy.route(cluster, request);
+    public int route(PoolView view, RequestView request) {
+        return policy.route(view, request);
     }
 
     @Override
@@ -64,8 +64,8 @@ final class PlacementRecorder implements RoutingPolicy {
         DispatchStep step;
 
         @Override
-        public ClusterView cluster() {
-            return step.cluster();
+        public PoolView view() {
+            return step.view();
         }
 
         @Override
@@ -75,13 +75,13 @@ final class PlacementRecorder implements RoutingPolicy {
 
         @Override
         public void assign(int poolIndex, int worker) {
-            listener.placing(step.cluster(), (int) step.pool().get(poolIndex).id(), worker);
+            listener.placing(step.view(), (int) step.pool().get(poolIndex).id(), worker);
             step.assign(poolIndex, worker);
         }
 
         @Override
         public void assignQueued(int poolIndex, int worker) {
-            listener.placing(step.cluster(), (int) step.pool().get(poolIndex).id(), worker);
+            listener.placing(step.view(), (int) step.pool().get(poolIndex).id(), worker);
             step.assignQueued(poolIndex, worker);
         }
     }

@@ -12,12 +12,12 @@ import java.util.Objects;
  *     ({@code --sync-delay-ms}, finite, >= 0)
  * @param mode how the replicas share state ({@code --cluster-mode})
  */
-public record ProxyReplicas(int count, double syncDelayMs, ClusterMode mode) {
+public record ProxyReplicas(int count, double syncDelayMs, ReplicasMode mode) {
 
     public static final int MAX_REPLICAS = 64;
 
     /** One proxy: nothing to share, nothing delayed; the simulator of before replicas. */
-    public static final ProxyReplicas SINGLE = new ProxyReplicas(1, 0, ClusterMode.DISPATCHER);
+    public static final ProxyReplicas SINGLE = new ProxyReplicas(1, 0, ReplicasMode.DISPATCHER);
 
     public ProxyReplicas {
         Objects.requireNonNull(mode, "--cluster-mode");
@@ -36,7 +36,7 @@ public record ProxyReplicas(int count, double syncDelayMs, ClusterMode mode) {
 
     /** How many routers run: one in dispatcher mode, one per replica otherwise. */
     public int routers() {
-        return mode == ClusterMode.DISPATCHER ? 1 : count;
+        return mode == ReplicasMode.DISPATCHER ? 1 : count;
     }
 
     /** The seed of replica r's policy: the run's seed for replica 0 (so N=1 is the run of before), then seed + r. */

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.function.IntConsumer;
 import java.util.function.IntFunction;
 import org.balanceroute.api.RoutingPolicy;
-import org.balanceroute.core.ClusterState;
+import org.balanceroute.core.PoolState;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.StepCost;
 import org.balanceroute.core.TrackedRequest;
@@ -17,7 +17,7 @@ import org.balanceroute.trace.TraceRequest;
  *
  * <p>The engine ({@link EngineTier}) is the ground truth: it runs what it is sent, at most B per
  * worker and FCFS beyond, and every metric is measured on it. Each router is a core
- * {@link Router} over a {@link ClusterState} of its own, fed with the events that have reached
+ * {@link Router} over a {@link PoolState} of its own, fed with the events that have reached
  * it. What is delayed by D, for whom:
  * <ul>
  *   <li><b>dispatcher</b>: one router, replica 0's, over every replica's requests. Replica 0's
@@ -62,7 +62,7 @@ final class ReplicaSimulation {
 
     private final SimulationConfig config;
     private final ProxyReplicas replicas;
-    private final ClusterMode mode;
+    private final ReplicasMode mode;
     private final int count;
     private final double delay;
     private final SteadyState steady;
@@ -155,7 +155,7 @@ final class ReplicaSimulation {
             }
             log.append(time, record);
             for (View v : views) {
-                v.cluster.advanceStep();
+                v.state.advanceStep();
             }
             if ((metrics.steps & 1023) == 0) {
                 progress.accept(completed);
@@ -176,13 +176,13 @@ final class ReplicaSimulation {
         for (int k = 0; k < placed.size(); k += 2) {
             int id = placed.get(k);
             int g = placed.get(k + 1);
-            if (mode == ClusterMode.DISPATCHER && owner(id) != 0 && delay > 0) {
+            if (mode == ReplicasMode.DISPATCHER && owner(id) != 0 && delay > 0) {
                 toEngineLate.add(time + delay, id, g);
             } else {
                 toEngineNow.add(id);
                 toEngineNow.add(g);
             }
-            if (mode == ClusterMode.GOSSIP) {
+            if (mode == ReplicasMode.GOSSIP) {
                 for (View other : views) {
                     if (other != v) {
                         other.mirrors.add(time + delay, id, g);
@@ -208,7 +208,7 @@ final class ReplicaSimulation {
 
         final int index;
         final RoutingPolicy policy;
-        final ClusterState cluster;
+        final PoolState state;
         final Router router;
         final IntList placed = new IntList();
         /** Other replicas' placements on their way here (gossip). */
@@ -229,8 +229,8 @@ final class ReplicaSimulation {
                 RunMetrics metrics) {
             this.index = index;
             this.policy = setup.policy();
-            this.cluster = new ClusterState(config.workers(), config.capacity());
-            this.router = new Router(cluster, new PlacementRecorder(policy, (view, id, g) -> {
+            this.state = new PoolState(config.workers(), config.capacity());
+            this.router = new Router(state, new PlacementRecorder(policy, (view, id, g) -> {
                 placed.add(id);
                 placed.add(g);
             }), setup.learners());
@@ -238,16 +238,16 @@ final class ReplicaSimulation {
             this.prepared = prepared;
             this.metrics = metrics;
             this.byId = new TrackedRequest[prepared.size];
-            this.readsLate = delay > 0 && mode != ClusterMode.INDEPENDENT;
+            this.readsLate = delay > 0 && mode != ReplicasMode.INDEPENDENT;
         }
 
         /** When the events of a request of replica {@code owner} reach this router. */
         private int reachOf(int owner) {
-            boolean own = mode == ClusterMode.DISPATCHER ? owner == 0 : owner == index;
+            boolean own = mode == ReplicasMode.DISPATCHER ? owner == 0 : owner == index;
             if (own) {
                 return NOW;
             }
-            if (mode == ClusterMode.INDEPENDENT) {
+            if (mode == ReplicasMode.INDEPENDENT) {
                 return NEVER;
             }
             return delay > 0 ? LATE : NOW;
@@ -255,7 +255,7 @@ final class ReplicaSimulation {
 
         /** Whether this router takes replica {@code owner}'s arrivals into its pool. */
         private boolean pools(int owner) {
-            return mode == ClusterMode.DISPATCHER || owner == index;
+            return mode == ReplicasMode.DISPATCHER || owner == index;
         }
 
         /** Applies everything that has reached this router by {@code time}, in the documented order. */
@@ -347,10 +347,10 @@ final class ReplicaSimulation {
         }
 
         void checkEmpty() {
-            for (int g = 0; g < cluster.workers(); g++) {
-                if (cluster.running(g) + cluster.queued(g) > 0) {
-                    throw new IllegalStateException("router " + index + " still holds " + cluster.running(g)
-                            + " running and " + cluster.queued(g) + " queued on worker " + g + " after the run");
+            for (int g = 0; g < state.workers(); g++) {
+                if (state.running(g) + state.queued(g) > 0) {
+                    throw new IllegalStateException("router " + index + " still holds " + state.running(g)
+                            + " running and " + state.queued(g) + " queued on worker " + g + " after the run");
                 }
             }
             if (!router.pool().isEmpty() || !mirrors.isEmpty()) {

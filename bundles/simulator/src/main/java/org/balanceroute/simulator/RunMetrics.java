@@ -2,7 +2,7 @@ package org.balanceroute.simulator;
 
 import java.util.Arrays;
 import java.util.List;
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.trace.TraceRequest;
 
 /**
@@ -64,7 +64,7 @@ final class RunMetrics {
      *
      * @return whether anything runs (else there is no step, and time jumps)
      */
-    boolean measure(ClusterView engine) {
+    boolean measure(PoolView engine) {
         return measure(engine, 0, 0, engine.workers());
     }
 
@@ -74,7 +74,7 @@ final class RunMetrics {
      *
      * @return whether anything runs there (else the instance does not step)
      */
-    boolean measure(ClusterView engine, int group, int start, int size) {
+    boolean measure(PoolView engine, int group, int start, int size) {
         this.group = group;
         workers = size;
         max = 0;

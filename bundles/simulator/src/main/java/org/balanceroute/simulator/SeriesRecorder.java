@@ -5,7 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.chart.LoadSeries;
 
 /**
@@ -38,14 +38,14 @@ public final class SeriesRecorder implements StepObserver, LoadSeries, AutoClose
     }
 
     @Override
-    public void onStep(long step, double timeS, ClusterView cluster) {
+    public void onStep(long step, double timeS, PoolView view) {
         try {
             csv.write(Long.toString(step));
             csv.write(',');
             csv.write(Double.toString(Math.round(timeS * 1e6) / 1e6));
             for (int g = 0; g < workers; g++) {
                 csv.write(',');
-                csv.write(Long.toString(cluster.load(g)));
+                csv.write(Long.toString(view.load(g)));
             }
             csv.write('\n');
         } catch (IOException e) {
@@ -67,7 +67,7 @@ public final class SeriesRecorder implements StepObserver, LoadSeries, AutoClose
         }
         sampleStep[samples] = step;
         for (int g = 0; g < workers; g++) {
-            sampleLoad[samples][g] = cluster.load(g);
+            sampleLoad[samples][g] = view.load(g);
         }
         samples++;
     }

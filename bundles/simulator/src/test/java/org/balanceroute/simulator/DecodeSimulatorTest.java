@@ -9,8 +9,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.CompletionListener;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.trace.TraceRequest;
@@ -42,7 +42,7 @@ class DecodeSimulatorTest {
             Map<Long, Integer> completions = new HashMap<>();
             List<CompletionListener> learners = new ArrayList<>(setup.learners());
             learners.add((r, n) -> assertEquals(null, completions.put(r.id(), n), "finished twice: " + r));
-            StepObserver consistency = (step, time, cluster) -> checkLoads(cluster);
+            StepObserver consistency = (step, time, view) -> checkLoads(view);
             SimulationResult result = new DecodeSimulator(SMALL).run(trace, setup.policy(), learners, consistency,
                     n -> { });
             assertEquals(trace.size(), completions.size(), name);
@@ -56,15 +56,15 @@ class DecodeSimulatorTest {
     }
 
     /** L_g is the sum of its running requests' s_i + j, and no worker runs more than B. */
-    private static void checkLoads(ClusterView cluster) {
-        for (int g = 0; g < cluster.workers(); g++) {
+    private static void checkLoads(PoolView view) {
+        for (int g = 0; g < view.workers(); g++) {
             long sum = 0;
-            for (int i = 0; i < cluster.running(g); i++) {
-                RequestView r = cluster.active(g, i);
+            for (int i = 0; i < view.running(g); i++) {
+                RequestView r = view.active(g, i);
                 sum += r.promptTokens() + r.decodedTokens();
             }
-            assertEquals(sum, cluster.load(g));
-            assertTrue(cluster.running(g) <= cluster.capacity());
+            assertEquals(sum, view.load(g));
+            assertTrue(view.running(g) <= view.capacity());
         }
     }
 
@@ -125,10 +125,10 @@ class DecodeSimulatorTest {
     private static List<String> loads(List<TraceRequest> trace, String name, BalanceSettings settings) {
         PolicyCatalog.Setup setup = PolicyCatalog.create(name, 1, settings, id -> trace.get((int) id).outputTokens());
         List<String> steps = new ArrayList<>();
-        new DecodeSimulator(SMALL).run(trace, setup.policy(), setup.learners(), (step, time, cluster) -> {
+        new DecodeSimulator(SMALL).run(trace, setup.policy(), setup.learners(), (step, time, view) -> {
             StringBuilder s = new StringBuilder();
-            for (int g = 0; g < cluster.workers(); g++) {
-                s.append(cluster.load(g)).append(',');
+            for (int g = 0; g < view.workers(); g++) {
+                s.append(view.load(g)).append(',');
             }
             steps.add(s.toString());
         }, n -> { });

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import org.balanceroute.core.ClusterState;
 import org.balanceroute.core.DecodeLayout;
+import org.balanceroute.core.PoolState;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.TrackedRequest;
 import org.balanceroute.policy.balance.BalanceSettings;
@@ -19,9 +19,9 @@ class DrainedWorkerTest {
     @Test
     void noShippedPolicyPicksADrainingWorker() {
         for (String name : PolicyCatalog.NAMES) {
-            ClusterState cluster = new ClusterState(DecodeLayout.of(new int[] {4, 4}, new int[] {4, 8}));
+            PoolState state = new PoolState(DecodeLayout.of(new int[] {4, 4}, new int[] {4, 8}));
             PolicyCatalog.Setup setup = PolicyCatalog.create(name, 3, BalanceSettings.defaults(), id -> 50);
-            Router router = new Router(cluster, setup.policy(), setup.learners());
+            Router router = new Router(state, setup.policy(), setup.learners());
             SplittableRandom random = new SplittableRandom(5);
             List<TrackedRequest> live = new ArrayList<>();
             router.setWorkerDraining(2, true);
@@ -46,10 +46,10 @@ class DrainedWorkerTest {
                         }
                     }
                 }
-                cluster.advanceStep();
+                state.advanceStep();
             }
             assertTrue(placed > 100, name + " placed only " + placed);
-            assertEquals(0, cluster.running(2) + cluster.running(5), name);
+            assertEquals(0, state.running(2) + state.running(5), name);
         }
     }
 }

@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
-import org.balanceroute.core.ClusterState;
 import org.balanceroute.core.DecodeLayout;
+import org.balanceroute.core.PoolState;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.TrackedRequest;
 import org.balanceroute.policy.balance.BalanceSettings;
@@ -38,7 +38,7 @@ class GroupsSimulationTest {
         }
 
         @Override
-        public int route(ClusterView cluster, RequestView request) {
+        public int route(PoolView view, RequestView request) {
             return to[(int) request.id()];
         }
     }
@@ -57,7 +57,7 @@ class GroupsSimulationTest {
                     flat);
             List<double[]> seen = new ArrayList<>(); // time, running on instance 0, running on instance 1
             SimulationResult r = new DecodeSimulator(config).run(trace, new Fixed(new int[] {0, 2}), List.of(),
-                    (step, time, cluster) -> seen.add(new double[] {time, cluster.running(0), cluster.running(2)}),
+                    (step, time, view) -> seen.add(new double[] {time, view.running(0), view.running(2)}),
                     n -> { });
             double lightDone = seen.stream().filter(s -> s[2] > 0).mapToDouble(s -> s[0]).max().orElseThrow();
             long lightSteps = seen.stream().filter(s -> s[0] < 1.0).count();
@@ -126,10 +126,10 @@ class GroupsSimulationTest {
             PolicyCatalog.Setup setup = PolicyCatalog.create(policy, 1, BalanceSettings.defaults(),
                     id -> trace.get((int) id).outputTokens());
             SimulationResult r = new DecodeSimulator(config).run(trace, setup.policy(), setup.learners(),
-                    (step, time, cluster) -> {
+                    (step, time, view) -> {
                         for (int g = 0; g < 4; g++) {
-                            assertTrue(cluster.running(g) <= (g < 2 ? 2 : 6), policy + " worker " + g);
-                            most[g] = Math.max(most[g], cluster.running(g));
+                            assertTrue(view.running(g) <= (g < 2 ? 2 : 6), policy + " worker " + g);
+                            most[g] = Math.max(most[g], view.running(g));
                         }
                     }, n -> { });
             assertEquals(trace.size(), r.requests(), policy);
@@ -153,7 +153,7 @@ class GroupsSimulationTest {
     void severalInstancesNeedOneProxy() {
         SimulationConfig config = grouped(new int[] {2, 2}, new int[] {4, 4}, false);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new DecodeSimulator(config,
-                new ProxyReplicas(2, 0, ClusterMode.DISPATCHER)).run(List.of(), r -> null, StepObserver.NONE,
+                new ProxyReplicas(2, 0, ReplicasMode.DISPATCHER)).run(List.of(), r -> null, StepObserver.NONE,
                 n -> { }));
         assertTrue(e.getMessage().contains("--groups"), e.getMessage());
     }
@@ -161,8 +161,8 @@ class GroupsSimulationTest {
     /** JSQ picks the instance with the fewest outstanding requests, BR-0 the rank within it. */
     @Test
     void jsqBr0BalancesRequestsAcrossInstancesThenPlacesWithBr0() {
-        ClusterState cluster = new ClusterState(DecodeLayout.of(new int[] {2, 2}, 4));
-        Router router = new Router(cluster, new JsqThenBr0Policy(BalanceSettings.defaults()), List.of());
+        PoolState state = new PoolState(DecodeLayout.of(new int[] {2, 2}, 4));
+        Router router = new Router(state, new JsqThenBr0Policy(BalanceSettings.defaults()), List.of());
         // instance 1 drains while three requests arrive: they all go to instance 0
         router.setWorkerDraining(2, true);
         router.setWorkerDraining(3, true);
@@ -171,7 +171,7 @@ class GroupsSimulationTest {
             router.submit(new TrackedRequest(id, 1000, 0, 100, 0));
         }
         router.dispatch();
-        assertEquals(3, cluster.running(0) + cluster.running(1));
+        assertEquals(3, state.running(0) + state.running(1));
         router.setWorkerDraining(2, false);
         router.setWorkerDraining(3, false);
         // four more: three even out the counts on instance 1, the fourth is a tie, won by the lower index
@@ -181,19 +181,19 @@ class GroupsSimulationTest {
         }
         router.dispatch();
         assertTrue(router.pool().isEmpty());
-        assertEquals(4, cluster.running(0) + cluster.running(1));
-        assertEquals(3, cluster.running(2) + cluster.running(3));
+        assertEquals(4, state.running(0) + state.running(1));
+        assertEquals(3, state.running(2) + state.running(3));
         // within instance 1, BR-0's placements of its three over two ranks of their own
-        ClusterState alone = new ClusterState(2, 4);
+        PoolState alone = new PoolState(2, 4);
         Router br0 = new Router(alone, org.balanceroute.policy.balance.BalancePolicy.br0(BalanceSettings.defaults()),
                 List.of());
         for (int p : new int[] {5000, 100, 3000}) {
             br0.submit(new TrackedRequest(id++, p, 0, 100, 0));
         }
         br0.dispatch();
-        assertEquals(alone.load(0), cluster.load(2));
-        assertEquals(alone.load(1), cluster.load(3));
-        assertEquals(5000 + 100 + 3000, cluster.load(2) + cluster.load(3));
+        assertEquals(alone.load(0), state.load(2));
+        assertEquals(alone.load(1), state.load(3));
+        assertEquals(5000 + 100 + 3000, state.load(2) + state.load(3));
     }
 
     private static SimulationResult run(String policy, List<TraceRequest> trace, SimulationConfig config) {
@@ -206,9 +206,9 @@ class GroupsSimulationTest {
         PolicyCatalog.Setup setup = PolicyCatalog.create(policy, 1, BalanceSettings.defaults(),
                 id -> trace.get((int) id).outputTokens());
         long[] hash = {17};
-        new DecodeSimulator(config).run(trace, setup.policy(), setup.learners(), (step, time, cluster) -> {
-            for (int g = 0; g < cluster.workers(); g++) {
-                hash[0] = 31 * hash[0] + cluster.load(g);
+        new DecodeSimulator(config).run(trace, setup.policy(), setup.learners(), (step, time, view) -> {
+            for (int g = 0; g < view.workers(); g++) {
+                hash[0] = 31 * hash[0] + view.load(g);
             }
         }, n -> { });
         return hash[0];

@@ -41,10 +41,10 @@ class OptionsOffTest {
         PolicyCatalog.Setup setup = PolicyCatalog.create(policy, 1, settings, predictor,
                 id -> trace.get((int) id).outputTokens(), List.of());
         long[] hash = {1125899906842597L};
-        new DecodeSimulator(SMALL).run(trace, setup.policy(), setup.learners(), (step, time, cluster) -> {
-            for (int g = 0; g < cluster.workers(); g++) {
-                hash[0] = 31 * hash[0] + cluster.load(g);
-                hash[0] = 31 * hash[0] + cluster.running(g);
+        new DecodeSimulator(SMALL).run(trace, setup.policy(), setup.learners(), (step, time, view) -> {
+            for (int g = 0; g < view.workers(); g++) {
+                hash[0] = 31 * hash[0] + view.load(g);
+                hash[0] = 31 * hash[0] + view.running(g);
             }
         }, n -> { });
         return hash[0];

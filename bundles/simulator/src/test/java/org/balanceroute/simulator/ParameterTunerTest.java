@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.policy.balance.BalancePolicy;
@@ -113,7 +113,7 @@ class ParameterTunerTest {
             }
             Br0Score f = new Br0Score();
             TwoStageDispatcher d = new TwoStageDispatcher(c.settings(), new BarrierScore() {
-                public void prepare(ClusterView cluster) { f.prepare(cluster); }
+                public void prepare(PoolView view) { f.prepare(view); }
                 public double score(int worker, long delta) { return -delta; } // not the F-score: smallest first
                 public double slope(int worker, long delta) { return -1; }
                 public long orderMargin(int worker) { return f.orderMargin(worker); }
@@ -122,7 +122,7 @@ class ParameterTunerTest {
             RoutingPolicy p = new RoutingPolicy() {
                 public String name() { return BalancePolicy.BR0; }
                 public boolean usesPromptPool() { return true; }
-                public int route(ClusterView cluster, RequestView request) { return 0; }
+                public int route(PoolView view, RequestView request) { return 0; }
                 public void dispatch(DispatchStep step) { d.dispatch(step); }
             };
             return new PolicyCatalog.Setup(p, List.of());
@@ -199,7 +199,7 @@ class ParameterTunerTest {
         RoutingPolicy oneWorker = new RoutingPolicy() {
             public String name() { return "one-worker"; }
             public boolean usesPromptPool() { return false; }
-            public int route(ClusterView cluster, RequestView request) { return 0; }
+            public int route(PoolView view, RequestView request) { return 0; }
         };
         ParameterTuner.Candidates lucky = (c, t) -> {
             if (c.policy().equals(BalancePolicy.BR0)) {
@@ -297,7 +297,7 @@ class ParameterTunerTest {
         RoutingPolicy oneWorker = new RoutingPolicy() {
             public String name() { return "one-worker"; }
             public boolean usesPromptPool() { return false; }
-            public int route(ClusterView cluster, RequestView request) { return 0; }
+            public int route(PoolView view, RequestView request) { return 0; }
         };
         // three levels, far apart on every replay: one worker (in force), random (H=20), br0 (the rest)
         ParameterTuner.Candidates real = (c, t) -> c.policy().equals(BalancePolicy.BRH_SURVIVAL) && c.settings().equals(POOR)

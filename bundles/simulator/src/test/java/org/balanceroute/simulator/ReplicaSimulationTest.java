@@ -56,19 +56,19 @@ class ReplicaSimulationTest {
             IntFunction<PolicyCatalog.Setup> setups, StepObserver also) {
         List<String> steps = new ArrayList<>();
         StepObserver record = recorder(steps);
-        SimulationResult r = new ReplicaSimulation(config, replicas, SteadyState.DEFAULT).run(trace, setups, (step, time, cluster) -> {
-            record.onStep(step, time, cluster);
-            also.onStep(step, time, cluster);
+        SimulationResult r = new ReplicaSimulation(config, replicas, SteadyState.DEFAULT).run(trace, setups, (step, time, view) -> {
+            record.onStep(step, time, view);
+            also.onStep(step, time, view);
         }, n -> { });
         return new Run(r, steps);
     }
 
     private static StepObserver recorder(List<String> steps) {
-        return (step, time, cluster) -> {
+        return (step, time, view) -> {
             StringBuilder s = new StringBuilder().append(time).append(':');
-            for (int g = 0; g < cluster.workers(); g++) {
-                s.append(cluster.load(g)).append('/').append(cluster.running(g)).append('/')
-                        .append(cluster.queued(g)).append(',');
+            for (int g = 0; g < view.workers(); g++) {
+                s.append(view.load(g)).append('/').append(view.running(g)).append('/')
+                        .append(view.queued(g)).append(',');
             }
             steps.add(s.toString());
         };
@@ -78,7 +78,7 @@ class ReplicaSimulationTest {
     void oneReplicaIsTheSingleProxyInEveryModeAndThroughTheReplicaModel() {
         for (String name : PolicyCatalog.NAMES) {
             Run expected = single(SMALL, LOADED, name);
-            for (ClusterMode mode : ClusterMode.values()) {
+            for (ReplicasMode mode : ReplicasMode.values()) {
                 ProxyReplicas one = new ProxyReplicas(1, 50, mode);
                 assertEquals(expected.result(), new DecodeSimulator(SMALL, one).run(LOADED,
                         setups(name, LOADED, 1), StepObserver.NONE, n -> { }), name + " " + mode);
@@ -94,7 +94,7 @@ class ReplicaSimulationTest {
         for (String name : PolicyCatalog.NAMES) {
             Run expected = single(SMALL, LOADED, name);
             for (int n : new int[] {2, 3, 8}) {
-                Run dispatched = replicated(SMALL, new ProxyReplicas(n, 0, ClusterMode.DISPATCHER), LOADED, name);
+                Run dispatched = replicated(SMALL, new ProxyReplicas(n, 0, ReplicasMode.DISPATCHER), LOADED, name);
                 assertEquals(expected.steps(), dispatched.steps(), name + " N=" + n);
                 assertEquals(expected.result(), dispatched.result(), name + " N=" + n);
             }
@@ -104,7 +104,7 @@ class ReplicaSimulationTest {
     @Test
     void aSingleRouterRunNeedsOnePolicyPerReplicaOutsideDispatcherMode() {
         PolicyCatalog.Setup setup = setups("br0", LOADED, 1).apply(0);
-        DecodeSimulator gossip = new DecodeSimulator(SMALL, new ProxyReplicas(2, 5, ClusterMode.GOSSIP));
+        DecodeSimulator gossip = new DecodeSimulator(SMALL, new ProxyReplicas(2, 5, ReplicasMode.GOSSIP));
         assertThrows(IllegalStateException.class, () -> gossip.run(LOADED, setup.policy(), setup.learners(),
                 StepObserver.NONE, n -> { }));
     }
@@ -120,7 +120,7 @@ class ReplicaSimulationTest {
     void theDispatcherHearsOfAFollowersRequestAndPlacesItEachDLate() {
         SimulationConfig config = new SimulationConfig(1, 1, 0, 0.010, 0, 0, 0, 1);
         List<TraceRequest> trace = List.of(new TraceRequest(0, 100, 2, 0), new TraceRequest(0, 100, 2, 0));
-        SimulationResult r = replicated(config, new ProxyReplicas(2, 5, ClusterMode.DISPATCHER), trace, "br0")
+        SimulationResult r = replicated(config, new ProxyReplicas(2, 5, ReplicasMode.DISPATCHER), trace, "br0")
                 .result();
         assertEquals(4, r.steps());
         assertEquals(0.045, r.makespanS(), 1e-12);
@@ -139,7 +139,7 @@ class ReplicaSimulationTest {
     void gossipingReplicasTakeTheSameFreeSlot() {
         SimulationConfig config = new SimulationConfig(1, 1, 0, 0.010, 0, 0, 0, 1);
         List<TraceRequest> trace = List.of(new TraceRequest(0, 100, 2, 0), new TraceRequest(0, 100, 2, 0));
-        SimulationResult r = replicated(config, new ProxyReplicas(2, 5, ClusterMode.GOSSIP), trace, "br0").result();
+        SimulationResult r = replicated(config, new ProxyReplicas(2, 5, ReplicasMode.GOSSIP), trace, "br0").result();
         assertEquals(4, r.steps());
         assertEquals(0.040, r.makespanS(), 1e-12);
         assertEquals(1, r.overCapacityPlacements());
@@ -161,13 +161,13 @@ class ReplicaSimulationTest {
                     });
                     return new PolicyCatalog.Setup(checking, s.learners());
                 };
-                StepObserver engineWithinB = (step, time, cluster) -> {
-                    for (int g = 0; g < cluster.workers(); g++) {
-                        assertTrue(cluster.running(g) <= cluster.capacity(), name + " D=" + d);
-                        assertEquals(0, cluster.queued(g), name + " D=" + d);
+                StepObserver engineWithinB = (step, time, view) -> {
+                    for (int g = 0; g < view.workers(); g++) {
+                        assertTrue(view.running(g) <= view.capacity(), name + " D=" + d);
+                        assertEquals(0, view.queued(g), name + " D=" + d);
                     }
                 };
-                SimulationResult r = replicated(SMALL, new ProxyReplicas(4, d, ClusterMode.DISPATCHER), LOADED,
+                SimulationResult r = replicated(SMALL, new ProxyReplicas(4, d, ReplicasMode.DISPATCHER), LOADED,
                         checked, engineWithinB).result();
                 assertEquals(0, fullAtPlacement[0], name + " D=" + d);
                 assertEquals(0, r.overCapacityPlacements(), name + " D=" + d);
@@ -181,11 +181,11 @@ class ReplicaSimulationTest {
     @Test
     void gossipOverfillsTheEngineWhereTheDispatcherDoesNot() {
         for (int n : new int[] {2, 4, 8}) {
-            ProxyReplicas gossip = new ProxyReplicas(n, 20, ClusterMode.GOSSIP);
+            ProxyReplicas gossip = new ProxyReplicas(n, 20, ReplicasMode.GOSSIP);
             SimulationResult g = replicated(SMALL, gossip, LOADED, "br0").result();
             assertTrue(g.overCapacityPlacements() > 0 && g.engineQueuedSteps() > 0, "N=" + n + ": " + g);
             assertEquals(0, g.routerQueuedPlacements(), "a pool policy never places where it believes full");
-            SimulationResult d = replicated(SMALL, new ProxyReplicas(n, 20, ClusterMode.DISPATCHER), LOADED, "br0")
+            SimulationResult d = replicated(SMALL, new ProxyReplicas(n, 20, ReplicasMode.DISPATCHER), LOADED, "br0")
                     .result();
             assertEquals(0, d.overCapacityPlacements(), "N=" + n);
             assertEquals(0, d.engineQueuedSteps(), "N=" + n);
@@ -212,7 +212,7 @@ class ReplicaSimulationTest {
             assertTrue(gain > 0.7 * jsq.avgImbalance(), "the workload is one where routing matters: " + one);
             for (int n : new int[] {2, 4, 8}) {
                 for (double d : new double[] {1, 5, 20}) {
-                    SimulationResult r = replicated(SMALL, new ProxyReplicas(n, d, ClusterMode.DISPATCHER), trace,
+                    SimulationResult r = replicated(SMALL, new ProxyReplicas(n, d, ReplicasMode.DISPATCHER), trace,
                             "br0").result();
                     String what = "seed " + seed + " N=" + n + " D=" + d + ": " + r + " vs " + one;
                     assertTrue(r.avgImbalance() - one.avgImbalance() <= 0.2 * gain, what);
@@ -231,8 +231,8 @@ class ReplicaSimulationTest {
                 new org.balanceroute.trace.TraceOptions(3000, -1, 40, 4)).requests();
         SimulationConfig g8 = SimulationConfig.defaults();
         SimulationResult jsq = single(g8, trace, "jsq").result();
-        SimulationResult gossip = replicated(g8, new ProxyReplicas(4, 5, ClusterMode.GOSSIP), trace, "br0").result();
-        SimulationResult dispatcher = replicated(g8, new ProxyReplicas(4, 5, ClusterMode.DISPATCHER), trace, "br0")
+        SimulationResult gossip = replicated(g8, new ProxyReplicas(4, 5, ReplicasMode.GOSSIP), trace, "br0").result();
+        SimulationResult dispatcher = replicated(g8, new ProxyReplicas(4, 5, ReplicasMode.DISPATCHER), trace, "br0")
                 .result();
         assertTrue(gossip.overCapacityPlacements() > 0 && gossip.engineQueuedSteps() > 0, gossip.toString());
         assertEquals(0, dispatcher.overCapacityPlacements(), dispatcher.toString());
@@ -251,7 +251,7 @@ class ReplicaSimulationTest {
     void everyModeConservesRequestsAndTellsEachRouterWhatItHears() {
         int n = 3;
         long expectedTokens = LOADED.stream().mapToLong(TraceRequest::outputTokens).sum();
-        for (ClusterMode mode : ClusterMode.values()) {
+        for (ReplicasMode mode : ReplicasMode.values()) {
             ProxyReplicas replicas = new ProxyReplicas(n, 30, mode);
             List<Map<Long, Integer>> heard = new ArrayList<>();
             IntFunction<PolicyCatalog.Setup> listening = r -> {
@@ -268,7 +268,7 @@ class ReplicaSimulationTest {
             assertEquals(replicas.routers(), heard.size());
             for (int v = 0; v < heard.size(); v++) {
                 for (int i = 0; i < LOADED.size(); i++) {
-                    boolean hears = mode != ClusterMode.INDEPENDENT || i % n == v;
+                    boolean hears = mode != ReplicasMode.INDEPENDENT || i % n == v;
                     assertEquals(hears ? Integer.valueOf(LOADED.get(i).outputTokens()) : null, heard.get(v).get((long) i),
                             mode + " router " + v + " request " + i);
                 }
@@ -278,7 +278,7 @@ class ReplicaSimulationTest {
 
     @Test
     void replicaRunsAreDeterministicForASeed() {
-        for (ClusterMode mode : ClusterMode.values()) {
+        for (ReplicasMode mode : ReplicasMode.values()) {
             ProxyReplicas replicas = new ProxyReplicas(4, 7, mode);
             for (String name : List.of("random", "p2c", "br0", "brh-survival")) {
                 assertEquals(replicated(SMALL, replicas, LOADED, name).result(),
@@ -291,16 +291,16 @@ class ReplicaSimulationTest {
     void badReplicaSettingsNameTheOption() {
         for (int n : new int[] {0, -1, 65}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> new ProxyReplicas(n, 0, ClusterMode.DISPATCHER));
+                    () -> new ProxyReplicas(n, 0, ReplicasMode.DISPATCHER));
             assertTrue(e.getMessage().startsWith("--replicas must be 1..64"), e.getMessage());
         }
         for (double d : new double[] {-1, Double.NaN, Double.POSITIVE_INFINITY}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> new ProxyReplicas(2, d, ClusterMode.GOSSIP));
+                    () -> new ProxyReplicas(2, d, ReplicasMode.GOSSIP));
             assertTrue(e.getMessage().startsWith("--sync-delay-ms must be >= 0 and finite"), e.getMessage());
         }
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClusterMode.parse("mesh"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ReplicasMode.parse("mesh"));
         assertEquals("--cluster-mode must be one of dispatcher, gossip, independent, got 'mesh'", e.getMessage());
-        assertEquals(ClusterMode.GOSSIP, ClusterMode.parse("gossip"));
+        assertEquals(ReplicasMode.GOSSIP, ReplicasMode.parse("gossip"));
     }
 }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import org.balanceroute.core.ClusterState;
+import org.balanceroute.core.PoolState;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.trace.TraceRequest;
 import org.junit.jupiter.api.Test;
@@ -60,7 +60,7 @@ class SteadyStateTest {
         List<TraceRequest> trace = List.of(new TraceRequest(0, 1, 3, 0), new TraceRequest(1, 1, 3, 0),
                 new TraceRequest(2, 1, 3, 0));
         RunMetrics metrics = new RunMetrics(new SteadyState.Window(1, 10));
-        metrics.measure(new ClusterState(1, 1));
+        metrics.measure(new PoolState(1, 1));
         // TPOTs: 1000 ms (first token at 1: not after the start), 2000 ms (inside), 4000 ms (ends at 11)
         double[] first = {1, 2, 3};
         double[] finish = {3, 6, 11};

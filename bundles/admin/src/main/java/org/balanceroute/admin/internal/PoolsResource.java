@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.balanceroute.admin.PolicyAdmin;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.DecodeInstance;
 import org.balanceroute.fleet.FleetService;
 import org.balanceroute.fleet.PoolTopology;
@@ -168,7 +168,7 @@ public final class PoolsResource {
             r.setWorkerDraining(g, drain);
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(APPLY_MILLIS);
-        ClusterSnapshot s = r.snapshot();
+        PoolSnapshot s = r.snapshot();
         while (!inForce(s, from, to, drain)) {
             if (System.nanoTime() - deadline > 0) {
                 return Response.status(Response.Status.ACCEPTED)
@@ -185,7 +185,7 @@ public final class PoolsResource {
         return Response.ok(render(pool, s, r.activePolicy(), r.configuredPolicy())).build();
     }
 
-    private static boolean inForce(ClusterSnapshot s, int from, int to, boolean drain) {
+    private static boolean inForce(PoolSnapshot s, int from, int to, boolean drain) {
         if (s.workers() < to) {
             return false;
         }
@@ -201,7 +201,7 @@ public final class PoolsResource {
      * One pool: its policy, its instances and workers with their state; without a router (policies
      * null, no snapshot) or while the router's layout is not the topology's, without the figures.
      */
-    static Map<String, Object> render(PoolTopology pool, ClusterSnapshot s, String activePolicy,
+    static Map<String, Object> render(PoolTopology pool, PoolSnapshot s, String activePolicy,
             String configuredPolicy) {
         boolean known = s != null && s.workers() == pool.workers().size();
         List<Map<String, Object>> instances = new ArrayList<>();
@@ -252,7 +252,7 @@ public final class PoolsResource {
     }
 
     /** {@code down} (health checks fail) first, then {@code drained}, {@code draining}, else {@code serving}. */
-    static String state(ClusterSnapshot s, int g) {
+    static String state(PoolSnapshot s, int g) {
         if (!s.available()[g]) {
             return "down";
         }

@@ -4,15 +4,15 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
-import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.balanceroute.api.ClusterSnapshot;
-import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.router.ReplicaShare;
+import org.balanceroute.router.ReplicasStatus;
 import org.balanceroute.router.RouterService;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -49,7 +49,7 @@ public final class SnapshotResource {
      * KV tokens; step = dispatch steps run so far; instance = the worker's decode instance (its
      * barrier), by index; groupImbalance = per instance, max - min load over its workers not
      * draining; imbalance = their sum (max - min with one instance); available = the worker's
-     * health checks pass; draining = an operator drains it; cluster: see {@link #render(ClusterStatus)}.
+     * health checks pass; draining = an operator drains it; cluster: see {@link #render(ReplicasStatus)}.
      * The primary pool's; {@code ?pool=NAME} another pool's (404 naming an unknown one), its staleness
      * that pool's own.
      */
@@ -61,7 +61,7 @@ public final class SnapshotResource {
                     + " lists the pools)", ErrorResponses.INVALID_REQUEST, "pool");
         }
         Map<String, Object> m = render(r.snapshot(), r.activePolicy());
-        m.put("cluster", render(r.cluster()));
+        m.put("cluster", render(r.replicas()));
         return Response.ok(m).build();
     }
 
@@ -72,7 +72,7 @@ public final class SnapshotResource {
      * "queued"}]}]}}: the proxy replicas oldest first, each with its share of the load (a cluster
      * of one: store {@code local}, one member).
      */
-    static Map<String, Object> render(ClusterStatus c) {
+    static Map<String, Object> render(ReplicasStatus c) {
         List<Map<String, Object>> members = new ArrayList<>(c.members().size());
         for (ReplicaShare s : c.members()) {
             int[] running = s.running();
@@ -106,7 +106,7 @@ public final class SnapshotResource {
         return m;
     }
 
-    static Map<String, Object> render(ClusterSnapshot s, String activePolicy) {
+    static Map<String, Object> render(PoolSnapshot s, String activePolicy) {
         long[] loads = s.loads();
         int[] running = s.running();
         int[] queued = s.queued();

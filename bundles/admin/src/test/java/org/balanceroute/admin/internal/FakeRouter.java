@@ -6,9 +6,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.balanceroute.api.ClusterSnapshot;
-import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.router.Placement;
+import org.balanceroute.router.ReplicasStatus;
 import org.balanceroute.router.RouterService;
 import org.balanceroute.router.StepResult;
 
@@ -27,8 +27,8 @@ final class FakeRouter implements RouterService {
     volatile String own;
     volatile List<String> available = List.of("br0", "brh-survival", "jsq", "p2c", "random");
     volatile Map<String, Map<String, Object>> parameters = Map.of();
-    volatile ClusterSnapshot snapshot;
-    ClusterStatus cluster;
+    volatile PoolSnapshot snapshot;
+    ReplicasStatus replicas;
     /** Each setWorkerDraining as "g:draining", in order. */
     final List<String> drains = new CopyOnWriteArrayList<>();
 
@@ -57,7 +57,7 @@ final class FakeRouter implements RouterService {
     @Override public String fallbackPolicy() { return "jsq"; }
     @Override public List<String> availablePolicies() { return primary.available; }
     @Override public Map<String, Object> policyParameters(String policy) { return primary.parameters.getOrDefault(policy, Map.of()); }
-    @Override public ClusterSnapshot snapshot() { return snapshot; }
+    @Override public PoolSnapshot snapshot() { return snapshot; }
     @Override public CompletableFuture<Placement> submit(long id, int p, long k, int b) { throw new UnsupportedOperationException(); }
     @Override public void tokens(long id, int count) { throw new UnsupportedOperationException(); }
     @Override public CompletableFuture<Boolean> complete(long id) { throw new UnsupportedOperationException(); }
@@ -68,7 +68,7 @@ final class FakeRouter implements RouterService {
     @Override public void setWorkerAvailable(int worker, boolean available) { }
     @Override public boolean automaticStepping() { return false; }
     @Override public void setLayout(java.util.List<String> workers, int[] groupSizes, int[] capacities) { }
-    @Override public ClusterStatus cluster() { return cluster; }
+    @Override public ReplicasStatus replicas() { return replicas; }
     @Override public List<String> pools() { return new ArrayList<>(pools.keySet()); }
     @Override public RouterService pool(String pool) { return pools.get(pool); }
     @Override public String poolName() { return name; }
@@ -77,10 +77,10 @@ final class FakeRouter implements RouterService {
     @Override
     public void setWorkerDraining(int worker, boolean draining) {
         drains.add(worker + ":" + draining);
-        ClusterSnapshot s = snapshot;
+        PoolSnapshot s = snapshot;
         boolean[] d = s.draining();
         d[worker] = draining;
-        snapshot = new ClusterSnapshot(s.source(), s.step(), s.capturedNanos(), s.capacity(), s.loads(), s.running(),
+        snapshot = new PoolSnapshot(s.source(), s.step(), s.capturedNanos(), s.capacity(), s.loads(), s.running(),
                 s.queued(), s.poolDepth(), s.available(), s.groups(), s.capacities(), d);
     }
 }

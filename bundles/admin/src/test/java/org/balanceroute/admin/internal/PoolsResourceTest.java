@@ -10,7 +10,7 @@ import jakarta.ws.rs.core.Response;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.DecodeInstance;
 import org.balanceroute.fleet.Endpoint;
 import org.balanceroute.fleet.Fleet;
@@ -29,8 +29,8 @@ class PoolsResourceTest {
     }
 
     /** Worker 1 down, 2 draining with one running, 3 drained. */
-    private static ClusterSnapshot snapshot() {
-        return new ClusterSnapshot("local", 3, 0, 64, new long[] {900, 100, 400, 0}, new int[] {2, 1, 1, 0},
+    private static PoolSnapshot snapshot() {
+        return new PoolSnapshot("local", 3, 0, 64, new long[] {900, 100, 400, 0}, new int[] {2, 1, 1, 0},
                 new int[] {1, 0, 0, 0}, 7, new boolean[] {true, false, true, true}, new int[] {0, 0, 1, 1},
                 new int[] {64, 64, 32, 32}, new boolean[] {false, false, true, true});
     }
@@ -73,8 +73,8 @@ class PoolsResourceTest {
         runtime.close();
     }
 
-    private static ClusterSnapshot oneWorker(long load, int poolDepth) {
-        return new ClusterSnapshot("local", 1, 0, 64, new long[] {load}, new int[] {1}, new int[1], poolDepth);
+    private static PoolSnapshot oneWorker(long load, int poolDepth) {
+        return new PoolSnapshot("local", 1, 0, 64, new long[] {load}, new int[] {1}, new int[1], poolDepth);
     }
 
     /** The JSON of an error answer, checked to be the OpenAI shape with this status. */

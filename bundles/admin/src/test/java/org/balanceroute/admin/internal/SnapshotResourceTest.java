@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
-import org.balanceroute.api.ClusterSnapshot;
-import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.router.ReplicaShare;
+import org.balanceroute.router.ReplicasStatus;
 import org.junit.jupiter.api.Test;
 
 class SnapshotResourceTest {
@@ -14,13 +14,13 @@ class SnapshotResourceTest {
     @Test
     void snapshotJson() throws Exception {
         FakeRouter router = new FakeRouter();
-        router.snapshot = new ClusterSnapshot("local", 12, 0, 64, new long[] {1200, 300, 50, 10}, new int[] {3, 1, 1, 1},
+        router.snapshot = new PoolSnapshot("local", 12, 0, 64, new long[] {1200, 300, 50, 10}, new int[] {3, 1, 1, 1},
                 new int[] {0, 2, 0, 0}, 5, new boolean[] {true, false, true, true}, new int[] {0, 0, 1, 1},
                 new int[] {64, 64, 64, 64}, new boolean[] {false, false, false, true});
-        router.cluster = new ClusterStatus("hazelcast", "m2", "m1", List.of(
+        router.replicas = new ReplicasStatus("hazelcast", "m2", "m1", List.of(
                 new ReplicaShare("m1", "127.0.0.1:5701", true, 4, new long[] {1000, 0}, new int[] {2, 0}, new int[] {0, 1}),
                 new ReplicaShare("m2", "127.0.0.1:5702", false, 1, new long[] {200, 300}, new int[] {1, 1}, new int[] {0, 1})),
-                3.5, new ClusterStatus.Staleness(10, 2.0, 7.5, 9.0));
+                3.5, new ReplicasStatus.Staleness(10, 2.0, 7.5, 9.0));
         String json = new ObjectMapper().writeValueAsString(new SnapshotResource(router).snapshot(null).getEntity());
         assertEquals("{\"activePolicy\":\"br0\",\"step\":12,\"poolDepth\":5,\"capacity\":64,\"workers\":["
                 + "{\"worker\":0,\"load\":1200,\"running\":3,\"queued\":0,\"available\":true,\"instance\":0,\"draining\":false},"

@@ -29,10 +29,10 @@ import org.balanceroute.admin.PolicyAdmin.InvalidChangeException;
 import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
 import org.balanceroute.admin.PolicyAdmin.UnknownPoolException;
 import org.balanceroute.admin.auth.ConsoleCredentials;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.FleetService;
-import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.router.ReplicasStatus;
 import org.balanceroute.router.RouterService;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
@@ -70,7 +70,7 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p><b>History.</b> Kept server-side: one sampler thread, started with the component, reads
- * {@link RouterService#snapshot()} and {@link RouterService#cluster()} about once a second into a
+ * {@link RouterService#snapshot()} and {@link RouterService#replicas()} about once a second into a
  * bounded ring ({@link LoadHistory}); viewers read the ring and never reach the router's dispatch
  * thread themselves, so ten open tabs cost the router what one does, and a page opened late shows
  * the last minutes at once. Polling rather than SSE: a console request passes through the console's
@@ -108,9 +108,9 @@ public final class BalanceRoutePlugin extends HttpServlet {
     private final long intervalMillis;
     private final transient LongSupplier clock;
     private final transient ScheduledExecutorService sampler;
-    private final transient AtomicReference<ClusterStatus> cluster = new AtomicReference<>();
+    private final transient AtomicReference<ReplicasStatus> replicas = new AtomicReference<>();
     /** The latest snapshot of every routed pool but the primary (whose are the history's), by name. */
-    private final transient AtomicReference<Map<String, ClusterSnapshot>> otherPools = new AtomicReference<>(Map.of());
+    private final transient AtomicReference<Map<String, PoolSnapshot>> otherPools = new AtomicReference<>(Map.of());
     private final transient AtomicReference<String> lastSampleProblem = new AtomicReference<>();
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
@@ -212,7 +212,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
             problem = "the router's snapshot: " + e.getMessage();
         }
         try {
-            cluster.set(router.cluster());
+            replicas.set(router.replicas());
         } catch (RuntimeException e) {
             problem = problem == null ? "the router's cluster status: " + e.getMessage() : problem;
         }
@@ -228,8 +228,8 @@ public final class BalanceRoutePlugin extends HttpServlet {
     }
 
     /** Each routed pool's snapshot but the primary's, from its own router. */
-    private Map<String, ClusterSnapshot> otherSnapshots() {
-        Map<String, ClusterSnapshot> m = new java.util.HashMap<>();
+    private Map<String, PoolSnapshot> otherSnapshots() {
+        Map<String, PoolSnapshot> m = new java.util.HashMap<>();
         String primary = router.poolName();
         for (String name : router.pools()) {
             RouterService r = router.pool(name);
@@ -242,7 +242,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
 
     /** The fleet section: every pool with its router's latest snapshot and its active policy. */
     private JsonNode fleetJson(LoadHistory.Sample latest) {
-        Map<String, ClusterSnapshot> snapshots = new java.util.HashMap<>(otherPools.get());
+        Map<String, PoolSnapshot> snapshots = new java.util.HashMap<>(otherPools.get());
         Map<String, String> active = new java.util.HashMap<>();
         String primary = Fleet.DEFAULT_POOL;
         try {
@@ -329,7 +329,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
                 latest == null ? 0 : latest.seq()));
         o.set("latest", StateJson.latest(latest));
         o.set("fleet", fleetJson(latest));
-        o.set("cluster", StateJson.cluster(cluster.get()));
+        o.set("cluster", StateJson.replicas(replicas.get()));
         o.set("policies", policies());
         o.set("credentials", StateJson.credentials(credentials()));
         return o;
@@ -523,7 +523,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
             LOG.info("console: {} asked to {} pool {} {} {}", user(req), action, target.pool(),
                     target.instance() == null ? "worker" : "instance " + target.instance() + ", workers",
                     Arrays.toString(target.workers()));
-            ClusterSnapshot after = null;
+            PoolSnapshot after = null;
             try {
                 after = pool.snapshot();
             } catch (RuntimeException e) {

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.Endpoint;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.PoolTopology;
@@ -83,7 +83,7 @@ record DrainRequest(String pool, String worker, String instance) {
      * {@value Fleet#DEFAULT_POOL}), the worker or instance must be one of its (404), and the router
      * must have its workers (503).
      */
-    Target resolve(Fleet fleet, ClusterSnapshot snapshot) throws Refusal {
+    Target resolve(Fleet fleet, PoolSnapshot snapshot) throws Refusal {
         PoolTopology topology = fleet == null ? null : fleet.pool(pool);
         if (fleet == null ? !pool.equals(Fleet.DEFAULT_POOL) : topology == null) {
             throw new Refusal(404, "no pool '" + pool + "'", "pool");

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Map;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.DecodeInstance;
 import org.balanceroute.fleet.Endpoint;
 import org.balanceroute.fleet.Fleet;
@@ -12,7 +12,7 @@ import org.balanceroute.fleet.PoolTopology;
 
 /**
  * The fleet as the page shows it: the pools of the topology ({@link Fleet}), their decode
- * instances and workers, each pool with its own router's live figures ({@link ClusterSnapshot})
+ * instances and workers, each pool with its own router's live figures ({@link PoolSnapshot})
  * and active policy. Pure: built from values, so that tests need no framework.
  *
  * <p>A pool's workers are its router's workers 0.., instance by instance, as the topology numbers
@@ -35,7 +35,7 @@ final class FleetView {
     }
 
     /** Worker g's state: {@link #DOWN}, {@link #DRAINED}, {@link #DRAINING} or {@link #SERVING}, in that precedence. */
-    static String state(ClusterSnapshot s, int g) {
+    static String state(PoolSnapshot s, int g) {
         if (!s.available()[g]) {
             return DOWN;
         }
@@ -46,7 +46,7 @@ final class FleetView {
     }
 
     /** Whether the topology is the router's layout in the snapshot: as many workers, in the same instances. */
-    static boolean matches(PoolTopology p, ClusterSnapshot s) {
+    static boolean matches(PoolTopology p, PoolSnapshot s) {
         if (p == null || s == null || p.workers().size() != s.workers()) {
             return false;
         }
@@ -63,7 +63,7 @@ final class FleetView {
     }
 
     /** The instance's name the page shows and a drain names: the topology's, or its index. */
-    static String instanceName(PoolTopology p, ClusterSnapshot s, int instance) {
+    static String instanceName(PoolTopology p, PoolSnapshot s, int instance) {
         return matches(p, s) ? p.instances().get(instance).name() : Integer.toString(instance);
     }
 
@@ -82,7 +82,7 @@ final class FleetView {
      * @param snapshots each routed pool's latest snapshot, by name
      * @param policies each routed pool's active policy, by name
      */
-    static ObjectNode json(Fleet fleet, String primary, Map<String, ClusterSnapshot> snapshots,
+    static ObjectNode json(Fleet fleet, String primary, Map<String, PoolSnapshot> snapshots,
             Map<String, String> policies) {
         ObjectNode o = StateJson.JSON.createObjectNode();
         o.put("primaryPool", primary);
@@ -90,7 +90,7 @@ final class FleetView {
         ArrayNode pools = o.putArray("pools");
         List<PoolTopology> all = fleet == null ? List.of() : fleet.pools();
         for (PoolTopology p : all) {
-            ClusterSnapshot s = snapshots.get(p.name());
+            PoolSnapshot s = snapshots.get(p.name());
             ObjectNode po;
             if (s != null && s.workers() > 0 && !matches(p, s)) {
                 message = "the router's workers differ from pool " + p.name()
@@ -103,7 +103,7 @@ final class FleetView {
             }
             pools.add(marked(po, p.name().equals(primary), policies.get(p.name())));
         }
-        ClusterSnapshot own = snapshots.get(primary);
+        PoolSnapshot own = snapshots.get(primary);
         if (all.isEmpty() && own != null && own.workers() > 0) {
             message = "no pool topology (the fleet service is not available): the router's workers are shown";
             pools.add(marked(live(primary, null, null, own), true, policies.get(primary)));
@@ -125,7 +125,7 @@ final class FleetView {
     }
 
     /** A pool with its router's figures; names and endpoints from {@code p} when it is the layout. */
-    private static ObjectNode live(String name, String model, PoolTopology p, ClusterSnapshot s) {
+    private static ObjectNode live(String name, String model, PoolTopology p, PoolSnapshot s) {
         ObjectNode po = StateJson.JSON.createObjectNode();
         po.put("name", name);
         po.put("model", model);

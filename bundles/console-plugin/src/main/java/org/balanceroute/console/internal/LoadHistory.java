@@ -2,7 +2,7 @@ package org.balanceroute.console.internal;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 
 /**
  * The last {@code capacity} samples of the router's view, oldest first, for the console's chart:
@@ -18,7 +18,7 @@ final class LoadHistory {
      *
      * @param seq 1, 2, ... in the order taken
      */
-    record Sample(long seq, long timeMillis, ClusterSnapshot snapshot) {
+    record Sample(long seq, long timeMillis, PoolSnapshot snapshot) {
 
         /** max_g L_g - min_g L_g, KV tokens (0 without workers). */
         long imbalance() {
@@ -50,7 +50,7 @@ final class LoadHistory {
     }
 
     /** Adds a sample (the oldest falls out once full); returns it. */
-    synchronized Sample add(long timeMillis, ClusterSnapshot snapshot) {
+    synchronized Sample add(long timeMillis, PoolSnapshot snapshot) {
         Sample s = new Sample(next, timeMillis, snapshot);
         ring[(int) ((next - 1) % ring.length)] = s;
         next++;

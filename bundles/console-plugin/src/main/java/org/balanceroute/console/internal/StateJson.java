@@ -10,11 +10,11 @@ import org.balanceroute.admin.PolicyAdmin.ChangeResult;
 import org.balanceroute.admin.PolicyAdmin.ParameterDescription;
 import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
 import org.balanceroute.admin.auth.ConsoleCredentials;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.PoolTopology;
-import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.ReplicaShare;
+import org.balanceroute.router.ReplicasStatus;
 
 /**
  * The JSON the console page reads ({@code GET .../balanceroute/state.json?since=SEQ}) and the
@@ -74,7 +74,7 @@ final class StateJson {
         if (s == null) {
             return JSON.nullNode();
         }
-        ClusterSnapshot c = s.snapshot();
+        PoolSnapshot c = s.snapshot();
         ObjectNode o = JSON.createObjectNode();
         o.put("t", s.timeMillis());
         o.put("step", c.step());
@@ -106,13 +106,13 @@ final class StateJson {
      * "queued"}]}}: clustered is store != local; share is the member's fraction of the summed load
      * (0 when nothing is loaded). Null when the router did not answer.
      */
-    static JsonNode cluster(ClusterStatus c) {
+    static JsonNode replicas(ReplicasStatus c) {
         if (c == null) {
             return JSON.nullNode();
         }
         ObjectNode o = JSON.createObjectNode();
         o.put("store", c.store());
-        o.put("clustered", !ClusterStatus.LOCAL.equals(c.store()));
+        o.put("clustered", !ReplicasStatus.LOCAL.equals(c.store()));
         o.put("localMember", c.localMember());
         o.put("dispatcher", c.dispatcher());
         o.put("viewAgeMillis", c.viewAgeMillis());
@@ -229,7 +229,7 @@ final class StateJson {
      * "pool", "instance", "workers": [{"worker", "endpoint", "state"}], "message"}}; state as the
      * router shows it just after (null when it did not answer).
      */
-    static ObjectNode drained(String action, DrainRequest.Target target, Fleet fleet, ClusterSnapshot after) {
+    static ObjectNode drained(String action, DrainRequest.Target target, Fleet fleet, PoolSnapshot after) {
         ObjectNode o = JSON.createObjectNode();
         o.put("outcome", "applied");
         o.put("action", action);

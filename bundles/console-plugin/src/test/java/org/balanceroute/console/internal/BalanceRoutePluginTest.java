@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.balanceroute.admin.PolicyAdmin.ParameterDescription;
 import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
-import org.balanceroute.api.ClusterSnapshot;
-import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.router.ReplicaShare;
+import org.balanceroute.router.ReplicasStatus;
 import org.junit.jupiter.api.Test;
 
 /** The servlet end to end without a framework: the page, state.json, and POSTs with and without the CSRF token. */
@@ -34,17 +34,17 @@ class BalanceRoutePluginTest {
                     Map.of("tieBreak", "lowest")));
 
     private final AtomicLong now = new AtomicLong(1_800_000_000_000L);
-    private final ClusterSnapshot[] snapshot = {LoadHistoryTest.snapshot(1, 100, 400)};
-    private final ClusterStatus[] cluster = {new ClusterStatus(ClusterStatus.LOCAL, "local", "local",
+    private final PoolSnapshot[] snapshot = {LoadHistoryTest.snapshot(1, 100, 400)};
+    private final ReplicasStatus[] replicas = {new ReplicasStatus(ReplicasStatus.LOCAL, "local", "local",
             List.of(new ReplicaShare("local", "local", true, 0, new long[] {100, 400}, new int[] {1, 2}, new int[] {0, 0})),
-            0, ClusterStatus.Staleness.NONE)};
+            0, ReplicasStatus.Staleness.NONE)};
     private final Map<String, Map<String, Object>> configs = new HashMap<>();
     private final Fakes.RecordingPolicyAdmin admin = new Fakes.RecordingPolicyAdmin(POLICIES);
     private final CsrfTokens csrf = new CsrfTokens("0123456789abcdef0123456789abcdef".getBytes(), () -> now.get() / 1000);
     private final List<String> drains = new ArrayList<>();
-    private final ClusterSnapshot chatSnapshot = Fakes.snapshot(new int[] {1}, new long[] {900}, new int[] {4});
+    private final PoolSnapshot chatSnapshot = Fakes.snapshot(new int[] {1}, new long[] {900}, new int[] {4});
     private final BalanceRoutePlugin plugin = new BalanceRoutePlugin(Fakes.withPools(
-            Fakes.router(snapshot, cluster, "br0", List.of("br0", "brh-survival", "jsq", "least-running"), drains),
+            Fakes.router(snapshot, replicas, "br0", List.of("br0", "brh-survival", "jsq", "least-running"), drains),
             Map.of("chat", Fakes.poolRouter("chat", chatSnapshot, "jsq"))),
             Fakes.configs(configs), k -> null, 600, 1000, csrf, now::get, false);
 

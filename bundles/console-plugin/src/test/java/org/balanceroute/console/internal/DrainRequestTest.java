@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.Fleet;
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +15,7 @@ class DrainRequestTest {
 
     static final Fleet FLEET = Fakes.fleet(FleetViewTest.TWO,
             Fakes.pool("other", new String[] {"x"}, new int[] {1}, 10));
-    static final ClusterSnapshot SNAPSHOT = Fakes.snapshot(new int[] {2, 2}, new long[4], new int[4]);
+    static final PoolSnapshot SNAPSHOT = Fakes.snapshot(new int[] {2, 2}, new long[4], new int[4]);
 
     static DrainRequest json(String body) throws Exception {
         return DrainRequest.parse(StateJson.JSON.readTree(body));
@@ -101,7 +101,7 @@ class DrainRequestTest {
 
     @Test
     void anotherPoolResolvesAgainstItsOwnTopologyAndRouter() throws Exception {
-        ClusterSnapshot other = Fakes.snapshot(new int[] {1}, new long[1], new int[1]);
+        PoolSnapshot other = Fakes.snapshot(new int[] {1}, new long[1], new int[1]);
         DrainRequest.Target t = json("{\"pool\": \"other\", \"instance\": \"x\"}").resolve(FLEET, other);
         assertEquals("other", t.pool());
         assertEquals("x", t.instance());

@@ -21,12 +21,12 @@ import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import org.balanceroute.admin.PolicyAdmin;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.DecodeInstance;
 import org.balanceroute.fleet.Endpoint;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.PoolTopology;
-import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.router.ReplicasStatus;
 import org.balanceroute.router.RouterService;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
@@ -38,30 +38,30 @@ final class Fakes {
     }
 
     /** A router answering fixed values. */
-    static RouterService router(ClusterSnapshot[] snapshot, ClusterStatus[] cluster, String active, List<String> available) {
-        return router(snapshot, cluster, active, available, new ArrayList<>());
+    static RouterService router(PoolSnapshot[] snapshot, ReplicasStatus[] replicas, String active, List<String> available) {
+        return router(snapshot, replicas, active, available, new ArrayList<>());
     }
 
     /**
      * A router answering fixed values; each {@code setWorkerDraining(g, d)} is recorded in
      * {@code drains} as "g:d" and shows in the next snapshot.
      */
-    static RouterService router(ClusterSnapshot[] snapshot, ClusterStatus[] cluster, String active, List<String> available,
+    static RouterService router(PoolSnapshot[] snapshot, ReplicasStatus[] replicas, String active, List<String> available,
             List<String> drains) {
         return (RouterService) Proxy.newProxyInstance(Fakes.class.getClassLoader(), new Class<?>[] {RouterService.class},
                 (p, m, a) -> switch (m.getName()) {
                     case "snapshot" -> snapshot[0];
-                    case "cluster" -> cluster[0];
+                    case "replicas" -> replicas[0];
                     case "activePolicy" -> active;
                     case "availablePolicies" -> available;
                     case "setWorkerDraining" -> {
                         int g = (Integer) a[0];
                         boolean d = (Boolean) a[1];
                         drains.add(g + ":" + d);
-                        ClusterSnapshot s = snapshot[0];
+                        PoolSnapshot s = snapshot[0];
                         boolean[] draining = s.draining();
                         draining[g] = d;
-                        snapshot[0] = new ClusterSnapshot(s.source(), s.step(), s.capturedNanos(), s.capacity(), s.loads(),
+                        snapshot[0] = new PoolSnapshot(s.source(), s.step(), s.capturedNanos(), s.capacity(), s.loads(),
                                 s.running(), s.queued(), s.poolDepth(), s.available(), s.groups(), s.capacities(), draining);
                         yield null;
                     }
@@ -89,7 +89,7 @@ final class Fakes {
     }
 
     /** A router of pool {@code name} whose only answers are its snapshot and its active policy. */
-    static RouterService poolRouter(String name, ClusterSnapshot snapshot, String active) {
+    static RouterService poolRouter(String name, PoolSnapshot snapshot, String active) {
         return (RouterService) Proxy.newProxyInstance(Fakes.class.getClassLoader(), new Class<?>[] {RouterService.class},
                 (p, m, a) -> switch (m.getName()) {
                     case "snapshot" -> snapshot;
@@ -103,7 +103,7 @@ final class Fakes {
      * A snapshot of instances of {@code sizes[i]} workers each (B 64), these loads and running
      * counts, nothing queued, every worker up and none draining.
      */
-    static ClusterSnapshot snapshot(int[] sizes, long[] loads, int[] running) {
+    static PoolSnapshot snapshot(int[] sizes, long[] loads, int[] running) {
         int n = loads.length;
         int[] groups = new int[n];
         int g = 0;
@@ -116,7 +116,7 @@ final class Fakes {
         Arrays.fill(capacities, 64);
         boolean[] up = new boolean[n];
         Arrays.fill(up, true);
-        return new ClusterSnapshot("test", 1, 0, 64, loads, running, new int[n], 0, up, groups, capacities, new boolean[n]);
+        return new PoolSnapshot("test", 1, 0, 64, loads, running, new int[n], 0, up, groups, capacities, new boolean[n]);
     }
 
     /** A pool of instances named {@code names}, {@code sizes[i]} workers each at http://wN:8000, B 64. */

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Map;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.PoolTopology;
 import org.junit.jupiter.api.Test;
@@ -17,20 +17,20 @@ class FleetViewTest {
     static final PoolTopology TWO = Fakes.pool("default", new String[] {"a", "b"}, new int[] {2, 2}, 0);
 
     /** Worker 1 draining with one request left, worker 2 drained, worker 3 down. */
-    static ClusterSnapshot mixed() {
-        return new ClusterSnapshot("test", 5, 0, 64, new long[] {500, 300, 0, 900}, new int[] {2, 1, 0, 3},
+    static PoolSnapshot mixed() {
+        return new PoolSnapshot("test", 5, 0, 64, new long[] {500, 300, 0, 900}, new int[] {2, 1, 0, 3},
                 new int[] {1, 0, 0, 0}, 4, new boolean[] {true, true, true, false}, new int[] {0, 0, 1, 1},
                 new int[] {64, 64, 32, 32}, new boolean[] {false, true, true, false});
     }
 
     /** The page's fleet with the primary pool {@code default}'s snapshot (none: null) and br0 active. */
-    private static JsonNode json(Fleet fleet, ClusterSnapshot s) {
+    private static JsonNode json(Fleet fleet, PoolSnapshot s) {
         return FleetView.json(fleet, "default", s == null ? Map.of() : Map.of("default", s), Map.of("default", "br0"));
     }
 
     @Test
     void aWorkersStateIsDownDrainedDrainingOrServing() {
-        ClusterSnapshot s = mixed();
+        PoolSnapshot s = mixed();
         assertEquals(FleetView.SERVING, FleetView.state(s, 0));
         assertEquals(FleetView.DRAINING, FleetView.state(s, 1));
         assertEquals(FleetView.DRAINED, FleetView.state(s, 2));

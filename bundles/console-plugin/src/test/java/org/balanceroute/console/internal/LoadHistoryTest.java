@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.util.List;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.junit.jupiter.api.Test;
 
 class LoadHistoryTest {
 
-    static ClusterSnapshot snapshot(long step, long... loads) {
-        return new ClusterSnapshot("test", step, 0, 64, loads, new int[loads.length], new int[loads.length], 0);
+    static PoolSnapshot snapshot(long step, long... loads) {
+        return new PoolSnapshot("test", step, 0, 64, loads, new int[loads.length], new int[loads.length], 0);
     }
 
     @Test

@@ -8,19 +8,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Map;
 import org.balanceroute.admin.PolicyAdmin.ChangeResult;
-import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.ReplicaShare;
+import org.balanceroute.router.ReplicasStatus;
 import org.junit.jupiter.api.Test;
 
 class StateJsonTest {
 
     @Test
     void theClusterWithEachMembersShare() {
-        ClusterStatus c = new ClusterStatus("hazelcast", "m2", "m1", List.of(
+        ReplicasStatus c = new ReplicasStatus("hazelcast", "m2", "m1", List.of(
                 new ReplicaShare("m1", "127.0.0.1:5701", true, 3, new long[] {300, 100}, new int[] {2, 1}, new int[] {0, 1}),
                 new ReplicaShare("m2", "127.0.0.1:5702", false, 1, new long[] {0, 100}, new int[] {0, 1}, new int[] {0, 0})),
-                2.5, ClusterStatus.Staleness.NONE);
-        JsonNode j = StateJson.cluster(c);
+                2.5, ReplicasStatus.Staleness.NONE);
+        JsonNode j = StateJson.replicas(c);
         assertTrue(j.path("clustered").asBoolean());
         assertEquals("m1", j.path("dispatcher").asText());
         JsonNode m1 = j.path("members").get(0);
@@ -35,13 +35,13 @@ class StateJsonTest {
 
     @Test
     void aClusterOfOneIsNotClusteredAndAnEmptyLoadHasNoShare() {
-        ClusterStatus c = new ClusterStatus(ClusterStatus.LOCAL, "local", "local",
+        ReplicasStatus c = new ReplicasStatus(ReplicasStatus.LOCAL, "local", "local",
                 List.of(new ReplicaShare("local", "local", true, 0, new long[2], new int[2], new int[2])), 0,
-                ClusterStatus.Staleness.NONE);
-        JsonNode j = StateJson.cluster(c);
+                ReplicasStatus.Staleness.NONE);
+        JsonNode j = StateJson.replicas(c);
         assertFalse(j.path("clustered").asBoolean());
         assertEquals(0.0, j.path("members").get(0).path("share").asDouble());
-        assertTrue(StateJson.cluster(null).isNull());
+        assertTrue(StateJson.replicas(null).isNull());
         assertTrue(StateJson.latest(null).isNull());
     }
 

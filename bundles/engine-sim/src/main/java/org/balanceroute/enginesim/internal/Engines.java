@@ -8,7 +8,7 @@ import org.balanceroute.enginesim.SimConfig;
 /**
  * What every endpoint of a cluster serves from: the decode step loop, the prefill servers'
  * requests in flight, the fault plan, the ground-truth stats, the KV handles issued and the time
- * factor. {@link Cluster} builds it and binds one {@link EndpointHandler} per endpoint to it; the
+ * factor. {@link EngineServers} builds it and binds one {@link EndpointHandler} per endpoint to it; the
  * handlers know this state, not the cluster that serves them.
  */
 final class Engines {

@@ -19,13 +19,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.PoolTopology;
 import org.balanceroute.proxy.ProxyObserver;
-import org.balanceroute.router.ClusterStatus;
-import org.balanceroute.router.ReplicaShare;
 import org.balanceroute.router.DispatchObserver;
+import org.balanceroute.router.ReplicaShare;
+import org.balanceroute.router.ReplicasStatus;
 import org.osgi.service.component.annotations.Component;
 
 /**
@@ -92,7 +92,7 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
      * @param decodeStepNanos the decode step period its router observes, 0 while unknown
      * @param prefill its connector's prefill counts, or null without a connector (left out)
      */
-    public record PoolState(String name, PoolTopology topology, ClusterSnapshot snapshot, ClusterStatus cluster,
+    public record PoolState(String name, PoolTopology topology, PoolSnapshot snapshot, ReplicasStatus replicas,
             String activePolicy, long decodeStepNanos, PrefillTier prefill) {
     }
 
@@ -344,9 +344,9 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
         List<Sample> load = new ArrayList<>();
         List<Sample> run = new ArrayList<>();
         List<Sample> pooled = new ArrayList<>();
-        ClusterStatus first = null;
+        ReplicasStatus first = null;
         for (PoolState pool : pools) {
-            ClusterStatus c = pool.cluster();
+            ReplicasStatus c = pool.replicas();
             if (c == null) {
                 continue;
             }
@@ -368,7 +368,7 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
             return List.of();
         }
         List<String> quantile = List.of("quantile");
-        ClusterStatus.Staleness st = first.staleness();
+        ReplicasStatus.Staleness st = first.staleness();
         List<Sample> staleness = st.samples() == 0 ? List.of() : List.of(
                 new Sample(CLUSTER_STALENESS, quantile, List.of("0.5"), st.p50Millis() / 1e3),
                 new Sample(CLUSTER_STALENESS, quantile, List.of("0.99"), st.p99Millis() / 1e3),
@@ -418,7 +418,7 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
             if (pool.activePolicy() != null) {
                 policy.add(new Sample(ACTIVE_POLICY, List.of("pool", "policy"), List.of(pool.name(), pool.activePolicy()), 1));
             }
-            ClusterSnapshot s = pool.snapshot();
+            PoolSnapshot s = pool.snapshot();
             if (s == null) {
                 continue;
             }
@@ -484,7 +484,7 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
         static final List<String> POOL_INSTANCE = List.of("pool", "instance");
         static final List<String> POOL_INSTANCE_WORKER = List.of("pool", "instance", "worker");
 
-        static Labels of(String name, PoolTopology pool, ClusterSnapshot s) {
+        static Labels of(String name, PoolTopology pool, PoolSnapshot s) {
             if (pool == null) {
                 return new Labels(name, List.of(), s == null ? null : s.groups(), null);
             }

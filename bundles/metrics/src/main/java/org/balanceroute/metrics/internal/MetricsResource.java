@@ -6,11 +6,11 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
 import java.util.ArrayList;
 import java.util.List;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.connector.vllm.VllmConnector;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.FleetService;
-import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.router.ReplicasStatus;
 import org.balanceroute.router.RouterService;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -74,18 +74,18 @@ public final class MetricsResource {
 
     /** One pool from its own router and connector; what its router cannot answer is left null. */
     static BalanceRouteMetrics.PoolState state(String name, RouterService r, Fleet f, VllmConnector c) {
-        ClusterSnapshot snapshot = null;
-        ClusterStatus cluster = null;
+        PoolSnapshot snapshot = null;
+        ReplicasStatus replicas = null;
         String policy = null;
         try {
             snapshot = r.snapshot();
-            cluster = r.cluster();
+            replicas = r.replicas();
             policy = r.activePolicy();
         } catch (IllegalStateException e) {
             LOG.debug("metrics: no router snapshot of pool {}: {}", name, e.toString());
         }
         VllmConnector poolConnector = c == null ? null : c.pool(name);
-        return new BalanceRouteMetrics.PoolState(name, f == null ? null : f.pool(name), snapshot, cluster, policy,
+        return new BalanceRouteMetrics.PoolState(name, f == null ? null : f.pool(name), snapshot, replicas, policy,
                 r.observedStepNanos(), prefillTier(poolConnector));
     }
 

@@ -9,38 +9,38 @@ import java.lang.management.ManagementFactory;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.DecodeInstance;
 import org.balanceroute.fleet.Endpoint;
 import org.balanceroute.fleet.PoolTopology;
 import org.balanceroute.metrics.internal.BalanceRouteMetrics.PoolState;
 import org.balanceroute.metrics.internal.BalanceRouteMetrics.PrefillTier;
-import org.balanceroute.router.ClusterStatus;
-import org.balanceroute.router.ReplicaShare;
 import org.balanceroute.proxy.ProxyObserver.Outcome;
+import org.balanceroute.router.ReplicaShare;
+import org.balanceroute.router.ReplicasStatus;
 import org.junit.jupiter.api.Test;
 
 class BalanceRouteMetricsTest {
 
-    private static final ClusterSnapshot SNAPSHOT = new ClusterSnapshot("test", 7, 0, 4,
+    private static final PoolSnapshot SNAPSHOT = new PoolSnapshot("test", 7, 0, 4,
             new long[] {1000, 250, 0}, new int[] {3, 1, 0}, new int[] {0, 2, 0}, 5, new boolean[] {true, true, false});
 
     /** One pool's scrape: {@code topology}'s name, else {@code default}. */
-    private static String scrape(BalanceRouteMetrics m, ClusterSnapshot s, PrefillTier prefill, ClusterStatus cluster,
+    private static String scrape(BalanceRouteMetrics m, PoolSnapshot s, PrefillTier prefill, ReplicasStatus replicas,
             PoolTopology topology) {
         String name = topology == null ? "default" : topology.name();
-        return m.scrape(List.of(new PoolState(name, topology, s, cluster, null, 0, prefill)));
+        return m.scrape(List.of(new PoolState(name, topology, s, replicas, null, 0, prefill)));
     }
 
-    private static String scrape(BalanceRouteMetrics m, ClusterSnapshot s, PrefillTier prefill, ClusterStatus cluster) {
-        return scrape(m, s, prefill, cluster, null);
+    private static String scrape(BalanceRouteMetrics m, PoolSnapshot s, PrefillTier prefill, ReplicasStatus replicas) {
+        return scrape(m, s, prefill, replicas, null);
     }
 
-    private static String scrape(BalanceRouteMetrics m, ClusterSnapshot s, PrefillTier prefill) {
+    private static String scrape(BalanceRouteMetrics m, PoolSnapshot s, PrefillTier prefill) {
         return scrape(m, s, prefill, null, null);
     }
 
-    private static String scrape(BalanceRouteMetrics m, ClusterSnapshot s) {
+    private static String scrape(BalanceRouteMetrics m, PoolSnapshot s) {
         return scrape(m, s, null, null, null);
     }
 
@@ -91,12 +91,12 @@ class BalanceRouteMetricsTest {
 
     @Test
     void theClusterOfProxiesHasItsMembersSharesAndStaleness() {
-        ClusterStatus cluster = new ClusterStatus("hazelcast", "m2", "m1", List.of(
+        ReplicasStatus replicas = new ReplicasStatus("hazelcast", "m2", "m1", List.of(
                 new ReplicaShare("m1", "127.0.0.1:5701", true, 4, new long[] {900, 0, 0}, new int[] {2, 0, 0},
                         new int[3]),
                 new ReplicaShare("m2", "127.0.0.1:5702", false, 1, new long[] {100, 250, 0}, new int[] {1, 1, 0},
-                        new int[3])), 2, new ClusterStatus.Staleness(100, 3.0, 12.0, 15.0));
-        String text = scrape(new BalanceRouteMetrics(), SNAPSHOT, null, cluster);
+                        new int[3])), 2, new ReplicasStatus.Staleness(100, 3.0, 12.0, 15.0));
+        String text = scrape(new BalanceRouteMetrics(), SNAPSHOT, null, replicas);
         Map<String, Double> s = samples(text);
         assertEquals(2.0, s.get("balanceroute_cluster_members"));
         assertEquals(0.0, s.get("balanceroute_cluster_is_dispatcher"));
@@ -155,7 +155,7 @@ class BalanceRouteMetricsTest {
      * CHAT's state: worker 0 drains with 5,000 tokens still running, worker 3 is drained (nothing
      * left); a's imbalance is 300 - 100 (worker 0 left out), b's is 0 (one worker counts).
      */
-    private static final ClusterSnapshot TWO_INSTANCES = new ClusterSnapshot("test", 9, 0, 64,
+    private static final PoolSnapshot TWO_INSTANCES = new PoolSnapshot("test", 9, 0, 64,
             new long[] {5000, 100, 300, 0, 700}, new int[] {2, 1, 1, 0, 2}, new int[5], 3,
             new boolean[] {true, true, true, true, true}, new int[] {0, 0, 0, 1, 1}, new int[] {64, 64, 64, 32, 32},
             new boolean[] {true, false, false, true, false});
@@ -220,10 +220,10 @@ class BalanceRouteMetricsTest {
 
     @Test
     void theMembersSharesCarryPoolAndInstanceToo() {
-        ClusterStatus cluster = new ClusterStatus("hazelcast", "m1", "m1", List.of(
+        ReplicasStatus replicas = new ReplicasStatus("hazelcast", "m1", "m1", List.of(
                 new ReplicaShare("m1", "127.0.0.1:5701", true, 0, new long[] {0, 100, 300, 0, 700},
-                        new int[] {0, 1, 1, 0, 2}, new int[5])), 1, new ClusterStatus.Staleness(0, 0, 0, 0));
-        Map<String, Double> s = samples(scrape(new BalanceRouteMetrics(), TWO_INSTANCES, null, cluster, CHAT));
+                        new int[] {0, 1, 1, 0, 2}, new int[5])), 1, new ReplicasStatus.Staleness(0, 0, 0, 0));
+        Map<String, Double> s = samples(scrape(new BalanceRouteMetrics(), TWO_INSTANCES, null, replicas, CHAT));
         assertEquals(700.0, s.get("balanceroute_member_worker_kv_load_tokens{member=\"m1\",pool=\"chat\","
                 + "instance=\"b\",worker=\"4\",}"));
         assertEquals(1.0, s.get("balanceroute_member_worker_running_requests{member=\"m1\",pool=\"chat\","
@@ -355,14 +355,14 @@ class BalanceRouteMetricsTest {
 
     @Test
     void everyPoolIsScrapedWithItsPoolLabelItsPolicyAndItsPrefillTier() {
-        ClusterStatus chatCluster = new ClusterStatus("local", "m1", "m1", List.of(new ReplicaShare("m1", "a", true, 3,
+        ReplicasStatus chatReplicas = new ReplicasStatus("local", "m1", "m1", List.of(new ReplicaShare("m1", "a", true, 3,
                 new long[] {5000, 100, 300, 0, 700}, new int[] {2, 1, 1, 0, 2}, new int[5])), 0,
-                new ClusterStatus.Staleness(0, 0, 0, 0));
-        ClusterStatus llamaCluster = new ClusterStatus("local", "m1", "m1", List.of(new ReplicaShare("m1", "a", true, 5,
-                new long[] {1000, 250, 0}, new int[] {3, 1, 0}, new int[3])), 0, new ClusterStatus.Staleness(0, 0, 0, 0));
+                new ReplicasStatus.Staleness(0, 0, 0, 0));
+        ReplicasStatus llamaReplicas = new ReplicasStatus("local", "m1", "m1", List.of(new ReplicaShare("m1", "a", true, 5,
+                new long[] {1000, 250, 0}, new int[] {3, 1, 0}, new int[3])), 0, new ReplicasStatus.Staleness(0, 0, 0, 0));
         String text = new BalanceRouteMetrics().scrape(List.of(
-                new PoolState("chat", CHAT, TWO_INSTANCES, chatCluster, "br0", 20_000_000, new PrefillTier(new int[] {4}, 1)),
-                new PoolState("llama", LLAMA, SNAPSHOT, llamaCluster, "jsq", 0, null)));
+                new PoolState("chat", CHAT, TWO_INSTANCES, chatReplicas, "br0", 20_000_000, new PrefillTier(new int[] {4}, 1)),
+                new PoolState("llama", LLAMA, SNAPSHOT, llamaReplicas, "jsq", 0, null)));
         Map<String, Double> s = samples(text);
         assertEquals(700.0, s.get(worker("balanceroute_worker_kv_load_tokens", "chat", "b", 4)));
         assertEquals(1000.0, s.get(worker("balanceroute_worker_kv_load_tokens", "llama", "x", 0)));

@@ -1,8 +1,8 @@
 package org.balanceroute.policy.balance;
 
 import java.util.Objects;
-import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.TerminationPredictor;
@@ -57,8 +57,8 @@ public final class BalancePolicy implements RoutingPolicy {
     }
 
     @Override
-    public int route(ClusterView cluster, RequestView request) {
-        return ArrivalFScore.route(cluster, request);
+    public int route(PoolView view, RequestView request) {
+        return ArrivalFScore.route(view, request);
     }
 
     @Override

@@ -1,6 +1,6 @@
 package org.balanceroute.policy.balance;
 
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 
 /**
@@ -11,7 +11,7 @@ import org.balanceroute.api.RequestView;
 public interface BarrierScore {
 
     /** Reads the cluster at the start of a dispatch step. */
-    void prepare(ClusterView cluster);
+    void prepare(PoolView view);
 
     /** F_g(Q) for a set of waiting requests whose prompts sum to {@code delta} tokens. */
     double score(int worker, long delta);

@@ -1,6 +1,6 @@
 package org.balanceroute.policy.balance;
 
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
 
@@ -20,7 +20,7 @@ public final class Br0BypassPolicy implements RoutingPolicy {
     }
 
     @Override
-    public int route(ClusterView cluster, RequestView request) {
-        return ArrivalFScore.route(cluster, request);
+    public int route(PoolView view, RequestView request) {
+        return ArrivalFScore.route(view, request);
     }
 }

@@ -1,6 +1,6 @@
 package org.balanceroute.policy.balance;
 
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 
 /**
@@ -22,9 +22,9 @@ public final class Br0Score implements BarrierScore {
     private long max;
 
     @Override
-    public void prepare(ClusterView cluster) {
-        int n = cluster.workers();
-        int groups = cluster.groups();
+    public void prepare(PoolView view) {
+        int n = view.workers();
+        int groups = view.groups();
         if (load.length != n) {
             load = new long[n];
             groupOf = new int[n];
@@ -34,14 +34,14 @@ public final class Br0Score implements BarrierScore {
             groupSize = new int[groups];
         }
         for (int i = 0; i < groups; i++) {
-            groupSize[i] = cluster.groupSize(i);
+            groupSize[i] = view.groupSize(i);
             groupMax[i] = 0;
         }
         max = 0;
         for (int w = 0; w < n; w++) {
-            int i = cluster.group(w);
+            int i = view.group(w);
             groupOf[w] = i;
-            load[w] = cluster.load(w);
+            load[w] = view.load(w);
             groupMax[i] = Math.max(groupMax[i], load[w]);
             max = Math.max(max, load[w]);
         }

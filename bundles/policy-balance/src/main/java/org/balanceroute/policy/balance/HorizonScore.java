@@ -1,7 +1,7 @@
 package org.balanceroute.policy.balance;
 
 import java.util.Arrays;
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.TerminationPredictor;
 
@@ -82,8 +82,8 @@ public final class HorizonScore implements BarrierScore {
     }
 
     @Override
-    public void prepare(ClusterView cluster) {
-        int g = cluster.workers();
+    public void prepare(PoolView view) {
+        int g = view.workers();
         if (g != workers) {
             workers = g;
             projected = new long[g][horizon + 1];
@@ -96,19 +96,19 @@ public final class HorizonScore implements BarrierScore {
             endedBy = new int[g][horizon + 2];
             groupOf = new int[g];
         }
-        if (maxAhead.length != cluster.groups()) {
-            maxAhead = new long[cluster.groups()][horizon + 1];
+        if (maxAhead.length != view.groups()) {
+            maxAhead = new long[view.groups()][horizon + 1];
         }
         for (long[] row : maxAhead) {
             Arrays.fill(row, 0);
         }
         for (int w = 0; w < g; w++) {
-            groupOf[w] = cluster.group(w);
+            groupOf[w] = view.group(w);
             long[] groupAhead = maxAhead[groupOf[w]];
             Arrays.fill(endCount, 0);
             Arrays.fill(endLoad, 0);
-            for (int i = 0, n = cluster.running(w); i < n; i++) {
-                RequestView r = cluster.active(w, i);
+            for (int i = 0, n = view.running(w); i < n; i++) {
+                RequestView r = view.active(w, i);
                 int c = stepsLeft(r);
                 endCount[c]++;
                 endLoad[c] += r.kvLoad();
@@ -120,8 +120,8 @@ public final class HorizonScore implements BarrierScore {
             // Suffix sums: at h, the requests still active are those with c > h. With projected
             // slots, requests queued on the worker are counted as running past the horizon (they
             // start within k steps); else a queue it was given would not weigh on its margins.
-            long count = projectsQueue ? cluster.queued(w) : 0;
-            long load = projectsQueue ? cluster.queuedTokens(w) : 0;
+            long count = projectsQueue ? view.queued(w) : 0;
+            long load = projectsQueue ? view.queuedTokens(w) : 0;
             long[] row = projected[w];
             for (int h = horizon; h >= 0; h--) {
                 count += endCount[h + 1];

@@ -1,7 +1,7 @@
 package org.balanceroute.policy.balance;
 
-import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.PromptPoolView;
 
 /**
@@ -55,17 +55,17 @@ public final class TwoStageDispatcher {
     }
 
     public void dispatch(DispatchStep step) {
-        ClusterView cluster = step.cluster();
+        PoolView view = step.view();
         PromptPoolView pool = step.pool();
-        int workers = cluster.workers();
+        int workers = view.workers();
         if (freeSlots.length != workers) {
             freeSlots = new int[workers];
             visited = new boolean[workers];
         }
-        score.prepare(cluster);
+        score.prepare(view);
         int total = 0; // S_tot
         for (int g = 0; g < workers; g++) {
-            freeSlots[g] = slots(cluster, g);
+            freeSlots[g] = slots(view, g);
             total += freeSlots[g];
             visited[g] = false;
         }
@@ -99,19 +99,19 @@ public final class TwoStageDispatcher {
     }
 
     /** Free slots, or with projected slots those plus the ones predicted to free within k steps, less the queue. */
-    private int slots(ClusterView cluster, int g) {
-        int free = cluster.freeSlots(g);
-        if (projectedSlots == 0 || !cluster.available(g)) {
+    private int slots(PoolView view, int g) {
+        int free = view.freeSlots(g);
+        if (projectedSlots == 0 || !view.available(g)) {
             return free;
         }
-        int projected = cluster.capacity(g) - cluster.running(g) - cluster.queued(g)
+        int projected = view.capacity(g) - view.running(g) - view.queued(g)
                 + score.endingWithin(g, projectedSlots);
         return Math.max(free, projected);
     }
 
     /** Into a free slot if there is one, else into the worker's queue (a projected slot). */
     private static void place(DispatchStep step, int poolIndex, int g) {
-        if (step.cluster().freeSlots(g) > 0) {
+        if (step.view().freeSlots(g) > 0) {
             step.assign(poolIndex, g);
         } else {
             step.assignQueued(poolIndex, g);

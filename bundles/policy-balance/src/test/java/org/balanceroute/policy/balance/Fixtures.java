@@ -2,11 +2,11 @@ package org.balanceroute.policy.balance;
 
 import java.util.List;
 import java.util.Random;
-import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
-import org.balanceroute.core.ClusterState;
+import org.balanceroute.core.PoolState;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.TrackedRequest;
 
@@ -21,14 +21,14 @@ final class Fixtures {
         int target;
         public String name() { return "placer"; }
         public boolean usesPromptPool() { return false; }
-        public int route(ClusterView c, RequestView r) { return target; }
+        public int route(PoolView c, RequestView r) { return target; }
     }
 
     /** Wraps a pool policy so the fixture can fill workers first, then hand over. */
     static Router randomState(Random random, int workers, int capacity, int poolSize, long[] idCounter) {
-        ClusterState cluster = new ClusterState(workers, capacity);
+        PoolState state = new PoolState(workers, capacity);
         Placer placer = new Placer();
-        Router router = new Router(cluster, placer, List.of());
+        Router router = new Router(state, placer, List.of());
         for (int g = 0; g < workers; g++) {
             int running = random.nextInt(capacity + 1);
             for (int i = 0; i < running; i++) {
@@ -49,7 +49,7 @@ final class Fixtures {
     static final class Holding implements RoutingPolicy {
         public String name() { return "holding"; }
         public boolean usesPromptPool() { return true; }
-        public int route(ClusterView c, RequestView r) { return 0; }
+        public int route(PoolView c, RequestView r) { return 0; }
         public void dispatch(DispatchStep step) { }
     }
 

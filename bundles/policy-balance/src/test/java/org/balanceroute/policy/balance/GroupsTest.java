@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
 import java.util.Random;
-import org.balanceroute.core.ClusterState;
 import org.balanceroute.core.DecodeLayout;
+import org.balanceroute.core.PoolState;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.TrackedRequest;
 import org.junit.jupiter.api.Test;
@@ -17,9 +17,9 @@ class GroupsTest {
 
     /** Two groups of two; worker loads as given, placed through the real router. */
     private static Router twoGroups(long... loads) {
-        ClusterState cluster = new ClusterState(DecodeLayout.of(new int[] {2, 2}, 4));
+        PoolState state = new PoolState(DecodeLayout.of(new int[] {2, 2}, 4));
         Fixtures.Placer placer = new Fixtures.Placer();
-        Router router = new Router(cluster, placer, List.of());
+        Router router = new Router(state, placer, List.of());
         for (int g = 0; g < loads.length; g++) {
             if (loads[g] > 0) {
                 placer.target = g;
@@ -67,9 +67,9 @@ class GroupsTest {
 
     @Test
     void theOverflowPenaltyIsTheGroupsOwnGMinusOne() {
-        ClusterState cluster = new ClusterState(DecodeLayout.of(new int[] {3, 1, 5}, 8));
+        PoolState state = new PoolState(DecodeLayout.of(new int[] {3, 1, 5}, 8));
         Br0Score score = new Br0Score();
-        score.prepare(cluster);
+        score.prepare(state);
         // every margin is 0: F = -(G_group - 1) * delta
         assertEquals(-2 * 100, score.score(0, 100));
         assertEquals(-4 * 100, score.score(6, 100));
@@ -82,37 +82,37 @@ class GroupsTest {
     @Test
     void aGroupOfOneRankIsAlwaysBalanced() {
         // dense pools: instances of one rank each; br0 still places everything
-        ClusterState cluster = new ClusterState(DecodeLayout.of(new int[] {1, 1, 1}, 2));
-        Router router = new Router(cluster, BalancePolicy.br0(BalanceSettings.defaults()), List.of());
+        PoolState state = new PoolState(DecodeLayout.of(new int[] {1, 1, 1}, 2));
+        Router router = new Router(state, BalancePolicy.br0(BalanceSettings.defaults()), List.of());
         for (int i = 0; i < 6; i++) {
             router.submit(new TrackedRequest(ids++, 100 * (i + 1), 0, 0, 0));
         }
         router.dispatch();
         assertEquals(0, router.pool().size());
         for (int g = 0; g < 3; g++) {
-            assertEquals(2, cluster.running(g));
-            assertEquals(0, cluster.groupImbalance(g));
+            assertEquals(2, state.running(g));
+            assertEquals(0, state.groupImbalance(g));
         }
     }
 
     @Test
     void heterogeneousCapacityBoundsEachGroupByItsOwnB() {
-        ClusterState cluster = new ClusterState(DecodeLayout.of(new int[] {2, 2}, new int[] {1, 3}));
-        Router router = new Router(cluster, BalancePolicy.br0(BalanceSettings.defaults()), List.of());
+        PoolState state = new PoolState(DecodeLayout.of(new int[] {2, 2}, new int[] {1, 3}));
+        Router router = new Router(state, BalancePolicy.br0(BalanceSettings.defaults()), List.of());
         for (int i = 0; i < 10; i++) {
             router.submit(new TrackedRequest(ids++, 1000, 0, 0, 0));
         }
         for (int step = 0; step < 4; step++) {
             router.dispatch();
         }
-        assertEquals(8, cluster.totalRunning());
+        assertEquals(8, state.totalRunning());
         assertEquals(2, router.pool().size());
-        assertEquals(1, cluster.running(0));
-        assertEquals(1, cluster.running(1));
-        assertEquals(3, cluster.running(2));
-        assertEquals(3, cluster.running(3));
-        assertEquals(3, cluster.capacity());
-        assertEquals(1, cluster.capacity(1));
+        assertEquals(1, state.running(0));
+        assertEquals(1, state.running(1));
+        assertEquals(3, state.running(2));
+        assertEquals(3, state.running(3));
+        assertEquals(3, state.capacity());
+        assertEquals(1, state.capacity(1));
     }
 
     @Test
@@ -120,9 +120,9 @@ class GroupsTest {
         Random random = new Random(11);
         BalanceSettings s = BalanceSettings.defaults().withHorizon(0, 1.0, 4, 0.5);
         for (int trial = 0; trial < 50; trial++) {
-            ClusterState cluster = new ClusterState(DecodeLayout.of(new int[] {4, 4}, 16));
+            PoolState state = new PoolState(DecodeLayout.of(new int[] {4, 4}, 16));
             Fixtures.Placer placer = new Fixtures.Placer();
-            Router router = new Router(cluster, placer, List.of());
+            Router router = new Router(state, placer, List.of());
             for (int g = 0; g < 8; g++) {
                 for (int i = random.nextInt(6); i > 0; i--) {
                     placer.target = g;
@@ -131,8 +131,8 @@ class GroupsTest {
             }
             Br0Score br0 = new Br0Score();
             HorizonScore brh = new HorizonScore(s, new Fixtures.ConstantPredictor(5));
-            br0.prepare(cluster);
-            brh.prepare(cluster);
+            br0.prepare(state);
+            brh.prepare(state);
             for (int g = 0; g < 8; g++) {
                 long delta = random.nextInt(40_000);
                 assertEquals(br0.score(g, delta), brh.score(g, delta), 1e-6, "worker " + g + " delta " + delta);
@@ -144,16 +144,16 @@ class GroupsTest {
     @Test
     void brhProjectsEachGroupOnItsOwn() {
         // group 0's heavy worker ends within the horizon; group 1 is unaffected by group 0's future
-        ClusterState cluster = new ClusterState(DecodeLayout.of(new int[] {2, 2}, 8));
+        PoolState state = new PoolState(DecodeLayout.of(new int[] {2, 2}, 8));
         Fixtures.Placer placer = new Fixtures.Placer();
-        Router router = new Router(cluster, placer, List.of());
+        Router router = new Router(state, placer, List.of());
         placer.target = 0;
         router.submit(new TrackedRequest(ids++, 50_000, 0, 0, 0));
         placer.target = 2;
         router.submit(new TrackedRequest(ids++, 1000, 0, 0, 0));
         HorizonScore brh = new HorizonScore(
                 BalanceSettings.defaults().withHorizon(4, 1.0, 2, 1.0), new Fixtures.ConstantPredictor(100));
-        brh.prepare(cluster);
+        brh.prepare(state);
         // worker 3's margins are against worker 2 (1000 + h for h = 0..4), never against group 0's
         // 50,000: 1005 tokens overflow them by 5 + 4 + 3 + 2 + 1
         assertEquals(5 * 1000, brh.score(3, 1000), 1e-9);
@@ -174,7 +174,7 @@ class GroupsTest {
         router.submit(small);
         router.submit(large);
         router.dispatch();
-        assertEquals(2, router.cluster().group(small.worker()) + router.cluster().group(large.worker()),
+        assertEquals(2, router.state().group(small.worker()) + router.state().group(large.worker()),
                 "both went to the empty instance: " + small.worker() + ", " + large.worker());
     }
 }

@@ -23,7 +23,7 @@ class PoolBySizeTest {
                 router = Fixtures.randomState(new SmallSizes(random), workers, 4, 1 + random.nextInt(60), new long[] {1});
             }
             Br0Score score = new Br0Score();
-            score.prepare(router.cluster());
+            score.prepare(router.state());
             checkAgainstScan(router.pool(), score, workers, true);
         }
     }
@@ -38,7 +38,7 @@ class PoolBySizeTest {
                     random.nextDouble() * 40, 0.3 + 0.7 * random.nextDouble());
             Router router = Fixtures.randomState(random, workers, 4, 1 + random.nextInt(60), new long[] {1});
             HorizonScore score = new HorizonScore(s, new Fixtures.ConstantPredictor(1 + random.nextInt(horizon + 2)));
-            score.prepare(router.cluster());
+            score.prepare(router.state());
             checkAgainstScan(router.pool(), score, workers, false);
         }
     }

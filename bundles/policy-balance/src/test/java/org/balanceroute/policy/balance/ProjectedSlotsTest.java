@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.List;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.TerminationPredictor;
-import org.balanceroute.core.ClusterState;
+import org.balanceroute.core.PoolState;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.TrackedRequest;
 import org.junit.jupiter.api.Test;
@@ -27,8 +27,8 @@ class ProjectedSlotsTest {
      * worker 1's survive; a pool of 3 small requests, any two of which fit worker 0's margin.
      */
     private static Router dispatchOnFullCluster(int projectedSlots) {
-        ClusterState cluster = new ClusterState(2, 2);
-        Router router = new Router(cluster, new Fixtures.Holding(), List.of());
+        PoolState state = new PoolState(2, 2);
+        Router router = new Router(state, new Fixtures.Holding(), List.of());
         Fixtures.Placer placer = new Fixtures.Placer();
         router.setPolicy(placer);
         for (long id : new long[] {1, 2}) {
@@ -51,31 +51,31 @@ class ProjectedSlotsTest {
 
     @Test
     void offPlacesNothingOnAFullCluster() {
-        ClusterState cluster = dispatchOnFullCluster(0).cluster();
-        assertEquals(0, cluster.queued(0));
-        assertEquals(0, cluster.queued(1));
+        PoolState state = dispatchOnFullCluster(0).state();
+        assertEquals(0, state.queued(0));
+        assertEquals(0, state.queued(1));
     }
 
     @Test
     void queuesAgainstTheSlotsOfRequestsEndingWithinK() {
         Router router = dispatchOnFullCluster(2);
-        assertEquals(2, router.cluster().queued(0), "worker 0's two requests end within 2 steps: two projected slots");
-        assertEquals(0, router.cluster().queued(1), "worker 1's survive: none");
+        assertEquals(2, router.state().queued(0), "worker 0's two requests end within 2 steps: two projected slots");
+        assertEquals(0, router.state().queued(1), "worker 1's survive: none");
         router.dispatch();
-        assertEquals(2, router.cluster().queued(0), "the queued requests hold those slots");
+        assertEquals(2, router.state().queued(0), "the queued requests hold those slots");
     }
 
     @Test
     void requestsEndingAfterKFreeNothingYet() {
-        ClusterState cluster = dispatchOnFullCluster(1).cluster();
-        assertEquals(0, cluster.queued(0) + cluster.queued(1));
+        PoolState state = dispatchOnFullCluster(1).state();
+        assertEquals(0, state.queued(0) + state.queued(1));
     }
 
     @Test
     void endingWithinCountsThePredictedEndsUpToK() {
-        ClusterState cluster = dispatchOnFullCluster(0).cluster();
+        PoolState state = dispatchOnFullCluster(0).state();
         HorizonScore score = new HorizonScore(BalanceSettings.defaults(), ENDS_SOON);
-        score.prepare(cluster);
+        score.prepare(state);
         assertEquals(2, score.endingWithin(0, 2));
         assertEquals(0, score.endingWithin(0, 1));
         assertEquals(0, score.endingWithin(1, BalanceSettings.MAX_PROJECTED_SLOTS));
@@ -83,13 +83,13 @@ class ProjectedSlotsTest {
 
     @Test
     void withProjectedSlotsTheQueueWeighsOnTheMargins() {
-        ClusterState cluster = dispatchOnFullCluster(2).cluster(); // worker 0: 2 x 100 running, 2 x 500 queued
+        PoolState state = dispatchOnFullCluster(2).state(); // worker 0: 2 x 100 running, 2 x 500 queued
         BalanceSettings now = BalanceSettings.defaults().withOrdering(BalanceSettings.Stage1Worker.MARGIN,
                 BalanceSettings.HorizonMargin.NOW);
         HorizonScore off = new HorizonScore(now, ENDS_SOON);
         HorizonScore on = new HorizonScore(now.withProjectedSlots(2), ENDS_SOON);
-        off.prepare(cluster);
-        on.prepare(cluster);
+        off.prepare(state);
+        on.prepare(state);
         assertEquals(20_000 - 200, off.orderMargin(0));
         assertEquals(20_000 - 200 - 1000, on.orderMargin(0));
     }

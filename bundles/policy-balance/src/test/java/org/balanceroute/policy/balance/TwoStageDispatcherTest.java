@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import org.balanceroute.api.RoutingPolicy;
-import org.balanceroute.core.ClusterState;
+import org.balanceroute.core.PoolState;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.TrackedRequest;
 import org.junit.jupiter.api.Test;
@@ -30,8 +30,8 @@ class TwoStageDispatcherTest {
         for (int trial = 0; trial < 400; trial++) {
             int workers = 2 + random.nextInt(7);
             int capacity = 6;
-            ClusterState cluster = new ClusterState(workers, capacity);
-            Router router = new Router(cluster, new Fixtures.Holding(), List.of());
+            PoolState state = new PoolState(workers, capacity);
+            Router router = new Router(state, new Fixtures.Holding(), List.of());
             // Every worker full but worker 0, which has 1..4 free slots: S_tot <= S_greedy = G, so Stage 2 only.
             Fixtures.Placer placer = new Fixtures.Placer();
             router.setPolicy(placer);
@@ -52,8 +52,8 @@ class TwoStageDispatcherTest {
                 pool.add(r);
                 router.submit(r);
             }
-            long max = cluster.maxLoad();
-            long margin = max - cluster.load(0);
+            long max = state.maxLoad();
+            long margin = max - state.load(0);
             int n = Math.min(DEFAULTS.rMax(), poolSize);
             long bestF = Long.MIN_VALUE;
             for (int mask = 1; mask < (1 << n); mask++) {
@@ -98,8 +98,8 @@ class TwoStageDispatcherTest {
 
     @Test
     void stageOneGivesTheLargestRequestThatFitsToTheEmptiestWorker() {
-        ClusterState cluster = new ClusterState(2, 64);
-        Router router = new Router(cluster, new Fixtures.Holding(), List.of());
+        PoolState state = new PoolState(2, 64);
+        Router router = new Router(state, new Fixtures.Holding(), List.of());
         Fixtures.Placer placer = new Fixtures.Placer();
         router.setPolicy(placer);
         placer.target = 0;

@@ -1,6 +1,6 @@
 package org.balanceroute.policy.baseline;
 
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 
 /**
@@ -17,7 +17,7 @@ public final class JoinShortestQueuePolicy extends ArrivalPolicy {
     }
 
     @Override
-    public int route(ClusterView cluster, RequestView request) {
-        return argMin(cluster, cluster::outstanding);
+    public int route(PoolView view, RequestView request) {
+        return argMin(view, view::outstanding);
     }
 }

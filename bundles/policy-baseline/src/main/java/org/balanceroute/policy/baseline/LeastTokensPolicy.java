@@ -1,6 +1,6 @@
 package org.balanceroute.policy.baseline;
 
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 
 /**
@@ -17,7 +17,7 @@ public final class LeastTokensPolicy extends ArrivalPolicy {
     }
 
     @Override
-    public int route(ClusterView cluster, RequestView request) {
-        return argMin(cluster, g -> cluster.load(g) + cluster.queuedTokens(g));
+    public int route(PoolView view, RequestView request) {
+        return argMin(view, g -> view.load(g) + view.queuedTokens(g));
     }
 }

@@ -1,7 +1,7 @@
 package org.balanceroute.policy.baseline;
 
 import java.util.random.RandomGenerator;
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 
 /**
@@ -25,18 +25,18 @@ public final class PowerOfTwoChoicesPolicy extends ArrivalPolicy {
     }
 
     @Override
-    public int route(ClusterView cluster, RequestView request) {
-        int n = cluster.availableWorkers();
+    public int route(PoolView view, RequestView request) {
+        int n = view.availableWorkers();
         if (n <= 1) {
-            return nthAvailable(cluster, 0);
+            return nthAvailable(view, 0);
         }
         int a = random.nextInt(n);
         int b = random.nextInt(n - 1);
         if (b >= a) {
             b++; // distinct from a, uniformly
         }
-        a = nthAvailable(cluster, a);
-        b = nthAvailable(cluster, b);
-        return cluster.outstanding(b) < cluster.outstanding(a) ? b : a;
+        a = nthAvailable(view, a);
+        b = nthAvailable(view, b);
+        return view.outstanding(b) < view.outstanding(a) ? b : a;
     }
 }

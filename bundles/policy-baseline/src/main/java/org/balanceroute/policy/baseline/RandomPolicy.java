@@ -1,7 +1,7 @@
 package org.balanceroute.policy.baseline;
 
 import java.util.random.RandomGenerator;
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 
 /** Uniformly random available worker. Cost O(1) while all are available, else O(G). */
@@ -22,7 +22,7 @@ public final class RandomPolicy extends ArrivalPolicy {
     }
 
     @Override
-    public int route(ClusterView cluster, RequestView request) {
-        return nthAvailable(cluster, random.nextInt(Math.max(1, cluster.availableWorkers())));
+    public int route(PoolView view, RequestView request) {
+        return nthAvailable(view, random.nextInt(Math.max(1, view.availableWorkers())));
     }
 }

@@ -1,6 +1,6 @@
 package org.balanceroute.policy.baseline;
 
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 
 /** Workers in turn, skipping unavailable ones. Cost O(1) while all are available. */
@@ -16,10 +16,10 @@ public final class RoundRobinPolicy extends ArrivalPolicy {
     }
 
     @Override
-    public int route(ClusterView cluster, RequestView request) {
-        int n = cluster.workers();
+    public int route(PoolView view, RequestView request) {
+        int n = view.workers();
         int g = next % n;
-        for (int tries = 1; !cluster.available(g) && tries < n; tries++) {
+        for (int tries = 1; !view.available(g) && tries < n; tries++) {
             g = (g + 1) % n;
         }
         next = g + 1;

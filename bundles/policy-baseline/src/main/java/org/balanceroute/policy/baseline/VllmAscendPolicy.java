@@ -1,6 +1,6 @@
 package org.balanceroute.policy.baseline;
 
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 
 /**
@@ -19,7 +19,7 @@ public final class VllmAscendPolicy extends ArrivalPolicy {
     }
 
     @Override
-    public int route(ClusterView cluster, RequestView request) {
-        return argMin(cluster, cluster::inFlightBytes);
+    public int route(PoolView view, RequestView request) {
+        return argMin(view, view::inFlightBytes);
     }
 }

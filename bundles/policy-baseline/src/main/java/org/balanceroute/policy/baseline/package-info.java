@@ -4,7 +4,7 @@
  * knows about the barrier: they balance counts or sizes, not the heaviest worker's KV load.
  */
 @Export
-@Version("0.1.0")
+@Version("1.0.0")
 package org.balanceroute.policy.baseline;
 
 import org.osgi.annotation.bundle.Export;

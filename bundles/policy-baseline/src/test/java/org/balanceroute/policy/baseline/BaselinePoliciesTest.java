@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.SplittableRandom;
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
-import org.balanceroute.core.ClusterState;
+import org.balanceroute.core.PoolState;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.TrackedRequest;
 import org.junit.jupiter.api.Test;
@@ -22,12 +22,12 @@ class BaselinePoliciesTest {
         int target;
         public String name() { return "placer"; }
         public boolean usesPromptPool() { return false; }
-        public int route(ClusterView c, RequestView r) { return target; }
+        public int route(PoolView c, RequestView r) { return target; }
     }
 
-    private final ClusterState cluster = new ClusterState(3, 2);
+    private final PoolState state = new PoolState(3, 2);
     private final Placer placer = new Placer();
-    private final Router router = new Router(cluster, placer, List.of());
+    private final Router router = new Router(state, placer, List.of());
     private long ids;
 
     private TrackedRequest place(int worker, int prompt, int bodyBytes, int decoded) {
@@ -41,7 +41,7 @@ class BaselinePoliciesTest {
     }
 
     private int route(RoutingPolicy policy, int prompt) {
-        return policy.route(cluster, new TrackedRequest(ids++, prompt, 0, 100, 0));
+        return policy.route(state, new TrackedRequest(ids++, prompt, 0, 100, 0));
     }
 
     @Test
@@ -78,7 +78,7 @@ class BaselinePoliciesTest {
         router.onTokens(longRunner, 100_000); // invisible to the rule
         assertEquals(0, route(new VllmAscendPolicy(), 5));
         router.complete(longRunner); // removed at finish
-        assertEquals(0, cluster.inFlightBytes(0));
+        assertEquals(0, state.inFlightBytes(0));
     }
 
     @Test

@@ -1,7 +1,7 @@
 package org.balanceroute.policy.example;
 
 import java.util.Map;
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
 import org.osgi.service.component.annotations.Activate;
@@ -108,16 +108,16 @@ public final class LeastRunningPolicy implements RoutingPolicy {
     }
 
     @Override
-    public int route(ClusterView cluster, RequestView request) {
+    public int route(PoolView view, RequestView request) {
         long w = current.queuedWeight();
-        boolean anyAvailable = cluster.availableWorkers() > 0;
+        boolean anyAvailable = view.availableWorkers() > 0;
         int best = 0;
         long bestScore = Long.MAX_VALUE;
-        for (int g = 0; g < cluster.workers(); g++) {
-            if (anyAvailable && !cluster.available(g)) {
+        for (int g = 0; g < view.workers(); g++) {
+            if (anyAvailable && !view.available(g)) {
                 continue; // its engine fails its health check
             }
-            long score = cluster.running(g) + w * cluster.queued(g);
+            long score = view.running(g) + w * view.queued(g);
             if (score < bestScore) {
                 best = g;
                 bestScore = score;

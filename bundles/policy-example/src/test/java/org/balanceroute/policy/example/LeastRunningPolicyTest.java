@@ -3,7 +3,7 @@ package org.balanceroute.policy.example;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Map;
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.testkit.ComponentConfigs;
 import org.junit.jupiter.api.Test;
@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class LeastRunningPolicyTest {
 
     /** Worker 0: 2 running, 0 queued; worker 1: 1 running, 3 queued; worker 2 down. */
-    private static final ClusterView CLUSTER = new ClusterView() {
+    private static final PoolView CLUSTER = new PoolView() {
         private final int[] running = {2, 1, 0};
         private final int[] queued = {0, 3, 0};
 

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.awaitility.Awaitility;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.connector.vllm.DecodeExchange;
 import org.balanceroute.connector.vllm.DecodeListener;
 import org.balanceroute.connector.vllm.PrefillResult;
@@ -71,7 +71,7 @@ final class FlowFakes {
         @Override public String fallbackPolicy() { return "fake"; }
         @Override public List<String> availablePolicies() { return List.of("fake"); }
         @Override public Map<String, Object> policyParameters(String policy) { return Map.of(); }
-        @Override public ClusterSnapshot snapshot() { throw new UnsupportedOperationException(); }
+        @Override public PoolSnapshot snapshot() { throw new UnsupportedOperationException(); }
         @Override public int poolDepth() { return poolDepth; }
         @Override public boolean automaticStepping() { return true; }
         @Override public CompletableFuture<StepResult> dispatchStep() { throw new UnsupportedOperationException(); }
@@ -80,7 +80,7 @@ final class FlowFakes {
         @Override public void setWorkerAvailable(int worker, boolean available) { }
         @Override public void setLayout(java.util.List<String> workers, int[] groupSizes, int[] capacities) { }
     @Override public void setWorkerDraining(int worker, boolean draining) { }
-        @Override public org.balanceroute.router.ClusterStatus cluster() { throw new UnsupportedOperationException(); }
+        @Override public org.balanceroute.router.ReplicasStatus replicas() { throw new UnsupportedOperationException(); }
 
         @Override
         public CompletableFuture<Placement> submit(long id, int promptTokens, long key, int bytes) {

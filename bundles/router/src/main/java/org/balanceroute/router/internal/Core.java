@@ -3,11 +3,11 @@ package org.balanceroute.router.internal;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.api.CompletionListener;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.api.RoutingPolicy;
-import org.balanceroute.core.ClusterState;
 import org.balanceroute.core.DecodeLayout;
+import org.balanceroute.core.PoolState;
 import org.balanceroute.core.PromptPool;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.TrackedRequest;
@@ -18,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The deciding core: a core {@link Router} over a {@link ClusterState} of the layout in force,
+ * The deciding core: a core {@link Router} over a {@link PoolState} of the layout in force,
  * with the records of the requests in it (own and, on the dispatcher, the other replicas'), those
  * aside on removed workers ({@link #retired}), and the marks applied to its workers. Replaced
  * whole by a new layout or a new role; the step index goes on. A follower keeps an empty one
@@ -54,7 +54,7 @@ final class Core {
     private final List<CompletionListener> listeners;
     private final Watcher watcher;
 
-    private ClusterState cluster;
+    private PoolState state;
     private Router router;
     /** Requests on workers the layout no longer has (own and, on the dispatcher, other replicas'), by core key. */
     private final LongMap<InFlight> retired = new LongMap<>();
@@ -80,7 +80,7 @@ final class Core {
 
     /** The step index: the dispatch steps run so far, over every core this router had. */
     long step() {
-        return stepBase + cluster.step();
+        return stepBase + state.step();
     }
 
     int poolSize() {
@@ -220,7 +220,7 @@ final class Core {
             router.dispatch();
         } finally {
             notifyPlaced(n, placements);
-            cluster.advanceStep();
+            state.advanceStep();
         }
     }
 
@@ -277,7 +277,7 @@ final class Core {
         long[] perGroup = groupImbalances;
         long sum = 0;
         for (int i = 0; i < perGroup.length; i++) {
-            perGroup[i] = marks.workers() == 0 ? 0 : cluster.groupImbalance(i);
+            perGroup[i] = marks.workers() == 0 ? 0 : state.groupImbalance(i);
             sum += perGroup[i];
         }
         try {
@@ -290,13 +290,13 @@ final class Core {
     // ------------------------------------------------------------------ what it shows
 
     /** The core's snapshot (no worker, B 0, before the first layout), with the step index that goes on across cores. */
-    ClusterSnapshot snapshot(String source, long now) {
+    PoolSnapshot snapshot(String source, long now) {
         if (marks.workers() == 0) {
-            return new ClusterSnapshot(source, step(), now, 0, new long[0],
+            return new PoolSnapshot(source, step(), now, 0, new long[0],
                     new int[0], new int[0], router.pool().size(), new boolean[0]);
         }
-        ClusterSnapshot s = cluster.snapshot(source, now, router.pool().size());
-        return stepBase == 0 ? s : new ClusterSnapshot(s.source(), step(), s.capturedNanos(), s.capacity(), s.loads(),
+        PoolSnapshot s = state.snapshot(source, now, router.pool().size());
+        return stepBase == 0 ? s : new PoolSnapshot(s.source(), step(), s.capturedNanos(), s.capacity(), s.loads(),
                 s.running(), s.queued(), s.poolDepth(), s.available(), s.groups(), s.capacities(), s.draining());
     }
 
@@ -399,14 +399,14 @@ final class Core {
      * index goes on from the old one's.
      */
     private void renew(RoutingPolicy policy) {
-        if (cluster != null) {
-            stepBase += cluster.step();
+        if (state != null) {
+            stepBase += state.step();
         }
         WorkerLayout layout = marks.layout();
-        cluster = new ClusterState(layout == null ? DecodeLayout.single(1, 1) : layout.decode());
-        router = new Router(cluster, policy, listeners);
-        if (groupImbalances.length != cluster.groups()) {
-            groupImbalances = new long[cluster.groups()];
+        state = new PoolState(layout == null ? DecodeLayout.single(1, 1) : layout.decode());
+        router = new Router(state, policy, listeners);
+        if (groupImbalances.length != state.groups()) {
+            groupImbalances = new long[state.groups()];
         }
     }
 

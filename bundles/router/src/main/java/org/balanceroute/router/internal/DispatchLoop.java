@@ -13,24 +13,24 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.api.CompletionListener;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.SnapshotStore;
 import org.balanceroute.api.TerminationPredictor;
-import org.balanceroute.core.ClusterState;
+import org.balanceroute.core.PoolState;
 import org.balanceroute.core.Router;
-import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.DispatchObserver;
 import org.balanceroute.router.Placement;
+import org.balanceroute.router.ReplicasStatus;
 import org.balanceroute.router.StepResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The single dispatch thread and the state it owns: a core {@link Router} over a
- * {@link ClusterState}, the requests in flight, the active policy, and this replica's place in
+ * {@link PoolState}, the requests in flight, the active policy, and this replica's place in
  * a cluster of proxies. Other threads never touch that state: they enqueue commands on a
  * lock-free queue and, where they need an answer, wait on a {@link CompletableFuture} the
  * dispatch thread completes.
@@ -184,7 +184,7 @@ final class DispatchLoop {
 
     // --- membership (dispatch thread)
     private Attachment attachment;
-    private String storeName = ClusterStatus.LOCAL;
+    private String storeName = ReplicasStatus.LOCAL;
     private String localMember = SOURCE;
     private List<SnapshotStore.Member> members = List.of(new SnapshotStore.Member(SOURCE, SOURCE));
     private String dispatcherId = SOURCE;
@@ -418,7 +418,7 @@ final class DispatchLoop {
      * the dispatcher's last view (follower; answered without the dispatch thread). Blocks for
      * the dispatch thread's answer otherwise; answers directly when called on it.
      */
-    ClusterSnapshot snapshot() {
+    PoolSnapshot snapshot() {
         SharedView v = following.view();
         if (v != null) {
             return v.totals();
@@ -427,7 +427,7 @@ final class DispatchLoop {
     }
 
     /** The membership, each member's share and the view's staleness. Blocks like {@link #snapshot()}. */
-    ClusterStatus clusterStatus() {
+    ReplicasStatus replicasStatus() {
         return answer(this::takeStatus, "cluster status");
     }
 
@@ -626,12 +626,12 @@ final class DispatchLoop {
     }
 
     /** The core's snapshot (no worker, B 0, before the first layout), with the step index that goes on across cores. */
-    private ClusterSnapshot takeSnapshot() {
+    private PoolSnapshot takeSnapshot() {
         return core.snapshot(dispatcherId, clock.getAsLong());
     }
 
-    private ClusterStatus takeStatus() {
-        return new ClusterStatus(storeName, localMember, dispatcherId, role.shares(), role.viewAgeMillis(),
+    private ReplicasStatus takeStatus() {
+        return new ReplicasStatus(storeName, localMember, dispatcherId, role.shares(), role.viewAgeMillis(),
                 staleness.summary());
     }
 
@@ -725,7 +725,7 @@ final class DispatchLoop {
         }
         attachment = null;
         LOG.info("router: left the {} snapshot store; routing on the local snapshot", storeName);
-        storeName = ClusterStatus.LOCAL;
+        storeName = ReplicasStatus.LOCAL;
         localMember = SOURCE;
         dispatcherId = SOURCE;
         members = List.of(new SnapshotStore.Member(SOURCE, SOURCE));

@@ -1,7 +1,7 @@
 package org.balanceroute.router.internal;
 
-import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.router.RouterService;
@@ -24,7 +24,7 @@ final class HoldPolicy implements RoutingPolicy {
     }
 
     @Override
-    public int route(ClusterView cluster, RequestView request) {
+    public int route(PoolView view, RequestView request) {
         throw new IllegalStateException("no routing policy is available");
     }
 

@@ -3,9 +3,9 @@ package org.balanceroute.router.internal;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.balanceroute.api.ClusterSnapshot;
-import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.router.Placement;
+import org.balanceroute.router.ReplicasStatus;
 import org.balanceroute.router.RouterService;
 import org.balanceroute.router.StepResult;
 
@@ -55,7 +55,7 @@ final class PoolRouter implements RouterService {
     }
 
     @Override
-    public ClusterSnapshot snapshot() {
+    public PoolSnapshot snapshot() {
         return loop.snapshot();
     }
 
@@ -120,8 +120,8 @@ final class PoolRouter implements RouterService {
     }
 
     @Override
-    public ClusterStatus cluster() {
-        return loop.clusterStatus();
+    public ReplicasStatus replicas() {
+        return loop.replicasStatus();
     }
 
     @Override

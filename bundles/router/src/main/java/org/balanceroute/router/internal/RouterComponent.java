@@ -1,23 +1,23 @@
 package org.balanceroute.router.internal;
 
 import java.util.ArrayList;
-import java.util.TreeMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.CompletionListener;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.SnapshotStore;
-import org.balanceroute.api.CompletionListener;
 import org.balanceroute.api.TerminationPredictor;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.FleetListener;
 import org.balanceroute.fleet.FleetService;
 import org.balanceroute.fleet.PoolTopology;
-import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.DispatchObserver;
 import org.balanceroute.router.Placement;
+import org.balanceroute.router.ReplicasStatus;
 import org.balanceroute.router.RouterService;
 import org.balanceroute.router.StepResult;
 import org.osgi.service.component.annotations.Activate;
@@ -438,7 +438,7 @@ public final class RouterComponent implements RouterService, FleetListener {
     }
 
     @Override
-    public ClusterSnapshot snapshot() {
+    public PoolSnapshot snapshot() {
         return primary().snapshot();
     }
 
@@ -503,7 +503,7 @@ public final class RouterComponent implements RouterService, FleetListener {
     }
 
     @Override
-    public ClusterStatus cluster() {
-        return primary().cluster();
+    public ReplicasStatus replicas() {
+        return primary().replicas();
     }
 }

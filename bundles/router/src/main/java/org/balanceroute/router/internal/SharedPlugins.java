@@ -3,9 +3,9 @@ package org.balanceroute.router.internal;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.CompletionListener;
 import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.TerminationPredictor;
@@ -76,9 +76,9 @@ final class SharedPlugins {
         }
 
         @Override
-        public int route(ClusterView cluster, RequestView request) {
+        public int route(PoolView view, RequestView request) {
             synchronized (lock) {
-                return p.route(cluster, request);
+                return p.route(view, request);
             }
         }
 

@@ -2,7 +2,7 @@ package org.balanceroute.router.internal;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.router.ReplicaShare;
 
 /**
@@ -17,10 +17,10 @@ import org.balanceroute.router.ReplicaShare;
  * {@code members:int} and per member {@code id:string address:string pooled:int} and per worker
  * {@code load:long running:int queued:int}.
  */
-record SharedView(String dispatcher, ClusterSnapshot totals, String activePolicy, long observedStepNanos,
+record SharedView(String dispatcher, PoolSnapshot totals, String activePolicy, long observedStepNanos,
         long layoutFingerprint, List<ReplicaShare> shares, long receivedAtNanos) {
 
-    static void write(Frames.Writer w, ClusterSnapshot totals, String policy, long stepNanos, long layoutFingerprint,
+    static void write(Frames.Writer w, PoolSnapshot totals, String policy, long stepNanos, long layoutFingerprint,
             List<ReplicaShare> shares) {
         int g = totals.workers();
         long[] loads = totals.loads();
@@ -89,7 +89,7 @@ record SharedView(String dispatcher, ClusterSnapshot totals, String activePolicy
             }
             shares.add(new ReplicaShare(id, address, id.equals(dispatcher), pooled, l, run, q));
         }
-        ClusterSnapshot totals = new ClusterSnapshot(dispatcher, step, receivedAtNanos, capacity, loads, running, queued,
+        PoolSnapshot totals = new PoolSnapshot(dispatcher, step, receivedAtNanos, capacity, loads, running, queued,
                 poolDepth, available, groups, capacities, draining);
         return new SharedView(dispatcher, totals, policy, stepNanos, layout, List.copyOf(shares), receivedAtNanos);
     }

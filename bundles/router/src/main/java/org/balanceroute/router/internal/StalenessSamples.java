@@ -1,7 +1,7 @@
 package org.balanceroute.router.internal;
 
 import java.util.Arrays;
-import org.balanceroute.router.ClusterStatus;
+import org.balanceroute.router.ReplicasStatus;
 
 /**
  * The last {@value #SIZE} staleness samples of the shared view, in nanoseconds: written by the
@@ -26,13 +26,13 @@ final class StalenessSamples {
         count = 0;
     }
 
-    ClusterStatus.Staleness summary() {
+    ReplicasStatus.Staleness summary() {
         if (count == 0) {
-            return ClusterStatus.Staleness.NONE;
+            return ReplicasStatus.Staleness.NONE;
         }
         long[] sorted = Arrays.copyOf(samples, count);
         Arrays.sort(sorted);
-        return new ClusterStatus.Staleness(count, millis(sorted[quantile(count, 0.50)]),
+        return new ReplicasStatus.Staleness(count, millis(sorted[quantile(count, 0.50)]),
                 millis(sorted[quantile(count, 0.99)]), millis(sorted[count - 1]));
     }
 

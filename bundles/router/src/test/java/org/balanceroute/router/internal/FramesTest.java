@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.router.ReplicaShare;
 import org.junit.jupiter.api.Test;
 
@@ -102,7 +102,7 @@ class FramesTest {
             for (int i = 0; i < g; i++) {
                 up[i] = random.nextBoolean();
             }
-            ClusterSnapshot totals = new ClusterSnapshot("m1", random.nextInt(1 << 20), 0, 64, loads, running, queued,
+            PoolSnapshot totals = new PoolSnapshot("m1", random.nextInt(1 << 20), 0, 64, loads, running, queued,
                     random.nextInt(4096), up);
             List<ReplicaShare> shares = List.of(
                     new ReplicaShare("m1", "10.0.0.1:5701", true, 3, loads, running, queued),
@@ -130,7 +130,7 @@ class FramesTest {
     void aDamagedFrameIsRefusedNotMisread() {
         Frames.Writer w = new Frames.Writer();
         w.begin(Frames.VIEW, 0, 1, 1, 2);
-        SharedView.write(w, new ClusterSnapshot("m1", 1, 0, 64, new long[4], new int[4], new int[4], 0),
+        SharedView.write(w, new PoolSnapshot("m1", 1, 0, 64, new long[4], new int[4], new int[4], 0),
                 "br0", 0, 0, List.of());
         byte[] whole = w.toBytes();
         for (int cut = 0; cut < whole.length; cut++) {

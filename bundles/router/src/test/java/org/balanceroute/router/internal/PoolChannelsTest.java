@@ -382,10 +382,10 @@ class PoolChannelsTest {
         DispatchLoop b1 = loop(one, "b");
         DispatchLoop a2 = loop(two, "a");
         DispatchLoop b2 = loop(two, "b");
-        await("both of two's loops follow one", () -> a2.clusterStatus().dispatcher().equals(one.id())
-                && b2.clusterStatus().dispatcher().equals(one.id()));
-        assertTrue(a1.clusterStatus().isDispatcher() && b1.clusterStatus().isDispatcher());
-        assertFalse(b2.clusterStatus().isDispatcher());
+        await("both of two's loops follow one", () -> a2.replicasStatus().dispatcher().equals(one.id())
+                && b2.replicasStatus().dispatcher().equals(one.id()));
+        assertTrue(a1.replicasStatus().isDispatcher() && b1.replicasStatus().isDispatcher());
+        assertFalse(b2.replicasStatus().isDispatcher());
 
         CompletableFuture<Placement> placed = b2.submit(7, 1000, 0, 10);
         b2.requestStep();

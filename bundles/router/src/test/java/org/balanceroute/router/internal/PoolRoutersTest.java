@@ -19,8 +19,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
-import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.fleet.DecodeInstance;
@@ -150,7 +150,7 @@ class PoolRoutersTest {
 
         public String name() { return "overlap"; }
         public boolean usesPromptPool() { return true; }
-        public int route(ClusterView c, RequestView r) { return 0; }
+        public int route(PoolView c, RequestView r) { return 0; }
 
         public void dispatch(DispatchStep step) {
             most.accumulateAndGet(inside.incrementAndGet(), Math::max);
@@ -159,7 +159,7 @@ class PoolRoutersTest {
             while (System.nanoTime() < until) {
                 Thread.onSpinWait();
             }
-            while (!step.pool().isEmpty() && step.cluster().freeSlots(0) > 0) {
+            while (!step.pool().isEmpty() && step.view().freeSlots(0) > 0) {
                 step.assign(0, 0);
             }
             inside.decrementAndGet();

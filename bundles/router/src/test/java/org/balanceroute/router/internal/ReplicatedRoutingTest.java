@@ -22,13 +22,13 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.awaitility.Awaitility;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.balance.BalanceSettings;
-import org.balanceroute.router.ClusterStatus;
 import org.balanceroute.router.Placement;
 import org.balanceroute.router.ReplicaShare;
+import org.balanceroute.router.ReplicasStatus;
 import org.balanceroute.testkit.ComponentConfigs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -145,7 +145,7 @@ class ReplicatedRoutingTest {
     void theDispatcherDecidesForAllAndEveryReplicaSeesTheWholeCluster() throws Exception {
         Replica a = new Replica(true);
         Replica b = new Replica(true);
-        await("b follows a", () -> b.router.cluster().dispatcher().equals(a.id()));
+        await("b follows a", () -> b.router.replicas().dispatcher().equals(a.id()));
         List<CompletableFuture<Placement>> placed = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             placed.add(a.submit(1000 + i));
@@ -162,25 +162,25 @@ class ReplicatedRoutingTest {
         await("b's view is the dispatcher's", () -> loadsAre(b, expected));
         assertEquals(6, java.util.Arrays.stream(a.router.snapshot().running()).sum());
 
-        ClusterStatus onA = a.router.cluster();
+        ReplicasStatus onA = a.router.replicas();
         assertTrue(onA.isDispatcher());
         assertEquals("loopback", onA.store());
         assertEquals(List.of(a.id(), b.id()), onA.members().stream().map(ReplicaShare::member).toList());
         assertArrayEquals(b.placedLoads(), onA.members().get(1).loads(), "b's share, as the dispatcher counts it");
         await("b's status shows the shares", () -> {
-            ClusterStatus onB = b.router.cluster();
+            ReplicasStatus onB = b.router.replicas();
             return !onB.isDispatcher() && onB.members().size() == 2
                     && java.util.Arrays.equals(onB.members().get(1).loads(), b.placedLoads());
         });
-        assertTrue(b.router.cluster().staleness().samples() > 0, "the follower measures its view's staleness");
+        assertTrue(b.router.replicas().staleness().samples() > 0, "the follower measures its view's staleness");
         assertEquals("br0", b.router.activePolicy());
     }
 
     @Test
     void concurrentReplicasNeverFillAWorkerPastItsCapacity() throws Exception {
         Replica[] rs = {new Replica(true), new Replica(true), new Replica(true)};
-        await("one dispatcher", () -> rs[2].router.cluster().dispatcher().equals(rs[0].id())
-                && rs[1].router.cluster().dispatcher().equals(rs[0].id()));
+        await("one dispatcher", () -> rs[2].router.replicas().dispatcher().equals(rs[0].id())
+                && rs[1].router.replicas().dispatcher().equals(rs[0].id()));
         AtomicIntegerArray running = new AtomicIntegerArray(G); // what the engines run
         AtomicInteger worst = new AtomicInteger();
         AtomicInteger done = new AtomicInteger();
@@ -223,7 +223,7 @@ class ReplicatedRoutingTest {
         Replica a = new Replica(true);
         Replica b = new Replica(true);
         Replica c = new Replica(true);
-        await("c follows a", () -> c.router.cluster().dispatcher().equals(a.id()));
+        await("c follows a", () -> c.router.replicas().dispatcher().equals(a.id()));
         a.submit(1000).get(5, TimeUnit.SECONDS);
         b.submit(3000).get(5, TimeUnit.SECONDS);
         c.submit(5000).get(5, TimeUnit.SECONDS);
@@ -276,7 +276,7 @@ class ReplicatedRoutingTest {
         Replica a = new Replica(true);
         Replica b = new Replica(true);
         Replica c = new Replica(true);
-        await("c follows a", () -> c.router.cluster().dispatcher().equals(a.id()));
+        await("c follows a", () -> c.router.replicas().dispatcher().equals(a.id()));
         List<CompletableFuture<Placement>> placedB = new ArrayList<>();
         List<CompletableFuture<Placement>> placedC = new ArrayList<>();
         for (int i = 0; i < G * B; i++) { // fills the cluster: the rest waits in the pool
@@ -296,7 +296,7 @@ class ReplicatedRoutingTest {
             c.tokens(id, 3);
         }
         stores.kill(a.store);
-        await("b is the dispatcher", () -> b.router.cluster().isDispatcher());
+        await("b is the dispatcher", () -> b.router.replicas().isDispatcher());
         long[] all = sum(b.placedLoads(), c.placedLoads());
         await("b's core holds b's and c's requests, with c's tokens", () -> loadsAre(b, all)
                 && b.router.snapshot().poolDepth() == 2);
@@ -312,7 +312,7 @@ class ReplicatedRoutingTest {
     void aLostFrameIsRepairedByTheFollowersState() throws Exception {
         Replica a = new Replica(true);
         Replica b = new Replica(true);
-        await("b follows a", () -> b.router.cluster().dispatcher().equals(a.id()));
+        await("b follows a", () -> b.router.replicas().dispatcher().equals(a.id()));
         Placement p = b.submit(1000).get(5, TimeUnit.SECONDS);
         AtomicInteger dropped = new AtomicInteger();
         stores.drop((to, frame) -> to.equals(a.id()) && kind(frame) == Frames.EVENTS && dropped.getAndIncrement() == 0);
@@ -328,20 +328,20 @@ class ReplicatedRoutingTest {
         Replica a = new Replica(true);
         Replica b = new Replica(true);
         Replica c = new Replica(true);
-        await("c follows a", () -> c.router.cluster().dispatcher().equals(a.id()));
+        await("c follows a", () -> c.router.replicas().dispatcher().equals(a.id()));
         a.submit(1000).get(5, TimeUnit.SECONDS);
         b.submit(2000).get(5, TimeUnit.SECONDS);
         c.submit(3000).get(5, TimeUnit.SECONDS);
         stores.split(a.store);
-        await("b decides for b and c", () -> b.router.cluster().isDispatcher()
+        await("b decides for b and c", () -> b.router.replicas().isDispatcher()
                 && loadsAre(b, sum(b.placedLoads(), c.placedLoads())));
         await("a alone counts only its own", () -> loadsAre(a, a.placedLoads()));
         a.submit(400).get(5, TimeUnit.SECONDS);  // both sides keep serving
         c.submit(500).get(5, TimeUnit.SECONDS);
         stores.heal();
         long[] all = sum(a.placedLoads(), b.placedLoads(), c.placedLoads());
-        await("one dispatcher again", () -> b.router.cluster().dispatcher().equals(a.id())
-                && c.router.cluster().dispatcher().equals(a.id()));
+        await("one dispatcher again", () -> b.router.replicas().dispatcher().equals(a.id())
+                && c.router.replicas().dispatcher().equals(a.id()));
         await("its loads re-derived from every replica's own requests", () -> loadsAre(a, all));
         await("and every view agrees", () -> loadsAre(b, all) && loadsAre(c, all));
     }
@@ -367,7 +367,7 @@ class ReplicatedRoutingTest {
 
         b.router.unbindStore(b.store); // the cluster bundle goes
         await("a released b's requests", () -> loadsAre(a, new long[G]));
-        assertEquals(ClusterStatus.LOCAL, b.router.cluster().store());
+        assertEquals(ReplicasStatus.LOCAL, b.router.replicas().store());
         await("b routes alone with all its requests", () -> loadsAre(b, b.placedLoads()));
         CompletableFuture<Placement> more = b.submit(50);
         b.complete(p.requestId());
@@ -383,7 +383,7 @@ class ReplicatedRoutingTest {
         props.put("service.id", 2L);
         a.router.bindPolicy(new org.balanceroute.policy.baseline.JoinShortestQueuePolicy(), props);
         await("b follows a", () -> "br0".equals(b.router.activePolicy())
-                && b.router.cluster().dispatcher().equals(a.id()));
+                && b.router.replicas().dispatcher().equals(a.id()));
         long t0 = System.nanoTime();
         a.router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq")));
         await("the follower shows jsq", () -> "jsq".equals(b.router.activePolicy()));
@@ -395,11 +395,11 @@ class ReplicatedRoutingTest {
     @Test
     void viewsAndStatusAreEmptyBeforeAnyoneReports() throws Exception {
         Replica a = new Replica(true);
-        ClusterSnapshot s = a.router.snapshot();
+        PoolSnapshot s = a.router.snapshot();
         assertEquals(G, s.workers());
-        ClusterStatus st = a.router.cluster();
+        ReplicasStatus st = a.router.replicas();
         assertEquals(1, st.members().size());
-        assertEquals(ClusterStatus.Staleness.NONE, st.staleness());
+        assertEquals(ReplicasStatus.Staleness.NONE, st.staleness());
         List<String> order = new CopyOnWriteArrayList<>();
         order.add(st.dispatcher());
         assertEquals(List.of(a.id()), order);
@@ -414,8 +414,8 @@ class ReplicatedRoutingTest {
         Replica a = new Replica(true);
         Replica b = new Replica(true);
         Replica c = new Replica(true);
-        await("c follows a", () -> c.router.cluster().dispatcher().equals(a.id())
-                && b.router.cluster().dispatcher().equals(a.id()));
+        await("c follows a", () -> c.router.replicas().dispatcher().equals(a.id())
+                && b.router.replicas().dispatcher().equals(a.id()));
         c.router.setWorkerDraining(0, true);
         await("the dispatcher drains worker 0", () -> drainingIs(a, true, false, false, false));
         await("every view shows it", () -> drainingIs(b, true, false, false, false)
@@ -437,9 +437,9 @@ class ReplicatedRoutingTest {
         await("c's ask on the wire", () -> stores.heldFrames() > 0);
         stores.kill(a.store);
         stores.loseHeld();
-        await("b is the dispatcher", () -> b.router.cluster().isDispatcher());
+        await("b is the dispatcher", () -> b.router.replicas().isDispatcher());
         await("b keeps the drain it knew and takes c's again", () -> drainingIs(b, true, false, true, false));
-        await("c's view agrees", () -> c.router.cluster().dispatcher().equals(b.id())
+        await("c's view agrees", () -> c.router.replicas().dispatcher().equals(b.id())
                 && drainingIs(c, true, false, true, false));
         for (int i = 0; i < 4; i++) {
             int w = c.submit(50).get(5, TimeUnit.SECONDS).worker();
@@ -451,7 +451,7 @@ class ReplicatedRoutingTest {
     void aNewLayoutOnEveryReplicaKeepsTheFollowersRequestsAndReleasesThoseOfARemovedWorker() throws Exception {
         Replica a = new Replica(true);
         Replica b = new Replica(true);
-        await("b follows a", () -> b.router.cluster().dispatcher().equals(a.id()));
+        await("b follows a", () -> b.router.replicas().dispatcher().equals(a.id()));
         List<Placement> placed = new ArrayList<>();
         for (int i = 0; i < G; i++) {
             placed.add(b.submit(1000 * (i + 1)).get(5, TimeUnit.SECONDS));

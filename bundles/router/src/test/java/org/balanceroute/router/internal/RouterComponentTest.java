@@ -18,9 +18,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.awaitility.Awaitility;
-import org.balanceroute.api.ClusterSnapshot;
-import org.balanceroute.api.ClusterView;
 import org.balanceroute.api.DispatchStep;
+import org.balanceroute.api.PoolSnapshot;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.TerminationPredictor;
@@ -42,10 +42,10 @@ class RouterComponentTest {
     static class ToLastWorker implements RoutingPolicy {
         public String name() { return "to-last"; }
         public boolean usesPromptPool() { return true; }
-        public int route(ClusterView c, RequestView r) { return c.workers() - 1; }
+        public int route(PoolView c, RequestView r) { return c.workers() - 1; }
         public void dispatch(DispatchStep step) {
-            int last = step.cluster().workers() - 1;
-            while (!step.pool().isEmpty() && step.cluster().freeSlots(last) > 0) {
+            int last = step.view().workers() - 1;
+            while (!step.pool().isEmpty() && step.view().freeSlots(last) > 0) {
                 step.assign(0, last);
             }
         }
@@ -163,7 +163,7 @@ class RouterComponentTest {
         for (Placement p : step1.placements()) {
             assertTrue(p.worker() != 3, "br0 fills the lighter workers, not the loaded one: " + step1);
         }
-        ClusterSnapshot s = router.snapshot();
+        PoolSnapshot s = router.snapshot();
         assertEquals(1500, s.load(3), "requests already running stay where they are");
         assertEquals(2, s.running()[3]);
         assertEquals(1500, s.loads()[0] + s.loads()[1] + s.loads()[2]);
@@ -353,7 +353,7 @@ class RouterComponentTest {
         get(router.submit(2, 200, 0, 10));
         assertEquals(0, get(router.submit(3, 300, 0, 10)).worker(), "queued behind request 1");
         router.tokens(1, 10);
-        ClusterSnapshot s = router.snapshot();
+        PoolSnapshot s = router.snapshot();
         assertEquals(110, s.load(0));
         assertEquals(200, s.load(1));
         assertEquals(1, s.queued()[0]);
@@ -454,7 +454,7 @@ class RouterComponentTest {
 
         // b leaves, a moves to index 1, d is new; two instances of their own B
         router.setLayout(List.of("c", "a", "d"), new int[] {2, 1}, new int[] {4, 2});
-        ClusterSnapshot s = router.snapshot();
+        PoolSnapshot s = router.snapshot();
         assertEquals(3, s.workers(), "in force at once, with requests on workers");
         assertArrayEquals(new long[] {300, 105, 0}, s.loads(), "a's request and its tokens on a's new index");
         assertArrayEquals(new int[] {1, 1, 0}, s.running());
@@ -489,7 +489,7 @@ class RouterComponentTest {
             assertEquals(expected[i], get(router.submit(i + 1, 100 * (i + 1), 0, 10)).worker());
         }
         router.setLayout(List.of("b", "a"), new int[] {1, 1}, new int[] {1, 1});
-        ClusterSnapshot s = router.snapshot();
+        PoolSnapshot s = router.snapshot();
         assertArrayEquals(new int[] {1, 1}, s.running());
         assertArrayEquals(new int[] {1, 2}, s.queued(), "the queues moved with their workers");
         assertTrue(get(router.complete(1)));
@@ -513,7 +513,7 @@ class RouterComponentTest {
         setLayout(2, 4);
         sync();
         assertFalse(waiting.isDone(), "not re-dispatched");
-        ClusterSnapshot s = router.snapshot();
+        PoolSnapshot s = router.snapshot();
         assertEquals(1, s.step());
         assertArrayEquals(new boolean[] {false, true}, s.available());
         assertEquals(200, s.load(1));
@@ -553,7 +553,7 @@ class RouterComponentTest {
         for (long id = 2; id <= 4; id++) {
             assertEquals(1, get(router.submit(id, 100, 0, 10)).worker(), "no new request on the draining worker");
         }
-        ClusterSnapshot s = router.snapshot();
+        PoolSnapshot s = router.snapshot();
         assertTrue(s.draining(0));
         assertFalse(s.drained(0), "its request still runs");
         assertFalse(s.draining(1));
@@ -630,7 +630,7 @@ class RouterComponentTest {
         sync();
         setLayout(5, 4);
         sync();
-        ClusterSnapshot s = router.snapshot();
+        PoolSnapshot s = router.snapshot();
         assertEquals(5, s.workers(), "in force at once");
         // kept: still waiting, or placed by the step a new layout asks for when requests wait
         assertEquals(2, s.poolDepth() + java.util.Arrays.stream(s.running()).sum(), "the waiting requests are kept");

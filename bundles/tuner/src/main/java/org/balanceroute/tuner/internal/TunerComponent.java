@@ -12,8 +12,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.balanceroute.admin.PolicyAdmin;
-import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.api.CompletionListener;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.balance.BalanceSettings;
@@ -264,7 +264,7 @@ public final class TunerComponent implements CompletionListener {
         List<TraceRequest> traffic = record.window(s.windowNanos());
         report.put("requests", traffic.size());
         report.put("spanSeconds", traffic.isEmpty() ? 0 : traffic.get(traffic.size() - 1).arrivalSeconds());
-        ClusterSnapshot snap = router.snapshot();
+        PoolSnapshot snap = router.snapshot();
         if (traffic.size() < 2 || snap.workers() == 0) {
             report.put("error", traffic.size() < 2 ? "fewer than two finished requests in the window"
                     : "the number of decode workers is not known yet");

@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.balanceroute.admin.PolicyAdmin;
-import org.balanceroute.api.ClusterSnapshot;
+import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.core.TrackedRequest;
 import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.router.RouterService;
@@ -35,7 +35,7 @@ class TunerComponentTest {
                     new Class<?>[] {RouterService.class}, (p, m, a) -> switch (m.getName()) {
                         case "activePolicy" -> active;
                         case "policyParameters" -> Map.copyOf(params);
-                        case "snapshot" -> new ClusterSnapshot("test", 0, 0, 8, new long[4], new int[4], new int[4], 0);
+                        case "snapshot" -> new PoolSnapshot("test", 0, 0, 8, new long[4], new int[4], new int[4], 0);
                         default -> throw new UnsupportedOperationException(m.getName());
                     });
         }

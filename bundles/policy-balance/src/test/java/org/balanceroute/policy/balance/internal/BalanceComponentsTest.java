@@ -12,7 +12,7 @@ import java.util.SplittableRandom;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.TerminationPredictor;
-import org.balanceroute.core.ClusterState;
+import org.balanceroute.core.PoolState;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.TrackedRequest;
 import org.balanceroute.policy.balance.BalancePolicy;
@@ -39,8 +39,8 @@ class BalanceComponentsTest {
 
     /** Runs a small random workload through a policy; returns the worker of every request. */
     private static List<Integer> run(RoutingPolicy policy) {
-        ClusterState cluster = new ClusterState(4, 3);
-        Router router = new Router(cluster, policy, List.of());
+        PoolState state = new PoolState(4, 3);
+        Router router = new Router(state, policy, List.of());
         SplittableRandom random = new SplittableRandom(3);
         List<TrackedRequest> all = new ArrayList<>();
         for (int step = 0; step < 40; step++) {
@@ -50,16 +50,16 @@ class BalanceComponentsTest {
                 router.submit(r);
             }
             router.dispatch();
-            for (int g = 0; g < cluster.workers(); g++) {
-                for (int i = cluster.running(g) - 1; i >= 0; i--) {
-                    TrackedRequest r = cluster.active(g, i);
+            for (int g = 0; g < state.workers(); g++) {
+                for (int i = state.running(g) - 1; i >= 0; i--) {
+                    TrackedRequest r = state.active(g, i);
                     router.onTokens(r, 1);
                     if (r.decodedTokens() >= 1 + r.id() % 5) {
                         router.complete(r);
                     }
                 }
             }
-            cluster.advanceStep();
+            state.advanceStep();
         }
         return all.stream().map(TrackedRequest::worker).toList();
     }

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.balanceroute.api.RoutingPolicy;
-import org.balanceroute.core.ClusterState;
+import org.balanceroute.core.PoolState;
 import org.balanceroute.core.TrackedRequest;
 import org.balanceroute.policy.baseline.PowerOfTwoChoicesPolicy;
 import org.balanceroute.policy.baseline.RandomPolicy;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 class BaselineComponentsTest {
 
-    private static final ClusterState CLUSTER = new ClusterState(8, 4);
+    private static final PoolState CLUSTER = new PoolState(8, 4);
     private static final TrackedRequest REQUEST = new TrackedRequest(1, 100, 0, 10, 0);
 
     private static int[] picks(RoutingPolicy p, int n) {

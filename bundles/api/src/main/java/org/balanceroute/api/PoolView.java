@@ -18,7 +18,7 @@ import org.osgi.annotation.versioning.ProviderType;
  * worker's FCFS queue (as vLLM's own scheduler does) and are not part of L_g until admitted.
  */
 @ProviderType
-public interface ClusterView {
+public interface PoolView {
 
     /** Number of DP decode workers over all groups (G when there is one group). */
     int workers();

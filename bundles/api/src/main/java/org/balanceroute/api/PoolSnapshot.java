@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * An immutable copy of one router's view of the decode cluster, for publishing to other
+ * An immutable copy of one router's view of its pool's decode workers, for publishing to other
  * proxy replicas and to operators. Arrays are copied in and out.
  *
  * @param source the proxy replica that published it
@@ -22,11 +22,11 @@ import java.util.Objects;
  * @param capacities per worker, its B
  * @param draining per worker, whether an operator drains it (no new requests)
  */
-public record ClusterSnapshot(String source, long step, long capturedNanos, int capacity,
+public record PoolSnapshot(String source, long step, long capturedNanos, int capacity,
         long[] loads, int[] running, int[] queued, int poolDepth, boolean[] available,
         int[] groups, int[] capacities, boolean[] draining) {
 
-    public ClusterSnapshot {
+    public PoolSnapshot {
         Objects.requireNonNull(source, "source");
         loads = loads.clone();
         running = running.clone();
@@ -44,14 +44,14 @@ public record ClusterSnapshot(String source, long step, long capturedNanos, int 
     }
 
     /** A snapshot of one group of workers of B {@code capacity}, none draining. */
-    public ClusterSnapshot(String source, long step, long capturedNanos, int capacity,
+    public PoolSnapshot(String source, long step, long capturedNanos, int capacity,
             long[] loads, int[] running, int[] queued, int poolDepth, boolean[] available) {
         this(source, step, capturedNanos, capacity, loads, running, queued, poolDepth, available,
                 new int[loads.length], filled(loads.length, capacity), new boolean[loads.length]);
     }
 
     /** A snapshot in which every worker is available. */
-    public ClusterSnapshot(String source, long step, long capturedNanos, int capacity,
+    public PoolSnapshot(String source, long step, long capturedNanos, int capacity,
             long[] loads, int[] running, int[] queued, int poolDepth) {
         this(source, step, capturedNanos, capacity, loads, running, queued, poolDepth, allTrue(loads.length));
     }
@@ -151,7 +151,7 @@ public record ClusterSnapshot(String source, long step, long capturedNanos, int 
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ClusterSnapshot s && source.equals(s.source) && step == s.step
+        return o instanceof PoolSnapshot s && source.equals(s.source) && step == s.step
                 && capturedNanos == s.capturedNanos && capacity == s.capacity
                 && poolDepth == s.poolDepth && Arrays.equals(loads, s.loads)
                 && Arrays.equals(running, s.running) && Arrays.equals(queued, s.queued)
@@ -168,7 +168,7 @@ public record ClusterSnapshot(String source, long step, long capturedNanos, int 
 
     @Override
     public String toString() {
-        return "ClusterSnapshot[source=" + source + ", step=" + step + ", capacity=" + capacity
+        return "PoolSnapshot[source=" + source + ", step=" + step + ", capacity=" + capacity
                 + ", loads=" + Arrays.toString(loads) + ", running=" + Arrays.toString(running)
                 + ", queued=" + Arrays.toString(queued) + ", poolDepth=" + poolDepth
                 + ", available=" + Arrays.toString(available) + ", groups=" + Arrays.toString(groups)

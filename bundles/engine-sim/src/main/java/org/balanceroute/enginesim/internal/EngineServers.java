@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.balanceroute.enginesim.SimConfig;
 
 /** A running cluster: the step loop and shared state ({@link Engines}) and one HTTP server per endpoint. */
-public final class Cluster implements AutoCloseable {
+public final class EngineServers implements AutoCloseable {
 
     /** Connections waiting to be accepted per server: bursts of thousands of requests (a replay) must not time out. */
     private static final int ACCEPT_BACKLOG = 4096;
@@ -43,7 +43,7 @@ public final class Cluster implements AutoCloseable {
     private final int[] decodePorts;
     private int allRanksPort = -1;
 
-    private Cluster(SimConfig config) {
+    private EngineServers(SimConfig config) {
         this.config = config;
         this.engines = new Engines(config);
         AtomicInteger threads = new AtomicInteger();
@@ -61,8 +61,8 @@ public final class Cluster implements AutoCloseable {
      *
      * @throws IllegalArgumentException when a configured fault is invalid (nothing started)
      */
-    public static Cluster start(SimConfig config) throws IOException {
-        Cluster c = new Cluster(config);
+    public static EngineServers start(SimConfig config) throws IOException {
+        EngineServers c = new EngineServers(config);
         for (String fault : config.faults()) {
             try {
                 c.engines.faults.apply(c.engines.json.readTree(fault), -1);

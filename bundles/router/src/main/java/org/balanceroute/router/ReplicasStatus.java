@@ -18,13 +18,13 @@ import java.util.Objects;
  * @param staleness how long a token seen by one replica takes to be in this replica's view
  *     (recent samples; {@link Staleness#NONE} on a cluster of one)
  */
-public record ClusterStatus(String store, String localMember, String dispatcher, List<ReplicaShare> members,
+public record ReplicasStatus(String store, String localMember, String dispatcher, List<ReplicaShare> members,
         double viewAgeMillis, Staleness staleness) {
 
     /** Store name of a router with no shared store: a cluster of one. */
     public static final String LOCAL = "local";
 
-    public ClusterStatus {
+    public ReplicasStatus {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(localMember, "localMember");
         Objects.requireNonNull(dispatcher, "dispatcher");

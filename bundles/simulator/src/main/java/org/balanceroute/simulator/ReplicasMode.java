@@ -6,7 +6,7 @@ import java.util.Locale;
  * How N proxy replicas in front of one DP decode tier share what they know (see
  * {@link ReplicaSimulation} for what each delays by the sync delay D).
  */
-public enum ClusterMode {
+public enum ReplicasMode {
 
     /**
      * The oldest replica runs the one router over every replica's requests; the others forward
@@ -32,8 +32,8 @@ public enum ClusterMode {
     /**
      * @throws IllegalArgumentException naming {@code --cluster-mode} and the three values
      */
-    public static ClusterMode parse(String value) {
-        for (ClusterMode m : values()) {
+    public static ReplicasMode parse(String value) {
+        for (ReplicasMode m : values()) {
             if (m.optionValue().equals(value.trim())) {
                 return m;
             }

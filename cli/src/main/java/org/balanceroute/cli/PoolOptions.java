@@ -3,8 +3,8 @@ package org.balanceroute.cli;
 import org.balanceroute.simulator.SimulationConfig;
 import picocli.CommandLine.Option;
 
-/** The simulated cluster's options of simulate, sweep and tune, but for --workers. */
-class ClusterOptions {
+/** The simulated pool's options of simulate, sweep and tune, but for --workers. */
+class PoolOptions {
 
     @Option(names = "--capacity", paramLabel = "B", description = "running requests per worker (max_num_seqs);"
             + " simulate --groups also takes one per decode instance, e.g. 64,128; default: ${DEFAULT-VALUE}")
@@ -34,7 +34,7 @@ class ClusterOptions {
             description = "seed of every random choice; default: ${DEFAULT-VALUE}")
     long seed = 1;
 
-    /** The simulated cluster these options give, with G workers in one decode instance. */
+    /** The simulated pool these options give, with G workers in one decode instance. */
     SimulationConfig config(int workers) throws UsageException {
         int[] b = capacities();
         if (b.length > 1) {

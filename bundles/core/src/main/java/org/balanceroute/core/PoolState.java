@@ -1,8 +1,8 @@
 package org.balanceroute.core;
 
 import java.util.ArrayDeque;
-import org.balanceroute.api.ClusterSnapshot;
-import org.balanceroute.api.ClusterView;
+import org.balanceroute.api.PoolSnapshot;
+import org.balanceroute.api.PoolView;
 
 /**
  * The decode workers' state as the router tracks it: per worker the running requests (at most
@@ -10,7 +10,7 @@ import org.balanceroute.api.ClusterView;
  * workers' groups (decode instances, one barrier each) as the {@link DecodeLayout} says. Updated
  * in place, token by token; no allocation on the token path.
  */
-public final class ClusterState implements ClusterView {
+public final class PoolState implements PoolView {
 
     private final DecodeLayout layout;
     private final int workers;
@@ -29,7 +29,7 @@ public final class ClusterState implements ClusterView {
     private long step;
 
     /** One group of {@code workers} ranks, each of B {@code capacity}: a single barrier. */
-    public ClusterState(int workers, int capacity) {
+    public PoolState(int workers, int capacity) {
         this(checked(workers, capacity));
     }
 
@@ -44,7 +44,7 @@ public final class ClusterState implements ClusterView {
     }
 
     @SuppressWarnings("unchecked")
-    public ClusterState(DecodeLayout layout) {
+    public PoolState(DecodeLayout layout) {
         this.layout = layout;
         this.workers = layout.workers();
         this.capacity = layout.maxCapacity();
@@ -329,14 +329,14 @@ public final class ClusterState implements ClusterView {
     }
 
     /** An immutable copy, for operators and for the other proxy replicas. */
-    public ClusterSnapshot snapshot(String source, long nowNanos, int poolDepth) {
+    public PoolSnapshot snapshot(String source, long nowNanos, int poolDepth) {
         int[] q = new int[workers];
         boolean[] up = new boolean[workers];
         for (int g = 0; g < workers; g++) {
             q[g] = queue[g].size();
             up[g] = !down[g];
         }
-        return new ClusterSnapshot(source, step, nowNanos, capacity, load, running, q, poolDepth, up, groupOf,
+        return new PoolSnapshot(source, step, nowNanos, capacity, load, running, q, poolDepth, up, groupOf,
                 capacityOf, draining);
     }
 }
