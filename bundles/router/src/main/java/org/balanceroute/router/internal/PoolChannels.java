@@ -219,6 +219,8 @@ final class PoolChannels {
         /** Held while the receiver runs, so close() waits out a callback under way. */
         private final ReentrantLock lock = new ReentrantLock();
         private volatile boolean sessionClosed; // written under lock
+        /** The membership last told (under lock): the store may tell one again; a receiver hears changes only. */
+        private List<SnapshotStore.Member> told;
 
         PoolSession(Channel channel, SnapshotStore.Receiver receiver, SnapshotStore.Session real) {
             this.channel = channel;
@@ -274,7 +276,8 @@ final class PoolChannels {
         void membersChanged(List<SnapshotStore.Member> now) {
             lock.lock();
             try {
-                if (!sessionClosed) {
+                if (!sessionClosed && !now.equals(told)) {
+                    told = now;
                     receiver.membersChanged(now);
                 }
             } catch (RuntimeException e) {
