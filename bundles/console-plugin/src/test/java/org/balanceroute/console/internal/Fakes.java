@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.balanceroute.admin.PolicyAdmin;
 import org.balanceroute.api.ClusterSnapshot;
 import org.balanceroute.fleet.DecodeInstance;
@@ -88,11 +89,11 @@ final class Fakes {
                 });
     }
 
-    /** A router of pool {@code name} whose only answers are its snapshot and its active policy. */
-    static RouterService poolRouter(String name, ClusterSnapshot snapshot, String active) {
+    /** A router of pool {@code name} whose only answers are its snapshot (asked anew each time) and its active policy. */
+    static RouterService poolRouter(String name, Supplier<ClusterSnapshot> snapshot, String active) {
         return (RouterService) Proxy.newProxyInstance(Fakes.class.getClassLoader(), new Class<?>[] {RouterService.class},
                 (p, m, a) -> switch (m.getName()) {
-                    case "snapshot" -> snapshot;
+                    case "snapshot" -> snapshot.get();
                     case "activePolicy" -> active;
                     case "poolName" -> name;
                     default -> throw new UnsupportedOperationException(m.getName());
