@@ -57,10 +57,11 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  * <li>{@code GET balanceroute}: the page (inside the console's frame), with a CSRF token;
- * <li>{@code GET balanceroute/state.json?since.POOL=SEQ&...}: what the page polls once a second: each
- *     pool's chart samples after the viewer's SEQ of that pool, the newest per-worker figures, the fleet (pools, instances, workers and
- *     their state, {@link FleetView}), the cluster of proxies, the policies with their schema, the
- *     credentials warning and a fresh CSRF token ({@link StateJson});
+ * <li>{@code GET balanceroute/state.json?since.POOL=SEQ&...}: what the page polls once a second:
+ *     each pool's chart samples after the viewer's SEQ of that pool, the primary pool's newest
+ *     per-worker figures, the fleet (pools, instances, workers and their state, {@link FleetView}),
+ *     the cluster of proxies, the policies with their schema, the credentials warning and a fresh
+ *     CSRF token ({@link StateJson});
  * <li>{@code POST balanceroute/policy} with header {@value CsrfTokens#HEADER}: a change of a pool's
  *     policy (the primary pool's without {@code pool}) through {@link PolicyAdmin}
  *     ({@link PolicyRequest}); without a valid token 403, nothing changed;
@@ -202,7 +203,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
         }
     }
 
-    /** One sample of every routed pool's router into its history, and the cluster's status (the sampler thread, once per interval). */
+    /** One sample of every routed pool's router into its history, and the cluster's status (once per interval). */
     void sample() {
         long now = clock.getAsLong();
         String problem = null;
