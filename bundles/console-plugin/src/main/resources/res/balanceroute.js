@@ -1,13 +1,12 @@
 /*
- * The BalanceRoute console page: polls state.json about once a second (only the samples after the
- * last one it has) and draws the fleet: each pool, each decode instance with its workers' KV load
- * (uPlot, one chart per instance: each instance is its own barrier), its imbalance and a table of
- * its workers (endpoint, state, load, running, queued) with drain / undrain buttons; beneath, each
- * instance's imbalance and the prompt pool depth over time (the primary pool's; every other pool's
- * workers with their figures and each pool's active policy); then the policies with a form generated
- * from their metatype schema for the pool chosen (the primary pool by default), and the cluster of
- * proxies. Changes are POSTs with the CSRF token the
- * server hands out (header X-BalanceRoute-CSRF).
+ * The BalanceRoute console page: polls state.json about once a second (only each pool's samples after
+ * the last one it has) and draws the fleet: each pool with its active policy, each of its decode
+ * instances with its workers' KV load (uPlot, one chart per instance: each instance is its own
+ * barrier), its imbalance, drain / undrain buttons and a table of its workers (endpoint, state, load,
+ * running, queued) with drain / undrain buttons; beneath a pool's instances, each instance's imbalance
+ * and the pool's prompt pool depth over time; then the policies with a form generated from their
+ * metatype schema for the pool chosen (the primary pool by default), and the cluster of proxies.
+ * Changes are POSTs with the CSRF token the server hands out (header X-BalanceRoute-CSRF).
  */
 (function () {
   'use strict';
@@ -21,10 +20,8 @@
   var POLL_MILLIS = 1000;
   var st = {
     csrf: page.getAttribute('data-csrf'),
-    seq: 0, capacity: 600, workers: -1, layoutKey: null, groups: [], instances: 0,
-    xs: [], loads: [], imbalance: [], instanceImbalance: [], pool: [],
-    charts: [], balanceChart: null, chartsDirty: true,
-    fleetKey: null, fleet: null, instanceNames: [],
+    histories: {}, // by pool: its samples and charts (history())
+    fleetKey: null, fleet: null,
     policies: null, listKey: '', formPolicy: null, poolsKey: '', polls: 0
   };
   window.balanceroute = st; // for the browser test and the curious operator
@@ -37,104 +34,147 @@
   function color(i, n) { return 'hsl(' + Math.round(330 * i / Math.max(n, 1)) + ', 70%, 42%)'; }
   function width(el) { return Math.max(480, (el.clientWidth || page.clientWidth || 960) - 16); }
 
-  // ------------------------------------------------------------ charts: one per decode instance
+  // ------------------------------------------------------------ charts: one per decode instance of every pool
+
+  /**
+   * The id of a pool's element: the primary pool's as they were before pools (br-KIND-N, the browser
+   * test's), another pool's br-pool-NAME-KIND-N; no KIND there holds a '-', so no pool name can make
+   * two pools' ids meet.
+   */
+  function eid(p, kind, n) {
+    var suffix = n == null ? '' : '-' + n;
+    return p.primary ? 'br-' + kind.replace('_', '-') + suffix : 'br-pool-' + p.name + '-' + kind + suffix;
+  }
+
+  /** The fleet's pool of that name (the primary flag and instance names for its charts). */
+  function fleetPool(name) {
+    var pools = st.fleet ? st.fleet.pools : [];
+    for (var i = 0; i < pools.length; i++) { if (pools[i].name === name) { return pools[i]; } }
+    return { name: name, primary: false, instances: [] };
+  }
+
+  /** Pool name's samples and charts, made at its first history. */
+  function history(name) {
+    if (!st.histories[name]) {
+      st.histories[name] = { name: name, seq: 0, capacity: 600, workers: -1, layoutKey: null, groups: [], instances: 0,
+        xs: [], loads: [], instanceImbalance: [], depth: [], charts: [], balanceChart: null, chartsDirty: true };
+    }
+    return st.histories[name];
+  }
 
   /** The workers of instance i, in order. */
-  function members(i) {
+  function members(h, i) {
     var out = [];
-    for (var g = 0; g < st.groups.length; g++) { if (st.groups[g] === i) { out.push(g); } }
+    for (var g = 0; g < h.groups.length; g++) { if (h.groups[g] === i) { out.push(g); } }
     return out;
   }
 
-  function instanceName(i) { return st.instanceNames[i] != null ? st.instanceNames[i] : String(i); }
-
-  function chartData(c) { return [st.xs].concat(c.workers.map(function (g) { return st.loads[g]; })); }
-
-  function balanceData() { return [st.xs].concat(st.instanceImbalance).concat([st.pool]); }
-
-  function destroyCharts() {
-    st.charts.forEach(function (c) { c.plot.destroy(); });
-    st.charts = [];
-    if (st.balanceChart) { st.balanceChart.destroy(); st.balanceChart = null; }
-    st.chartsDirty = true;
+  function instanceName(p, i) {
+    for (var k = 0; k < p.instances.length; k++) { if (p.instances[k].index === i) { return p.instances[k].name; } }
+    return String(i);
   }
 
-  /** Builds the charts once every instance's place exists (the fleet section is drawn from the same poll). */
-  function buildCharts() {
-    for (var k = 0; k < st.instances; k++) { if (!$('br-chart-' + k)) { return; } }
-    destroyCharts();
-    for (var i = 0; i < st.instances; i++) {
-      var div = $('br-chart-' + i), ws = members(i);
+  function chartData(h, c) { return [h.xs].concat(c.workers.map(function (g) { return h.loads[g]; })); }
+
+  function balanceData(h) { return [h.xs].concat(h.instanceImbalance).concat([h.depth]); }
+
+  function destroyCharts(h) {
+    h.charts.forEach(function (c) { c.plot.destroy(); });
+    h.charts = [];
+    if (h.balanceChart) { h.balanceChart.destroy(); h.balanceChart = null; }
+    h.chartsDirty = true;
+  }
+
+  /** Builds a pool's charts once every instance's place exists (the fleet section is drawn from the same poll). */
+  function buildCharts(h) {
+    var p = fleetPool(h.name);
+    var balanceDiv = $(eid(p, 'balance_chart'));
+    for (var k = 0; k < h.instances; k++) { if (!$(eid(p, 'chart', k))) { return; } }
+    if (!balanceDiv) { return; }
+    destroyCharts(h);
+    for (var i = 0; i < h.instances; i++) {
+      var div = $(eid(p, 'chart', i)), ws = members(h, i);
       var series = [{ label: 'time' }];
       ws.forEach(function (g, k) {
         series.push({ label: 'worker ' + g, stroke: color(k, ws.length), width: 1.5, points: { show: false },
           value: function (u, v) { return fmt(v); } });
       });
-      var c = { instance: i, workers: ws, plot: null };
+      var c = { instance: i, workers: ws, div: div, plot: null };
       c.plot = new uPlot({
         width: width(div), height: 220, series: series,
         scales: { x: { time: true } },
         axes: [{}, { label: 'KV tokens', size: 80, values: function (u, vals) { return vals.map(fmt); } }]
-      }, chartData(c), div);
-      st.charts.push(c);
+      }, chartData(h, c), div);
+      h.charts.push(c);
     }
-    var balanceDiv = $('br-balance-chart');
     var bs = [{ label: 'time' }];
-    for (var j = 0; j < st.instances; j++) {
-      bs.push({ label: 'imbalance ' + instanceName(j), stroke: color(j, st.instances), width: 1.5, scale: 'tokens',
+    for (var j = 0; j < h.instances; j++) {
+      bs.push({ label: 'imbalance ' + instanceName(p, j), stroke: color(j, h.instances), width: 1.5, scale: 'tokens',
         points: { show: false }, value: function (u, v) { return fmt(v); } });
     }
     bs.push({ label: 'pool depth', stroke: '#1f4e79', width: 1.5, dash: [6, 4], scale: 'requests', points: { show: false } });
-    st.balanceChart = new uPlot({
+    h.balanceChart = new uPlot({
       width: width(balanceDiv), height: 170, series: bs,
       scales: { x: { time: true } },
       axes: [{}, { scale: 'tokens', label: 'KV tokens', size: 80, values: function (u, vals) { return vals.map(fmt); } },
         { scale: 'requests', side: 1, label: 'requests', grid: { show: false } }]
-    }, balanceData(), balanceDiv);
-    st.chartsDirty = false;
+    }, balanceData(h), balanceDiv);
+    h.balanceDiv = balanceDiv;
+    h.chartsDirty = false;
   }
 
-  /** A new layout of workers into instances (or the first): the history starts again. */
-  function reset(groups) {
-    st.groups = groups.slice();
-    st.layoutKey = groups.join(',');
-    st.workers = groups.length;
-    st.instances = groups.length ? groups[groups.length - 1] + 1 : 0;
-    st.xs = []; st.imbalance = []; st.pool = []; st.loads = []; st.instanceImbalance = [];
-    for (var g = 0; g < st.workers; g++) { st.loads.push([]); }
-    for (var i = 0; i < st.instances; i++) { st.instanceImbalance.push([]); }
-    destroyCharts();
+  /** A new layout of a pool's workers into instances (or the first): its history starts again. */
+  function reset(h, groups) {
+    h.groups = groups.slice();
+    h.layoutKey = groups.join(',');
+    h.workers = groups.length;
+    h.instances = groups.length ? groups[groups.length - 1] + 1 : 0;
+    h.xs = []; h.depth = []; h.loads = []; h.instanceImbalance = [];
+    for (var g = 0; g < h.workers; g++) { h.loads.push([]); }
+    for (var i = 0; i < h.instances; i++) { h.instanceImbalance.push([]); }
+    destroyCharts(h);
   }
 
-  function ingest(h) {
-    if (h.seq < st.seq) { // the server restarted: start again
-      st.seq = 0; reset(st.groups); return;
+  /** A pool's new samples (state.json's history for the primary pool, histories[NAME] for the others). */
+  function ingest(h, hs) {
+    if (hs.seq < h.seq) { // the server restarted, or the pool went and came back: start again
+      h.seq = 0; reset(h, h.groups); return;
     }
-    st.capacity = h.capacity;
-    h.samples.forEach(function (s) {
+    h.capacity = hs.capacity;
+    hs.samples.forEach(function (s) {
       var groups = s.groups || s.loads.map(function () { return 0; });
-      if (groups.join(',') !== st.layoutKey) { reset(groups); }
-      st.xs.push(s.t / 1000);
-      for (var g = 0; g < s.loads.length; g++) { st.loads[g].push(s.loads[g]); }
-      for (var i = 0; i < st.instances; i++) {
-        st.instanceImbalance[i].push(s.instanceImbalance ? s.instanceImbalance[i] : s.imbalance);
+      if (groups.join(',') !== h.layoutKey) { reset(h, groups); }
+      h.xs.push(s.t / 1000);
+      for (var g = 0; g < s.loads.length; g++) { h.loads[g].push(s.loads[g]); }
+      for (var i = 0; i < h.instances; i++) {
+        h.instanceImbalance[i].push(s.instanceImbalance ? s.instanceImbalance[i] : s.imbalance);
       }
-      st.imbalance.push(s.imbalance);
-      st.pool.push(s.poolDepth);
+      h.depth.push(s.poolDepth);
     });
-    var extra = st.xs.length - st.capacity;
+    var extra = h.xs.length - h.capacity;
     if (extra > 0) {
-      st.xs.splice(0, extra); st.imbalance.splice(0, extra); st.pool.splice(0, extra);
-      st.loads.forEach(function (l) { l.splice(0, extra); });
-      st.instanceImbalance.forEach(function (l) { l.splice(0, extra); });
+      h.xs.splice(0, extra); h.depth.splice(0, extra);
+      h.loads.forEach(function (l) { l.splice(0, extra); });
+      h.instanceImbalance.forEach(function (l) { l.splice(0, extra); });
     }
-    st.seq = h.seq;
-    if (st.chartsDirty) {
-      buildCharts();
-    } else if (h.samples.length > 0) {
-      st.charts.forEach(function (c) { c.plot.setData(chartData(c)); });
-      st.balanceChart.setData(balanceData());
+    h.seq = hs.seq;
+    if (h.chartsDirty) {
+      buildCharts(h);
+    } else if (hs.samples.length > 0) {
+      h.charts.forEach(function (c) { c.plot.setData(chartData(h, c)); });
+      h.balanceChart.setData(balanceData(h));
     }
+  }
+
+  /** Every pool's new samples; a pool the server no longer samples loses its charts. */
+  function ingestAll(s) {
+    var all = {};
+    Object.keys(s.histories || {}).forEach(function (name) { all[name] = s.histories[name]; });
+    all[s.fleet.primaryPool] = s.history;
+    Object.keys(st.histories).forEach(function (name) {
+      if (!all[name]) { destroyCharts(st.histories[name]); delete st.histories[name]; }
+    });
+    Object.keys(all).forEach(function (name) { ingest(history(name), all[name]); });
   }
 
   // ------------------------------------------------------------ fleet: pools, instances, workers, drains
@@ -158,8 +198,7 @@
   function buildFleet(f) {
     var root = $('br-fleet');
     root.innerHTML = '';
-    destroyCharts();
-    st.instanceNames = [];
+    Object.keys(st.histories).forEach(function (name) { destroyCharts(st.histories[name]); });
     f.pools.forEach(function (p) {
       var section = el('div', 'br-pool');
       section.setAttribute('data-pool', p.name);
@@ -167,32 +206,24 @@
         + (p.routed ? ', policy ' : ': no router in this runtime yet'));
       if (p.routed) {
         var pol = el('span', 'br-pool-policy', p.activePolicy);
-        pol.id = 'br-pool-policy-' + p.name;
+        pol.id = 'br-pool-' + p.name + '-policy';
         title.appendChild(pol);
       }
       section.appendChild(title);
       p.instances.forEach(function (inst) {
         var box = el('div', 'br-instance');
+        box.id = eid(p, 'instance', inst.index);
         var head = el('div', 'br-instance-head');
         head.appendChild(el('strong', null, 'Instance ' + inst.name));
-        var info = el('span', 'br-instance-info', ': ' + inst.workers.length + ' worker(s), B ' + inst.capacity);
-        head.appendChild(info);
-        if (p.primary) {
-          st.instanceNames[inst.index] = inst.name;
-          box.id = 'br-instance-' + inst.index;
-          var imb = el('span', 'br-imbalance', '');
-          imb.id = 'br-imbalance-' + inst.index;
-          head.appendChild(imb);
-          head.appendChild(button('br-drain-instance-' + inst.index, 'Drain instance',
-            function () { drain('drain', { pool: p.name, instance: inst.name }); }));
-          head.appendChild(button('br-undrain-instance-' + inst.index, 'Undrain instance',
-            function () { drain('undrain', { pool: p.name, instance: inst.name }); }));
-        }
+        head.appendChild(el('span', 'br-instance-info', ': ' + inst.workers.length + ' worker(s), B ' + inst.capacity));
+        head.appendChild(el('span', 'br-imbalance', '')).id = eid(p, 'imbalance', inst.index);
+        head.appendChild(button(eid(p, 'drain_instance', inst.index), 'Drain instance',
+          function () { drain('drain', { pool: p.name, instance: inst.name }); }));
+        head.appendChild(button(eid(p, 'undrain_instance', inst.index), 'Undrain instance',
+          function () { drain('undrain', { pool: p.name, instance: inst.name }); }));
         box.appendChild(head);
-        if (p.primary) {
-          var chart = el('div', 'br-chart');
-          chart.id = 'br-chart-' + inst.index;
-          box.appendChild(chart);
+        if (p.routed) { // charted from its router's history
+          box.appendChild(el('div', 'br-chart')).id = eid(p, 'chart', inst.index);
         }
         var table = el('table', 'nicetable br-table br-workers');
         var hr = document.createElement('tr');
@@ -203,31 +234,26 @@
         var body = table.appendChild(el('tbody'));
         inst.workers.forEach(function (w, k) {
           var tr = document.createElement('tr');
-          var name = cell(tr, 'worker ' + w.worker);
+          tr.id = eid(p, 'worker', w.worker);
+          cell(tr, 'worker ' + w.worker).style.color = color(k, inst.workers.length); // its chart line's
           cell(tr, w.endpoint || '').className = 'br-endpoint';
-          var state = cell(tr, w.state || '');
+          cell(tr, w.state || '').className = 'br-state';
           cell(tr, ''); cell(tr, ''); cell(tr, '');
           var actions = cell(tr, '');
-          if (!p.primary) {
-            tr.id = 'br-pool-' + p.name + '-worker-' + w.worker; // figures and drains; charts: the primary pool's
-            actions.appendChild(button('br-pool-' + p.name + '-drain-' + w.worker, 'Drain',
-              function () { drain('drain', { pool: p.name, worker: String(w.worker) }); }));
-            actions.appendChild(button('br-pool-' + p.name + '-undrain-' + w.worker, 'Undrain',
-              function () { drain('undrain', { pool: p.name, worker: String(w.worker) }); }));
-          } else {
-            tr.id = 'br-worker-' + w.worker;
-            name.style.color = color(k, inst.workers.length);
-            state.className = 'br-state';
-            actions.appendChild(button('br-drain-' + w.worker, 'Drain',
-              function () { drain('drain', { pool: p.name, worker: String(w.worker) }); }));
-            actions.appendChild(button('br-undrain-' + w.worker, 'Undrain',
-              function () { drain('undrain', { pool: p.name, worker: String(w.worker) }); }));
-          }
+          actions.appendChild(button(eid(p, 'drain', w.worker), 'Drain',
+            function () { drain('drain', { pool: p.name, worker: String(w.worker) }); }));
+          actions.appendChild(button(eid(p, 'undrain', w.worker), 'Undrain',
+            function () { drain('undrain', { pool: p.name, worker: String(w.worker) }); }));
           body.appendChild(tr);
         });
         box.appendChild(table);
         section.appendChild(box);
       });
+      if (p.routed) {
+        section.appendChild(el('h4', 'br-h', 'Pool ' + p.name + ': imbalance per decode instance (max - min KV load '
+          + 'of its workers not draining) and prompt pool depth'));
+        section.appendChild(el('div', 'br-chart')).id = eid(p, 'balance_chart');
+      }
       root.appendChild(section);
     });
   }
@@ -243,36 +269,24 @@
 
   function updateFleet(f) {
     f.pools.forEach(function (p) {
-      var pol = $('br-pool-policy-' + p.name);
+      var pol = $('br-pool-' + p.name + '-policy');
       if (pol) { text(pol, p.activePolicy || ''); }
-      if (!p.primary) {
-        p.instances.forEach(function (inst) {
-          inst.workers.forEach(function (w) {
-            var row = $('br-pool-' + p.name + '-worker-' + w.worker);
-            if (!row) { return; }
-            updateRow(row, w);
-            $('br-pool-' + p.name + '-drain-' + w.worker).disabled = st.draining || !!w.draining || w.state == null;
-            $('br-pool-' + p.name + '-undrain-' + w.worker).disabled = st.draining || !w.draining;
-          });
-        });
-        return;
-      }
       p.instances.forEach(function (inst) {
         var draining = 0;
         inst.workers.forEach(function (w) {
-          var tr = $('br-worker-' + w.worker);
+          var tr = $(eid(p, 'worker', w.worker));
           if (!tr) { return; }
           updateRow(tr, w);
           if (w.draining) { draining++; }
-          $('br-drain-' + w.worker).disabled = st.draining || !!w.draining || w.state == null;
-          $('br-undrain-' + w.worker).disabled = st.draining || !w.draining;
+          $(eid(p, 'drain', w.worker)).disabled = st.draining || !!w.draining || w.state == null;
+          $(eid(p, 'undrain', w.worker)).disabled = st.draining || !w.draining;
         });
-        var imb = $('br-imbalance-' + inst.index);
+        var imb = $(eid(p, 'imbalance', inst.index));
         if (imb) {
           text(imb, inst.imbalance == null ? '' : ', imbalance ' + fmt(inst.imbalance) + ' tokens'
             + (draining ? ', ' + draining + ' draining' : ''));
         }
-        var d = $('br-drain-instance-' + inst.index), u = $('br-undrain-instance-' + inst.index);
+        var d = $(eid(p, 'drain_instance', inst.index)), u = $(eid(p, 'undrain_instance', inst.index));
         if (d) { d.disabled = st.draining || draining === inst.workers.length || inst.imbalance == null; }
         if (u) { u.disabled = st.draining || draining === 0; }
       });
@@ -342,7 +356,7 @@
     st.draining = true;
     if (st.fleet) { updateFleet(st.fleet); }
     showResult('br-fleet-result', 'pending', (action === 'drain' ? 'Draining ' : 'Ending the drain of ')
-      + (what.instance != null ? 'instance ' + what.instance : 'worker ' + what.worker) + '...');
+      + 'pool ' + what.pool + ', ' + (what.instance != null ? 'instance ' + what.instance : 'worker ' + what.worker) + '...');
     post(action, what).then(function (res) {
       if (res.outcome === 'applied') {
         showResult('br-fleet-result', 'applied', res.message + '.');
@@ -581,7 +595,7 @@
   function render(s) {
     st.csrf = s.csrfToken || st.csrf;
     fleet(s.fleet);
-    ingest(s.history);
+    ingestAll(s);
     policies(s.policies);
     cluster(s.cluster);
     warning(s.credentials);
@@ -596,7 +610,11 @@
   }
 
   function poll() {
-    fetch(root + '/state.json?since=' + st.seq, { credentials: 'same-origin', cache: 'no-store' })
+    // each pool's samples after the last one this page has (none yet: all of them)
+    var since = Object.keys(st.histories).map(function (name) {
+      return encodeURIComponent('since.' + name) + '=' + st.histories[name].seq;
+    });
+    fetch(root + '/state.json' + (since.length ? '?' + since.join('&') : ''), { credentials: 'same-origin', cache: 'no-store' })
       .then(function (r) {
         if (!r.ok) { throw new Error('HTTP ' + r.status); }
         return r.json();
@@ -619,9 +637,11 @@
   });
   $('br-policy-form').addEventListener('submit', apply);
   window.addEventListener('resize', function () {
-    st.charts.forEach(function (c) { c.plot.setSize({ width: width($('br-chart-' + c.instance)), height: 220 }); });
-    if (st.balanceChart) { st.balanceChart.setSize({ width: width($('br-balance-chart')), height: 170 }); }
+    Object.keys(st.histories).forEach(function (name) {
+      var h = st.histories[name];
+      h.charts.forEach(function (c) { c.plot.setSize({ width: width(c.div), height: 220 }); });
+      if (h.balanceChart) { h.balanceChart.setSize({ width: width(h.balanceDiv), height: 170 }); }
+    });
   });
-  reset([]);
   poll();
 }());

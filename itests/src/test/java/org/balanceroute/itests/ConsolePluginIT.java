@@ -224,7 +224,7 @@ public class ConsolePluginIT {
     public void b_logsInAndSeesOneChartPerInstanceWithAMovingLinePerWorker() throws Exception {
         browser.get(page);
         RuntimeProcess.await("a chart per instance with one line per worker", UI, () -> Boolean.TRUE.equals(js(
-                "var b = window.balanceroute; return !!b && b.workers === " + WORKERS + " && b.charts.length === "
+                "var b = window.balanceroute && window.balanceroute.histories['default']; return !!b && b.workers === " + WORKERS + " && b.charts.length === "
                         + INSTANCES.length + " && b.charts.every(function (c) { return c.plot.series.length === "
                         + (PER_INSTANCE + 1) + "; })")));
         for (int i = 0; i < INSTANCES.length; i++) {
@@ -236,10 +236,10 @@ public class ConsolePluginIT {
                 assertTrue(label, label.contains("worker " + (i * PER_INSTANCE + k)));
             }
         }
-        String first = (String) js("return JSON.stringify(window.balanceroute.loads.map(function (l) { return l[l.length - 1]; }))");
+        String first = (String) js("return JSON.stringify(window.balanceroute.histories['default'].loads.map(function (l) { return l[l.length - 1]; }))");
         RuntimeProcess.await("the lines to move under load", UI, () -> {
-            String now = (String) js("return JSON.stringify(window.balanceroute.loads.map(function (l) { return l[l.length - 1]; }))");
-            Boolean loaded = (Boolean) js("return window.balanceroute.loads.some(function (l) { return l.some(function (v) { return v > 0; }); })");
+            String now = (String) js("return JSON.stringify(window.balanceroute.histories['default'].loads.map(function (l) { return l[l.length - 1]; }))");
+            Boolean loaded = (Boolean) js("return window.balanceroute.histories['default'].loads.some(function (l) { return l.some(function (v) { return v > 0; }); })");
             return !now.equals(first) && Boolean.TRUE.equals(loaded);
         });
         assertEquals(WORKERS, browser.findElements(By.cssSelector("#br-fleet tr[id^='br-worker-']")).size());

@@ -57,10 +57,11 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  * <li>{@code GET balanceroute}: the page (inside the console's frame), with a CSRF token;
- * <li>{@code GET balanceroute/state.json?since=SEQ}: what the page polls once a second: the chart
- *     samples after SEQ, the newest per-worker figures, the fleet (pools, instances, workers and
- *     their state, {@link FleetView}), the cluster of proxies, the policies with their schema, the
- *     credentials warning and a fresh CSRF token ({@link StateJson});
+ * <li>{@code GET balanceroute/state.json?since.POOL=SEQ&...}: what the page polls once a second:
+ *     each pool's chart samples after the viewer's SEQ of that pool, the primary pool's newest
+ *     per-worker figures, the fleet (pools, instances, workers and their state, {@link FleetView}),
+ *     the cluster of proxies, the policies with their schema, the credentials warning and a fresh
+ *     CSRF token ({@link StateJson});
  * <li>{@code POST balanceroute/policy} with header {@value CsrfTokens#HEADER}: a change of a pool's
  *     policy (the primary pool's without {@code pool}) through {@link PolicyAdmin}
  *     ({@link PolicyRequest}); without a valid token 403, nothing changed;
@@ -69,9 +70,10 @@ import org.slf4j.LoggerFactory;
  *     ({@link DrainRequest}) through {@link RouterService#setWorkerDraining}.
  * </ul>
  *
- * <p><b>History.</b> Kept server-side: one sampler thread, started with the component, reads
- * {@link RouterService#snapshot()} and {@link RouterService#replicas()} about once a second into a
- * bounded ring ({@link LoadHistory}); viewers read the ring and never reach the router's dispatch
+ * <p><b>History.</b> Kept server-side: one sampler thread, started with the component, reads every
+ * pool's {@link RouterService#snapshot()} (one per pool, from its own router) and
+ * {@link RouterService#replicas()} about once a second into a bounded ring per pool
+ * ({@link PoolHistories}); viewers read the ring and never reach the router's dispatch
  * thread themselves, so ten open tabs cost the router what one does, and a page opened late shows
  * the last minutes at once. Polling rather than SSE: a console request passes through the console's
  * servlet, which is not registered for asynchronous requests, so a stream would hold a Jetty thread
@@ -103,14 +105,12 @@ public final class BalanceRoutePlugin extends HttpServlet {
     private final transient RouterService router;
     private final transient ConfigurationAdmin configurationAdmin;
     private final transient UnaryOperator<String> frameworkProperty;
-    private final transient LoadHistory history;
+    private final transient PoolHistories histories;
     private final transient CsrfTokens csrf;
     private final long intervalMillis;
     private final transient LongSupplier clock;
     private final transient ScheduledExecutorService sampler;
     private final transient AtomicReference<ReplicasStatus> replicas = new AtomicReference<>();
-    /** The latest snapshot of every routed pool but the primary (whose are the history's), by name. */
-    private final transient AtomicReference<Map<String, PoolSnapshot>> otherPools = new AtomicReference<>(Map.of());
     private final transient AtomicReference<String> lastSampleProblem = new AtomicReference<>();
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
@@ -136,7 +136,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
         this.router = router;
         this.configurationAdmin = configurationAdmin;
         this.frameworkProperty = frameworkProperty;
-        this.history = new LoadHistory(historySamples);
+        this.histories = new PoolHistories(historySamples);
         this.intervalMillis = intervalMillis;
         this.csrf = csrf;
         this.clock = clock;
@@ -203,23 +203,32 @@ public final class BalanceRoutePlugin extends HttpServlet {
         }
     }
 
-    /** One sample of the router's view into the ring (the sampler thread, once per interval). */
+    /** One sample of every routed pool's router into its history, and the cluster's status (once per interval). */
     void sample() {
+        long now = clock.getAsLong();
         String problem = null;
         try {
-            history.add(clock.getAsLong(), router.snapshot());
+            List<String> routed = router.pools();
+            histories.retain(routed);
+            for (String name : routed) {
+                RouterService pool = router.pool(name);
+                if (pool == null) {
+                    continue; // removed since pools() answered: its history goes at the next sample
+                }
+                try {
+                    histories.add(name, now, pool.snapshot());
+                } catch (RuntimeException e) {
+                    // one pool's router failing leaves the others' samples
+                    problem = problem == null ? "pool " + name + "'s snapshot: " + e.getMessage() : problem;
+                }
+            }
         } catch (RuntimeException e) {
-            problem = "the router's snapshot: " + e.getMessage();
+            problem = "the router's pools: " + e.getMessage();
         }
         try {
             replicas.set(router.replicas());
         } catch (RuntimeException e) {
             problem = problem == null ? "the router's cluster status: " + e.getMessage() : problem;
-        }
-        try {
-            otherPools.set(otherSnapshots());
-        } catch (RuntimeException e) {
-            problem = problem == null ? "the other pools' snapshots: " + e.getMessage() : problem;
         }
         String last = lastSampleProblem.getAndSet(problem);
         if (problem != null && !problem.equals(last)) {
@@ -227,26 +236,19 @@ public final class BalanceRoutePlugin extends HttpServlet {
         }
     }
 
-    /** Each routed pool's snapshot but the primary's, from its own router. */
-    private Map<String, PoolSnapshot> otherSnapshots() {
-        Map<String, PoolSnapshot> m = new java.util.HashMap<>();
-        String primary = router.poolName();
-        for (String name : router.pools()) {
-            RouterService r = router.pool(name);
-            if (r != null && !name.equals(primary)) {
-                m.put(name, r.snapshot());
-            }
+    /** The pool the registered router acts on, whose history is state.json's {@code history}. */
+    private String primaryPool() {
+        try {
+            return router.poolName();
+        } catch (RuntimeException e) {
+            return Fleet.DEFAULT_POOL;
         }
-        return m;
     }
 
-    /** The fleet section: every pool with its router's latest snapshot and its active policy. */
-    private JsonNode fleetJson(LoadHistory.Sample latest) {
-        Map<String, PoolSnapshot> snapshots = new java.util.HashMap<>(otherPools.get());
+    /** The fleet section: every pool with its router's latest sample and its active policy. */
+    private JsonNode fleetJson(String primary) {
         Map<String, String> active = new java.util.HashMap<>();
-        String primary = Fleet.DEFAULT_POOL;
         try {
-            primary = router.poolName();
             for (String name : router.pools()) {
                 RouterService r = router.pool(name);
                 if (r != null) {
@@ -256,14 +258,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
         } catch (RuntimeException e) {
             LOG.debug("console: the pools' policies: {}", e.toString());
         }
-        if (latest != null) {
-            snapshots.put(primary, latest.snapshot());
-        }
-        return FleetView.json(fleet(), primary, snapshots, active);
-    }
-
-    LoadHistory history() {
-        return history;
+        return FleetView.json(fleet(), primary, histories.latest(), active);
     }
 
     // ---------------------------------------------------------------- GET
@@ -273,7 +268,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
         String path = relativePath(req);
         switch (path) {
             case "", "/" -> page(req, resp);
-            case "/state.json" -> state(req, resp);
+            case "/state.json" -> writeJson(resp, HttpServletResponse.SC_OK, state(req::getParameter, user(req)));
             default -> resp.sendError(HttpServletResponse.SC_NOT_FOUND, "no such BalanceRoute console resource");
         }
     }
@@ -305,34 +300,52 @@ public final class BalanceRoutePlugin extends HttpServlet {
         pw.flush();
     }
 
-    private void state(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-        long since = 0;
-        String s = req.getParameter("since");
-        if (s != null) {
-            try {
-                since = Long.parseLong(s);
-            } catch (NumberFormatException e) {
-                since = 0;
-            }
-        }
-        writeJson(resp, HttpServletResponse.SC_OK, state(since, user(req)));
-    }
-
-    /** The state.json body for a viewer that has the samples up to {@code since}. */
-    ObjectNode state(long since, String user) {
-        List<LoadHistory.Sample> samples = history.since(since);
-        LoadHistory.Sample latest = history.latest();
+    /**
+     * The state.json body for a viewer that has pool P's samples up to its parameter
+     * {@code since.P} ({@code since}: the primary pool's, as before pools; none: all of them).
+     */
+    ObjectNode state(UnaryOperator<String> parameter, String user) {
+        String primary = primaryPool();
+        LoadHistory own = histories.get(primary);
         ObjectNode o = StateJson.JSON.createObjectNode();
         o.put("time", clock.getAsLong());
         o.put("csrfToken", csrf.issue(user));
-        o.set("history", StateJson.history(samples, history.capacity(), intervalMillis,
-                latest == null ? 0 : latest.seq()));
-        o.set("latest", StateJson.latest(latest));
-        o.set("fleet", fleetJson(latest));
+        o.set("history", history(own, since(parameter, "since." + primary, "since")));
+        o.set("latest", StateJson.latest(own == null ? null : own.latest()));
+        ObjectNode others = o.putObject("histories");
+        for (String name : histories.pools()) {
+            LoadHistory h = histories.get(name);
+            if (!name.equals(primary) && h != null) {
+                others.set(name, history(h, since(parameter, "since." + name, null)));
+            }
+        }
+        o.set("fleet", fleetJson(primary));
         o.set("cluster", StateJson.replicas(replicas.get()));
         o.set("policies", policies());
         o.set("credentials", StateJson.credentials(credentials()));
         return o;
+    }
+
+    /** The first of these parameters that is set, as a sample number; 0 (every sample) without one or for junk. */
+    private static long since(UnaryOperator<String> parameter, String name, String fallback) {
+        String s = parameter.apply(name);
+        if (s == null && fallback != null) {
+            s = parameter.apply(fallback);
+        }
+        try {
+            return s == null ? 0 : Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /** A pool's samples after {@code since} (none without a history yet). */
+    private JsonNode history(LoadHistory h, long since) {
+        // the newest first: a sample added between the two reads is then sent, not skipped by seq
+        LoadHistory.Sample newest = h == null ? null : h.latest();
+        List<LoadHistory.Sample> samples = h == null ? List.of() : h.since(since);
+        long seq = samples.isEmpty() ? (newest == null ? 0 : newest.seq()) : samples.get(samples.size() - 1).seq();
+        return StateJson.history(samples, histories.capacity(), intervalMillis, seq);
     }
 
     private JsonNode policies() {

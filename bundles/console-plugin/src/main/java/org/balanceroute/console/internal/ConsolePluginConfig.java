@@ -19,11 +19,11 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     int MAX_SAMPLE_INTERVAL_MILLIS = 60_000;
 
     @AttributeDefinition(name = "History samples", min = "10", max = "86400",
-            description = "Samples kept for the chart (at the default interval, 600 = the last 10 minutes). "
+            description = "Samples kept per pool for its charts (at the default interval, 600 = the last 10 minutes). "
                     + "Integer in [10, 86400]; default 600.")
     int historySamples() default DEFAULT_HISTORY_SAMPLES;
 
     @AttributeDefinition(name = "Sample interval (ms)", min = "100", max = "60000",
-            description = "Time between two samples of the router's view. Integer in [100, 60000]; default 1000.")
+            description = "Time between two samples of every pool's router. Integer in [100, 60000]; default 1000.")
     int sampleIntervalMillis() default DEFAULT_SAMPLE_INTERVAL_MILLIS;
 }

@@ -74,8 +74,8 @@ final class FleetView {
      * Each pool carries its own router's figures ({@code snapshots}: imbalance: an instance's
      * heaviest minus lightest worker not draining; the pool's: the largest of its instances') and
      * policy ({@code policies}); a pool without a router ({@code routed} false) or before its first
-     * snapshot carries its topology only, with state null. {@code primary}: the pool whose history
-     * the page charts and whose workers it drains. message says why a topology is not shown as it
+     * snapshot carries its topology only, with state null. {@code primary}: the pool of the registered
+     * router, whose history is state.json's {@code history} (every other pool's is in {@code histories}). message says why a topology is not shown as it
      * is, or is null.
      *
      * @param primary the primary pool's name ({@code RouterService.poolName()})

@@ -20,8 +20,6 @@ final class Page {
                 <div id="br-fleet-message" class="br-note" hidden></div>
                 <div id="br-fleet-result" class="br-result" data-outcome="none" hidden></div>
                 <div id="br-fleet"></div>
-                <h3 class="br-h">Imbalance per decode instance (max - min KV load of its workers not draining) and prompt pool depth</h3>
-                <div id="br-balance-chart" class="br-chart"></div>
                 <h2 class="br-h">Routing policy</h2>
                 <p>Active in the pool chosen: <strong id="br-active">?</strong> (a policy's parameters are shared by every pool)</p>
                 <div id="br-policy-message" class="br-note" hidden></div>

@@ -13,8 +13,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.balanceroute.admin.PolicyAdmin.ParameterDescription;
 import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
 import org.balanceroute.api.PoolSnapshot;
-import org.balanceroute.router.ReplicaShare;
 import org.balanceroute.router.ReplicasStatus;
+import org.balanceroute.router.ReplicaShare;
+import org.balanceroute.router.RouterService;
 import org.junit.jupiter.api.Test;
 
 /** The servlet end to end without a framework: the page, state.json, and POSTs with and without the CSRF token. */
@@ -35,17 +36,19 @@ class BalanceRoutePluginTest {
 
     private final AtomicLong now = new AtomicLong(1_800_000_000_000L);
     private final PoolSnapshot[] snapshot = {LoadHistoryTest.snapshot(1, 100, 400)};
-    private final ReplicasStatus[] replicas = {new ReplicasStatus(ReplicasStatus.LOCAL, "local", "local",
+    private final ReplicasStatus[] cluster = {new ReplicasStatus(ReplicasStatus.LOCAL, "local", "local",
             List.of(new ReplicaShare("local", "local", true, 0, new long[] {100, 400}, new int[] {1, 2}, new int[] {0, 0})),
             0, ReplicasStatus.Staleness.NONE)};
     private final Map<String, Map<String, Object>> configs = new HashMap<>();
     private final Fakes.RecordingPolicyAdmin admin = new Fakes.RecordingPolicyAdmin(POLICIES);
     private final CsrfTokens csrf = new CsrfTokens("0123456789abcdef0123456789abcdef".getBytes(), () -> now.get() / 1000);
     private final List<String> drains = new ArrayList<>();
-    private final PoolSnapshot chatSnapshot = Fakes.snapshot(new int[] {1}, new long[] {900}, new int[] {4});
+    private final PoolSnapshot[] chat = {Fakes.snapshot(new int[] {1}, new long[] {900}, new int[] {4})};
+    /** The pools routed beside the primary {@code default}: a test adds and removes some. */
+    private final Map<String, RouterService> others = new HashMap<>(Map.of("chat", Fakes.poolRouter("chat", () -> chat[0], "jsq")));
     private final BalanceRoutePlugin plugin = new BalanceRoutePlugin(Fakes.withPools(
-            Fakes.router(snapshot, replicas, "br0", List.of("br0", "brh-survival", "jsq", "least-running"), drains),
-            Map.of("chat", Fakes.poolRouter("chat", chatSnapshot, "jsq"))),
+            Fakes.router(snapshot, cluster, "br0", List.of("br0", "brh-survival", "jsq", "least-running"), drains),
+            others),
             Fakes.configs(configs), k -> null, 600, 1000, csrf, now::get, false);
 
     {
@@ -213,6 +216,63 @@ class BalanceRoutePluginTest {
         assertEquals("br0", primary.path("activePolicy").asText());
         assertTrue(primary.path("primary").asBoolean());
         assertEquals(400, primary.path("instances").get(0).path("workers").get(1).path("load").asLong());
+    }
+
+    @Test
+    void everyPoolIsSampledIntoItsOwnHistoryReadAfterItsOwnSince() throws Exception {
+        plugin.sample();
+        chat[0] = Fakes.snapshot(new int[] {1}, new long[] {950}, new int[] {5});
+        plugin.sample();
+        JsonNode state = json(get("/balanceroute/state.json", Map.of()));
+        assertEquals(2, state.path("history").path("samples").size(), "the primary pool's, as before pools");
+        assertEquals("[100,400]", state.path("history").path("samples").get(0).path("loads").toString());
+        assertEquals(List.of("chat"), fieldNames(state.path("histories")), "the primary pool's is not sent twice");
+        JsonNode chatHistory = state.path("histories").path("chat");
+        assertEquals(2, chatHistory.path("seq").asLong());
+        assertEquals(600, chatHistory.path("capacity").asInt());
+        assertEquals(1000, chatHistory.path("intervalMillis").asLong());
+        assertEquals("[900]", chatHistory.path("samples").get(0).path("loads").toString());
+        assertEquals("[950]", chatHistory.path("samples").get(1).path("loads").toString());
+        assertEquals("[0]", chatHistory.path("samples").get(1).path("groups").toString());
+        assertEquals("[0]", chatHistory.path("samples").get(1).path("instanceImbalance").toString());
+
+        // since.POOL per pool; since.default (the primary's name) before the plain since
+        JsonNode after = json(get("/balanceroute/state.json", Map.of("since.chat", "1", "since.default", "2", "since", "0")));
+        assertEquals(1, after.path("histories").path("chat").path("samples").size());
+        assertEquals("[950]", after.path("histories").path("chat").path("samples").get(0).path("loads").toString());
+        assertEquals(0, after.path("history").path("samples").size());
+        assertEquals(2, after.path("history").path("seq").asLong());
+    }
+
+    @Test
+    void aPoolNoLongerRoutedDropsItsHistoryAndAFailingOneLeavesTheOthersSampled() throws Exception {
+        plugin.sample();
+        others.put("code", Fakes.poolRouter("code", () -> {
+            throw new IllegalStateException("no layout yet");
+        }, "br0"));
+        plugin.sample();
+        JsonNode state = json(get("/balanceroute/state.json", Map.of()));
+        assertEquals(List.of("chat"), fieldNames(state.path("histories")), "code has no sample yet");
+        assertEquals(2, state.path("histories").path("chat").path("samples").size());
+        assertEquals(2, state.path("history").path("samples").size());
+
+        others.remove("chat");
+        plugin.sample();
+        state = json(get("/balanceroute/state.json", Map.of("since.chat", "1")));
+        assertEquals(List.of(), fieldNames(state.path("histories")));
+        assertEquals(3, state.path("history").path("samples").size());
+
+        others.put("chat", Fakes.poolRouter("chat", () -> chat[0], "jsq"));
+        plugin.sample();
+        JsonNode back = json(get("/balanceroute/state.json", Map.of("since.chat", "2"))).path("histories").path("chat");
+        assertEquals(1, back.path("seq").asLong(), "a pool routed again starts a new history (the page sees seq fall)");
+        assertEquals(0, back.path("samples").size());
+    }
+
+    private static List<String> fieldNames(JsonNode o) {
+        List<String> names = new ArrayList<>();
+        o.fieldNames().forEachRemaining(names::add);
+        return names;
     }
 
     @Test

@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.balanceroute.admin.PolicyAdmin;
 import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.DecodeInstance;
@@ -38,20 +39,20 @@ final class Fakes {
     }
 
     /** A router answering fixed values. */
-    static RouterService router(PoolSnapshot[] snapshot, ReplicasStatus[] replicas, String active, List<String> available) {
-        return router(snapshot, replicas, active, available, new ArrayList<>());
+    static RouterService router(PoolSnapshot[] snapshot, ReplicasStatus[] cluster, String active, List<String> available) {
+        return router(snapshot, cluster, active, available, new ArrayList<>());
     }
 
     /**
      * A router answering fixed values; each {@code setWorkerDraining(g, d)} is recorded in
      * {@code drains} as "g:d" and shows in the next snapshot.
      */
-    static RouterService router(PoolSnapshot[] snapshot, ReplicasStatus[] replicas, String active, List<String> available,
+    static RouterService router(PoolSnapshot[] snapshot, ReplicasStatus[] cluster, String active, List<String> available,
             List<String> drains) {
         return (RouterService) Proxy.newProxyInstance(Fakes.class.getClassLoader(), new Class<?>[] {RouterService.class},
                 (p, m, a) -> switch (m.getName()) {
                     case "snapshot" -> snapshot[0];
-                    case "replicas" -> replicas[0];
+                    case "cluster" -> cluster[0];
                     case "activePolicy" -> active;
                     case "availablePolicies" -> available;
                     case "setWorkerDraining" -> {
@@ -88,11 +89,11 @@ final class Fakes {
                 });
     }
 
-    /** A router of pool {@code name} whose only answers are its snapshot and its active policy. */
-    static RouterService poolRouter(String name, PoolSnapshot snapshot, String active) {
+    /** A router of pool {@code name} whose only answers are its snapshot (asked anew each time) and its active policy. */
+    static RouterService poolRouter(String name, Supplier<PoolSnapshot> snapshot, String active) {
         return (RouterService) Proxy.newProxyInstance(Fakes.class.getClassLoader(), new Class<?>[] {RouterService.class},
                 (p, m, a) -> switch (m.getName()) {
-                    case "snapshot" -> snapshot;
+                    case "snapshot" -> snapshot.get();
                     case "activePolicy" -> active;
                     case "poolName" -> name;
                     default -> throw new UnsupportedOperationException(m.getName());
