@@ -203,24 +203,33 @@ public class FleetIT {
                 JsonNode s = runtime.snapshot();
                 return s != null && s.path("totals").path("running").asInt() >= 200;
             });
+            long[] before = rankTokens(8, 12);
             Files.writeString(poolFile, pool("a", "b", "c"));
-            RuntimeProcess.await("the instance c in the router", Duration.ofSeconds(30),
-                    () -> runtime.snapshot() != null && runtime.snapshot().path("workers").size() == 12);
-            long added = System.nanoTime();
-            RuntimeProcess.await("requests on instance c", Duration.ofSeconds(10), () -> {
-                JsonNode s = runtime.snapshot();
-                return IntStream.range(8, 12).anyMatch(w -> outstanding(s, w) > 0);
-            });
-            double seconds = (System.nanoTime() - added) / 1e9;
+            // measured where it happens, not through the admin API (whose answers take up to a second
+            // under this load): the engines of instance c (in this JVM) decoding their first token,
+            // against the runtime's own log of the new layout's application (one host, one wall clock)
+            long firstToken = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (firstToken == 0 && System.nanoTime() < deadline) {
+                long[] now = rankTokens(8, 12);
+                for (int i = 0; i < now.length; i++) {
+                    if (now[i] > before[i]) {
+                        firstToken = System.currentTimeMillis();
+                    }
+                }
+                Thread.sleep(5);
+            }
+            assertTrue("instance c's engines decoded nothing within 30 s of the pool's file", firstToken > 0);
+            long inForce = layoutAppliedAt("(12 workers)");
+            double seconds = (firstToken - inForce) / 1e3;
             RuntimeProcess.await("requests on every worker of instance c", Duration.ofSeconds(10), () -> {
                 JsonNode s = runtime.snapshot();
                 return IntStream.range(8, 12).allMatch(w -> outstanding(s, w) > 0);
             });
-            System.out.printf("FleetIT: an added instance took requests %.3f s after it was in force, on all its"
-                    + " workers %.3f s after%n", seconds, (System.nanoTime() - added) / 1e9);
-            // The issue asks for "within a second": measured 0.10 s in three runs and 1.13-1.17 s in two
-            // (bimodal, cause not found yet: see docs/fleet.md); asserted is that it takes requests
-            // while the load runs, the latency is printed.
+            System.out.printf("FleetIT: an added instance's engines decoded their first token %.3f s after the router"
+                    + " applied the new layout%n", seconds);
+            // The issue asks for "within a second": measured so 0.06-0.74 s in six runs (docs/fleet.md); the
+            // slowest is not explained yet, so the figure is printed, not asserted (see the note there)
             // b removed while its streams run: they end on b's engines, whole
             Files.writeString(poolFile, pool("a", "c"));
             RuntimeProcess.await("instance b out of the router", Duration.ofSeconds(30),
@@ -326,5 +335,29 @@ public class FleetIT {
         } finally {
             Files.deleteIfExists(file);
         }
+    }
+
+    /** Output tokens decoded so far by the engine ranks [from, to) of the simulated cluster. */
+    static long[] rankTokens(int from, int to) throws IOException {
+        JsonNode ranks = RuntimeProcess.JSON.readTree(engines.statsJson()).path("ranks");
+        long[] out = new long[to - from];
+        for (int g = from; g < to; g++) {
+            out[g - from] = ranks.get(g).path("outputTokens").asLong();
+        }
+        return out;
+    }
+
+    /** Wall-clock ms of the runtime's last log line saying its router applied a layout of {@code workers}, e.g. "(12 workers)". */
+    static long layoutAppliedAt(String workers) throws IOException {
+        String last = null;
+        for (String line : Files.readAllLines(runtime.home.resolve("runtime.log"))) {
+            if (line.matches(".*router: the decode pool is now [^ ]+ \\Q" + workers + "\\E.*")) {
+                last = line;
+            }
+        }
+        assertTrue("no log line of the layout " + workers, last != null);
+        return java.time.LocalDateTime.parse(last.substring(0, 23),
+                java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS"))
+                .atZone(java.time.ZoneId.systemDefault()).toInstant().toEpochMilli();
     }
 }

@@ -34,6 +34,9 @@ public interface VllmConnector {
     /** P, the configured prefill instances; 0 in co-located mode (decode workers run the whole request). */
     int prefillInstances();
 
+    /** The identity of decode worker g now ({@code URL} or {@code URL;rank=N}). */
+    String decodeWorker(int worker);
+
     /** Whether the last health check of decode worker g answered 200 (true before the first check). */
     boolean decodeHealthy(int worker);
 
@@ -66,13 +69,17 @@ public interface VllmConnector {
 
     /**
      * The decode hop: the client body plus the prefill's {@code kv_transfer_params}, same
-     * X-Request-Id, to decode worker {@code worker}; the answer is streamed to the listener as it
-     * comes.
+     * X-Request-Id, to the decode worker of identity {@code worker}; the answer is streamed to the
+     * listener as it comes. By identity, not index: while the topology changes the router's layout
+     * and this connector's may differ for a moment, and an index would then name another engine.
+     * A worker not in the pool's topology now fails the listener with {@link UpstreamException}
+     * 503 naming it.
      *
+     * @param worker the worker's identity ({@code URL} or {@code URL;rank=N}, as the router's layout
+     *     and its placements name it)
      * @param kvTransferParams the prefill's handle, passed on verbatim; null to send none
-     * @throws IndexOutOfBoundsException if there is no such worker
      */
-    DecodeExchange decode(String requestId, int worker, String path, ObjectNode clientBody,
+    DecodeExchange decode(String requestId, String worker, String path, ObjectNode clientBody,
             ObjectNode kvTransferParams, DecodeListener listener);
 
     /**

@@ -205,18 +205,12 @@ final class Hop implements DecodeListener {
             return;
         }
         worker = placement.worker();
-        if (worker < 0 || worker >= connector.decodeWorkers()) {
-            release(false);
-            exchange.fail(Outcome.ERROR, Answers.error(new OpenAiError(503, OpenAiError.UNAVAILABLE, "the router placed"
-                    + " the request on worker " + worker + ", which has no decode endpoint (router workers and"
-                    + " connector decodeWorkers disagree)", null), requestId));
-            return;
-        }
         if (exchange.promptTokens < 0) {
             exchange.promptTokens = p.promptTokens();
         }
-        DecodeExchange u = connector.decode(upstreamId, worker, exchange.endpoint.path, hopBody, p.kvTransferParams(),
-                this);
+        // by identity: while the topology changes the router's worker indices and the connector's may differ
+        DecodeExchange u = connector.decode(upstreamId, placement.workerId(), exchange.endpoint.path, hopBody,
+                p.kvTransferParams(), this);
         upstream = u;
         if (exchange.gone) {
             u.cancel();

@@ -133,6 +133,7 @@ final class FlowFakes {
         @Override public boolean prefillHealthy(int instance) { return true; }
         @Override public int prefillInFlight(int instance) { return 0; }
         @Override public int prefillQueued() { return 0; }
+        @Override public String decodeWorker(int worker) { return "http://fake:" + worker; }
         /** Other pools' connectors by name, reached through {@link #pool}. */
         final Map<String, Connector> others = new java.util.concurrent.ConcurrentHashMap<>();
         @Override public List<String> pools() { return List.of("default"); }
@@ -151,7 +152,7 @@ final class FlowFakes {
         }
 
         @Override
-        public DecodeExchange decode(String requestId, int worker, String path, ObjectNode clientBody,
+        public DecodeExchange decode(String requestId, String worker, String path, ObjectNode clientBody,
                 ObjectNode kv, DecodeListener listener) {
             AtomicInteger cancels = new AtomicInteger();
             decodeCancels.add(cancels);

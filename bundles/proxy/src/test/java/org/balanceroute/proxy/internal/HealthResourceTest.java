@@ -46,6 +46,7 @@ class HealthResourceTest {
         @Override public List<String> pools() { return List.copyOf(all.keySet()); }
         @Override public VllmConnector pool(String poolName) { return all.get(poolName); }
         @Override public String poolName() { return name; }
+        @Override public String decodeWorker(int worker) { throw new UnsupportedOperationException(); }
 
         @Override
         public CompletableFuture<PrefillResult> prefill(String requestId, String path, ObjectNode clientBody) {
@@ -53,7 +54,7 @@ class HealthResourceTest {
         }
 
         @Override
-        public DecodeExchange decode(String requestId, int worker, String path, ObjectNode clientBody,
+        public DecodeExchange decode(String requestId, String worker, String path, ObjectNode clientBody,
                 ObjectNode kvTransferParams, DecodeListener listener) {
             throw new UnsupportedOperationException();
         }

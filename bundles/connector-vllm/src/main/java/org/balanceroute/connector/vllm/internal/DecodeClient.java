@@ -41,9 +41,16 @@ final class DecodeClient {
     }
 
     /** A decode on {@code ep}, the endpoints {@code health} had in force when the request came. */
-    DecodeExchange decode(HealthMonitor health, Endpoints ep, String requestId, int worker, String path, ObjectNode clientBody,
-            ObjectNode kvTransferParams, DecodeListener listener) {
+    DecodeExchange decode(HealthMonitor health, Endpoints ep, String requestId, String workerId, String path,
+            ObjectNode clientBody, ObjectNode kvTransferParams, DecodeListener listener) {
         ConnectorSettings s = ep.settings;
+        Integer index = ep.decodeIndex.get(workerId);
+        if (index == null) {
+            listener.onFailure(new UpstreamException(503, null, "decode worker " + workerId + " is not in pool '"
+                    + s.pool().name() + "' now (removed from its topology, or not added yet)", null));
+            return () -> { };
+        }
+        int worker = index;
         Endpoint w = ep.decode.get(worker);
         DecodeStream stream = new DecodeStream(listener, s.maxResponseBytes(),
                 () -> health.markDecode(ep, worker, false, System.nanoTime(), "a decode request was refused at connect"));

@@ -4,6 +4,8 @@ import java.util.List;
 import org.balanceroute.fleet.Endpoint;
 
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
@@ -17,6 +19,8 @@ final class Endpoints {
     final List<String> prefill;
     /** The decode workers, instance by instance (the router's worker g is entry g). */
     final List<Endpoint> decode;
+    /** Each decode worker's index by its identity ({@link Endpoint#id()}). */
+    final Map<String, Integer> decodeIndex;
     final AtomicIntegerArray prefillDown;
     final AtomicIntegerArray decodeDown;
     /** When the evidence behind each decode mark was gathered (nanoTime); under the health lock. */
@@ -28,6 +32,11 @@ final class Endpoints {
         settings = s;
         prefill = s.pool().prefillUrls();
         decode = List.copyOf(s.pool().workers());
+        Map<String, Integer> index = new HashMap<>();
+        for (int g = 0; g < decode.size(); g++) {
+            index.put(decode.get(g).id(), g);
+        }
+        decodeIndex = Map.copyOf(index);
         prefillDown = new AtomicIntegerArray(prefill.size());
         decodeDown = new AtomicIntegerArray(decode.size());
         decodeMarkedAt = new long[decode.size()];

@@ -49,6 +49,11 @@ final class PoolConnector implements VllmConnector {
     }
 
     @Override
+    public String decodeWorker(int worker) {
+        return health.endpoints().decode.get(worker).id();
+    }
+
+    @Override
     public boolean decodeHealthy(int worker) {
         return health.endpoints().decodeDown.get(worker) == 0;
     }
@@ -87,7 +92,7 @@ final class PoolConnector implements VllmConnector {
 
     /** Also on a removed pool: the decode hop of a request whose prefill ran there is part of an exchange in flight. */
     @Override
-    public DecodeExchange decode(String requestId, int worker, String path, ObjectNode clientBody,
+    public DecodeExchange decode(String requestId, String worker, String path, ObjectNode clientBody,
             ObjectNode kvTransferParams, DecodeListener listener) {
         return decodes.decode(health, health.endpoints(), requestId, worker, path, clientBody, kvTransferParams, listener);
     }

@@ -289,6 +289,11 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
     }
 
     @Override
+    public String decodeWorker(int worker) {
+        return connected.primary().decodeWorker(worker);
+    }
+
+    @Override
     public boolean decodeHealthy(int worker) {
         return connected.primary().decodeHealthy(worker);
     }
@@ -314,7 +319,7 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
     }
 
     @Override
-    public DecodeExchange decode(String requestId, int worker, String path, ObjectNode clientBody,
+    public DecodeExchange decode(String requestId, String worker, String path, ObjectNode clientBody,
             ObjectNode kvTransferParams, DecodeListener listener) {
         return connected.primary().decode(requestId, worker, path, clientBody, kvTransferParams, listener);
     }

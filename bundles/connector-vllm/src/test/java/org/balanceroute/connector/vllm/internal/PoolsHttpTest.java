@@ -90,7 +90,7 @@ class PoolsHttpTest {
     /** The decode answer's first event (which names the engine's pool). */
     private static String decodeOn(VllmConnector c, int worker) throws Exception {
         VllmConnectorHttpTest.Collected got = new VllmConnectorHttpTest.Collected();
-        c.decode("r", worker, PATH, body(), null, got);
+        c.decode("r", c.decodeWorker(worker), PATH, body(), null, got);
         got.done.get(10, TimeUnit.SECONDS);
         assertEquals(200, got.status);
         return got.events.get(0);
@@ -135,8 +135,14 @@ class PoolsHttpTest {
         assertEquals(List.of(PATH), pb.drain());
         assertEquals(List.of(), db0.drain());
         assertEquals(List.of(PATH), db1.drain(), "b's worker 1");
-        assertThrows(IndexOutOfBoundsException.class, () -> a.decode("r", 1, PATH, body(), null,
-                new VllmConnectorHttpTest.Collected()), "pool a has one worker: its own numbering");
+        // a worker of pool b named to pool a's connector: 503 naming it, nothing sent
+        VllmConnectorHttpTest.Collected wrongPool = new VllmConnectorHttpTest.Collected();
+        a.decode("r", b.decodeWorker(1), PATH, body(), null, wrongPool);
+        java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> wrongPool.done.get(10, TimeUnit.SECONDS));
+        assertEquals(503, ((org.balanceroute.connector.vllm.UpstreamException) e.getCause()).status());
+        assertTrue(e.getCause().getMessage().contains(b.decodeWorker(1)), e.getCause().getMessage());
+        assertEquals(List.of(), db1.drain(), "nothing sent");
     }
 
     @Test
@@ -180,7 +186,7 @@ class PoolsHttpTest {
         VllmConnector poolB = c.pool("b");
 
         VllmConnectorHttpTest.Collected stream = new VllmConnectorHttpTest.Collected();
-        poolB.decode("s", 0, PATH, body(), null, stream);
+        poolB.decode("s", poolB.decodeWorker(0), PATH, body(), null, stream);
         Awaitility.await("b's stream under way").atMost(Duration.ofSeconds(10)).until(() -> !stream.events.isEmpty());
 
         c.fleetChanged(fleet(a));

@@ -71,7 +71,7 @@ class VllmConnectorHttpTest {
                 assertTrue(p.kvTransferParams().path("do_remote_prefill").asBoolean());
 
                 Collected got = new Collected();
-                c.decode("req-1", 1, "/v1/completions", body, p.kvTransferParams(), got);
+                c.decode("req-1", c.decodeWorker(1), "/v1/completions", body, p.kvTransferParams(), got);
                 got.done.get(10, TimeUnit.SECONDS);
                 assertEquals(200, got.status);
                 assertEquals("[DONE]", got.events.get(got.events.size() - 1));
@@ -80,7 +80,7 @@ class VllmConnectorHttpTest {
 
                 // the handle is single-use: presenting it again is a 400 from the engine
                 Collected again = new Collected();
-                c.decode("req-1", 0, "/v1/completions", body, p.kvTransferParams(), again);
+                c.decode("req-1", c.decodeWorker(0), "/v1/completions", body, p.kvTransferParams(), again);
                 again.done.get(10, TimeUnit.SECONDS);
                 assertEquals(400, again.status);
             } finally {
@@ -159,7 +159,7 @@ class VllmConnectorHttpTest {
                 assertEquals(4, p.promptTokens(), "ceil(13 / 4)");
 
                 Collected got = new Collected();
-                c.decode("co-1", 0, "/v1/chat/completions", body, p.kvTransferParams(), got);
+                c.decode("co-1", c.decodeWorker(0), "/v1/chat/completions", body, p.kvTransferParams(), got);
                 got.done.get(10, TimeUnit.SECONDS);
                 assertEquals(200, got.status, "the decode rank serves a plain request");
                 JsonNode usage = JSON.readTree(got.events.get(got.events.size() - 2)).path("usage");
@@ -246,7 +246,7 @@ class VllmConnectorHttpTest {
             c.addAvailabilityListener(a);
             assertEquals("0 up", a.told.poll());
             Collected got = new Collected();
-            c.decode("r", 0, "/v1/completions", json("{\"model\": \"m\", \"prompt\": \"x\"}"), null, got);
+            c.decode("r", c.decodeWorker(0), "/v1/completions", json("{\"model\": \"m\", \"prompt\": \"x\"}"), null, got);
             ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
                     () -> got.done.get(10, TimeUnit.SECONDS));
             assertNotNull(e.getCause());
@@ -279,7 +279,7 @@ class VllmConnectorHttpTest {
             VllmConnectorComponent once = new VllmConnectorComponent(connectTimeoutSettings(url, 0));
             try {
                 Collected failed = new Collected();
-                once.decode("r0", 0, "/v1/completions", body, null, failed);
+                once.decode("r0", once.decodeWorker(0), "/v1/completions", body, null, failed);
                 ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
                         () -> failed.done.get(10, TimeUnit.SECONDS));
                 assertTrue(String.valueOf(e.getCause()).contains("Connect Timeout"), String.valueOf(e.getCause()));
@@ -290,7 +290,7 @@ class VllmConnectorHttpTest {
             try {
                 Collected got = new Collected();
                 long t0 = System.nanoTime();
-                retrying.decode("r1", 0, "/v1/completions", body, null, got);
+                retrying.decode("r1", retrying.decodeWorker(0), "/v1/completions", body, null, got);
                 // a couple of 200 ms attempts time out before anyone accepts: the decode is still trying
                 Awaitility.await("the decode still trying").pollDelay(Duration.ofMillis(700))
                         .atMost(Duration.ofSeconds(10)).until(() -> !got.done.isDone());
@@ -403,7 +403,7 @@ class VllmConnectorHttpTest {
         VllmConnectorComponent c = new VllmConnectorComponent(
                 // a connect timeout that a cold client on a busy machine cannot hit: these tests are about the drain
                 decodeSettings("http://127.0.0.1:" + listener.getLocalPort(), 0, drainMillis, 5_000));
-        c.decode("r0", 0, "/v1/completions", json("{\"model\": \"m\", \"prompt\": \"x\", \"stream\": true}"), null, got);
+        c.decode("r0", c.decodeWorker(0), "/v1/completions", json("{\"model\": \"m\", \"prompt\": \"x\", \"stream\": true}"), null, got);
         Awaitility.await("the first event").atMost(Duration.ofSeconds(10))
                 .until(() -> got.events.size() == 1 || got.done.isDone());
         assertFalse(got.done.isCompletedExceptionally(), () -> "the stream failed before its first event: "
@@ -454,7 +454,7 @@ class VllmConnectorHttpTest {
                 };
                 List<String> events = got.events;
                 CompletableFuture<Void> done = got.done;
-                c.decode("r0", 0, "/v1/completions", json("{\"model\": \"m\", \"prompt\": \"x\", \"stream\": true}"), null, got);
+                c.decode("r0", c.decodeWorker(0), "/v1/completions", json("{\"model\": \"m\", \"prompt\": \"x\", \"stream\": true}"), null, got);
                 try {
                     done.get(10, TimeUnit.SECONDS);
                 } catch (java.util.concurrent.TimeoutException e) {
