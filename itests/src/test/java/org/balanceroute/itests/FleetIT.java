@@ -199,10 +199,14 @@ public class FleetIT {
     @Test
     public void b_anInstanceAddedUnderLoadTakesRequestsAndOneRemovedLosesNoStream() throws Exception {
         try (Load load = new Load()) {
-            RuntimeProcess.await("at least 200 streams in flight", Duration.ofSeconds(60), () -> {
-                JsonNode s = runtime.snapshot();
-                return s != null && s.path("totals").path("running").asInt() >= 200;
-            });
+            // steady load, requests arriving all the time: the clients start together, so until streams
+            // end none arrives, and an added instance could receive nothing however fast the router
+            // (measured: its first placement came 0.08-0.49 s after the layout then, 0-0.08 s in steady load)
+            RuntimeProcess.await("as many streams ended as there are clients, at least 200 in flight",
+                    Duration.ofSeconds(60), () -> {
+                        JsonNode s = runtime.snapshot();
+                        return load.ok.get() >= STREAMS && s != null && s.path("totals").path("running").asInt() >= 200;
+                    });
             long[] before = rankTokens(8, 12);
             Files.writeString(poolFile, pool("a", "b", "c"));
             // measured where it happens, not through the admin API (whose answers take up to a second
@@ -228,8 +232,8 @@ public class FleetIT {
             });
             System.out.printf("FleetIT: an added instance's engines decoded their first token %.3f s after the router"
                     + " applied the new layout%n", seconds);
-            // The issue asks for "within a second": measured so 0.06-0.74 s in six runs (docs/fleet.md); the
-            // slowest is not explained yet, so the figure is printed, not asserted (see the note there)
+            assertTrue("an added instance decodes within a second of its layout (took " + seconds + " s)",
+                    seconds < 1.0);
             // b removed while its streams run: they end on b's engines, whole
             Files.writeString(poolFile, pool("a", "c"));
             RuntimeProcess.await("instance b out of the router", Duration.ofSeconds(30),
