@@ -120,6 +120,26 @@ public record PoolSnapshot(String source, long step, long capturedNanos, int cap
         return draining[worker];
     }
 
+    /** A worker's state: it takes new requests. */
+    public static final String SERVING = "serving";
+    /** An operator drains it: no new requests; some still run or wait there. */
+    public static final String DRAINING = "draining";
+    /** Drained: draining, nothing left on it. */
+    public static final String DRAINED = "drained";
+    /** Its engine fails its health checks: out of routing whatever the drain. */
+    public static final String DOWN = "down";
+
+    /** Worker g's state, as the admin API, the console and the metrics name it: {@link #DOWN}, {@link #DRAINED}, {@link #DRAINING} or {@link #SERVING}, in that precedence. */
+    public String state(int worker) {
+        if (!available[worker]) {
+            return DOWN;
+        }
+        if (draining[worker]) {
+            return drained(worker) ? DRAINED : DRAINING;
+        }
+        return SERVING;
+    }
+
     /** Draining, with nothing left running or queued on it. */
     public boolean drained(int worker) {
         return draining[worker] && running[worker] == 0 && queued[worker] == 0;
@@ -127,9 +147,35 @@ public record PoolSnapshot(String source, long step, long capturedNanos, int cap
 
     /** One group's imbalance now: its heaviest minus its lightest load over its workers not draining. */
     public long groupImbalance(int group) {
+        int from = 0;
+        while (from < groups.length && groups[from] != group) {
+            from++;
+        }
+        int to = from;
+        while (to < groups.length && groups[to] == group) {
+            to++;
+        }
+        return spread(loads, draining, from, to);
+    }
+
+    /** The pool's imbalance now: the sum over its groups of {@link #groupImbalance}. */
+    public long imbalance() {
+        long sum = 0;
+        for (int i = 0, n = groupCount(); i < n; i++) {
+            sum += groupImbalance(i);
+        }
+        return sum;
+    }
+
+    /**
+     * The imbalance rule, written once (the core's state and this snapshot use it): the heaviest
+     * minus the lightest of {@code loads[from, to)} over the workers not draining; 0 when fewer
+     * than two count. A group's workers are contiguous (numbered instance by instance).
+     */
+    public static long spread(long[] loads, boolean[] draining, int from, int to) {
         long max = Long.MIN_VALUE, min = Long.MAX_VALUE;
-        for (int g = 0; g < loads.length; g++) {
-            if (groups[g] == group && !draining[g]) {
+        for (int g = from; g < to; g++) {
+            if (!draining[g]) {
                 max = Math.max(max, loads[g]);
                 min = Math.min(min, loads[g]);
             }

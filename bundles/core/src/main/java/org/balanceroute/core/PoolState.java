@@ -222,14 +222,8 @@ public final class PoolState implements PoolView {
      * 0 when fewer than two count.
      */
     public long groupImbalance(int group) {
-        long max = Long.MIN_VALUE, min = Long.MAX_VALUE;
-        for (int g = layout.start(group), end = g + layout.size(group); g < end; g++) {
-            if (!draining[g]) {
-                max = Math.max(max, load[g]);
-                min = Math.min(min, load[g]);
-            }
-        }
-        return max >= min ? max - min : 0;
+        int from = layout.start(group);
+        return PoolSnapshot.spread(load, draining, from, from + layout.size(group));
     }
 
     @Override

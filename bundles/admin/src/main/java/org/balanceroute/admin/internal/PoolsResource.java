@@ -204,8 +204,9 @@ public final class PoolsResource {
     static Map<String, Object> render(PoolTopology pool, PoolSnapshot s, String activePolicy,
             String configuredPolicy) {
         boolean known = s != null && s.workers() == pool.workers().size();
+        int[] running = known ? s.running() : null;
+        int[] queued = known ? s.queued() : null;
         List<Map<String, Object>> instances = new ArrayList<>();
-        long poolImbalance = 0;
         int g = 0;
         for (int i = 0; i < pool.instances().size(); i++) {
             DecodeInstance instance = pool.instances().get(i);
@@ -215,9 +216,9 @@ public final class PoolsResource {
                 w.put("worker", g);
                 w.put("endpoint", endpoint.id());
                 if (known) {
-                    w.put("state", state(s, g));
-                    w.put("running", s.running()[g]);
-                    w.put("queued", s.queued()[g]);
+                    w.put("state", s.state(g));
+                    w.put("running", running[g]);
+                    w.put("queued", queued[g]);
                     w.put("load", s.load(g));
                 }
                 workers.add(w);
@@ -227,9 +228,7 @@ public final class PoolsResource {
             m.put("instance", instance.name());
             m.put("capacity", instance.capacity());
             if (known) {
-                long imbalance = s.groupImbalance(i);
-                poolImbalance += imbalance;
-                m.put("imbalance", imbalance);
+                m.put("imbalance", s.groupImbalance(i));
             }
             m.put("workers", workers);
             instances.add(m);
@@ -245,21 +244,10 @@ public final class PoolsResource {
         }
         if (known) {
             m.put("poolDepth", s.poolDepth());
-            m.put("imbalance", poolImbalance);
+            m.put("imbalance", s.imbalance());
         }
         m.put("instances", instances);
         return m;
-    }
-
-    /** {@code down} (health checks fail) first, then {@code drained}, {@code draining}, else {@code serving}. */
-    static String state(PoolSnapshot s, int g) {
-        if (!s.available()[g]) {
-            return "down";
-        }
-        if (s.draining(g)) {
-            return s.drained(g) ? "drained" : "draining";
-        }
-        return "serving";
     }
 
     private static Response notFound(String message, String param) {

@@ -117,11 +117,10 @@ public final class SnapshotResource {
             workers.get(g).put("draining", s.draining(g));
         }
         long[] groupImbalance = new long[loads.length == 0 ? 0 : s.groupCount()];
-        long imbalance = 0;
         for (int i = 0; i < groupImbalance.length; i++) {
             groupImbalance[i] = s.groupImbalance(i);
-            imbalance += groupImbalance[i];
         }
+        long imbalance = s.imbalance();
         long load = 0, max = 0;
         int run = 0, queue = 0, up = 0;
         for (int g = 0; g < loads.length; g++) {

@@ -22,27 +22,7 @@ import org.balanceroute.fleet.PoolTopology;
  */
 final class FleetView {
 
-    /** A worker that takes new requests. */
-    static final String SERVING = "serving";
-    /** An operator drains it: no new requests; some still run or wait there. */
-    static final String DRAINING = "draining";
-    /** Drained: draining, nothing left on it. */
-    static final String DRAINED = "drained";
-    /** Its engine fails its health checks: out of routing whatever the drain. */
-    static final String DOWN = "down";
-
     private FleetView() {
-    }
-
-    /** Worker g's state: {@link #DOWN}, {@link #DRAINED}, {@link #DRAINING} or {@link #SERVING}, in that precedence. */
-    static String state(PoolSnapshot s, int g) {
-        if (!s.available()[g]) {
-            return DOWN;
-        }
-        if (s.drained(g)) {
-            return DRAINED;
-        }
-        return s.draining(g) ? DRAINING : SERVING;
     }
 
     /** Whether the topology is the router's layout in the snapshot: as many workers, in the same instances. */
@@ -153,7 +133,7 @@ final class FleetView {
                 ObjectNode w = workers.addObject();
                 w.put("worker", g);
                 w.put("endpoint", endpoints == null ? null : endpoints.get(k).id());
-                w.put("state", state(s, g));
+                w.put("state", s.state(g));
                 w.put("load", loads[g]);
                 w.put("running", running[g]);
                 w.put("queued", queued[g]);

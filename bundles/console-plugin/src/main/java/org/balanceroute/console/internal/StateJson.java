@@ -68,7 +68,7 @@ final class StateJson {
     /**
      * {@code {"t", "step", "poolDepth", "capacity", "imbalance", "workers": [{"worker", "load",
      * "running", "queued", "available", "instance", "draining", "state"}]}} of the newest sample;
-     * null before the first. state: {@link FleetView#state}.
+     * null before the first. state: {@link PoolSnapshot#state}.
      */
     static JsonNode latest(LoadHistory.Sample s) {
         if (s == null) {
@@ -95,7 +95,7 @@ final class StateJson {
             w.put("available", available[g]);
             w.put("instance", c.group(g));
             w.put("draining", c.draining(g));
-            w.put("state", FleetView.state(c, g));
+            w.put("state", c.state(g));
         }
         return o;
     }
@@ -244,7 +244,7 @@ final class StateJson {
             ObjectNode w = workers.addObject();
             w.put("worker", g);
             w.put("endpoint", g < ids.size() ? ids.get(g) : null);
-            w.put("state", after != null && g < after.workers() ? FleetView.state(after, g) : null);
+            w.put("state", after != null && g < after.workers() ? after.state(g) : null);
             names.append(names.length() == 0 ? "" : ", ").append(g);
         }
         String what = (target.instance() == null ? "worker " : "instance " + target.instance() + " (workers ")

@@ -31,10 +31,10 @@ class FleetViewTest {
     @Test
     void aWorkersStateIsDownDrainedDrainingOrServing() {
         PoolSnapshot s = mixed();
-        assertEquals(FleetView.SERVING, FleetView.state(s, 0));
-        assertEquals(FleetView.DRAINING, FleetView.state(s, 1));
-        assertEquals(FleetView.DRAINED, FleetView.state(s, 2));
-        assertEquals(FleetView.DOWN, FleetView.state(s, 3));
+        assertEquals(org.balanceroute.api.PoolSnapshot.SERVING, s.state(0));
+        assertEquals(org.balanceroute.api.PoolSnapshot.DRAINING, s.state(1));
+        assertEquals(org.balanceroute.api.PoolSnapshot.DRAINED, s.state(2));
+        assertEquals(org.balanceroute.api.PoolSnapshot.DOWN, s.state(3));
     }
 
     @Test

@@ -120,6 +120,8 @@ final class SharedPlugins {
         }
     }
 
+    private static final long[] NO_GROUPS = {};
+
     private final class PoolObserver implements DispatchObserver {
         private final DispatchObserver o;
         private final String pool;
@@ -131,7 +133,7 @@ final class SharedPlugins {
 
         @Override
         public void stepCompleted(long durationNanos, long imbalance, int poolDepth) {
-            stepCompleted(durationNanos, imbalance, poolDepth, new long[0]);
+            stepCompleted(durationNanos, imbalance, poolDepth, NO_GROUPS);
         }
 
         @Override
