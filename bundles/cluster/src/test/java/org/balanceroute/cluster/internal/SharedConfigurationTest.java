@@ -93,6 +93,11 @@ class SharedConfigurationTest {
         SharedConfiguration sa = share(a, adminA);
         SharedConfiguration sb = share(b, adminB);
         settle(sa, sb);
+        // settle waits for the workers, not for B's put still on its way to A: a change made on A before
+        // it arrives is briefly overwritten by it and restored (a third update on A)
+        TestMembers.await("A has B's file", BOUND, () -> adminA.get(ROUTER) != null
+                && "br0".equals(adminA.get(ROUTER).get("policy")));
+        settle(sa, sb);
         adminA.change(ROUTER, Map.of("policy", "jsq", "workers", 16));
         adminA.change(BALANCE, Map.of("beta", 43.0, "rMax", 4));
         TestMembers.await("B has both", BOUND, () -> adminB.get(BALANCE) != null && "jsq".equals(adminB.get(ROUTER).get("policy")));
