@@ -7,8 +7,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.ws.rs.core.Response;
 import java.io.IOException;
-import java.io.InputStream;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.balanceroute.connector.vllm.VllmConnector;
@@ -21,8 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code POST /v1/completions} and {@code POST /v1/chat/completions} as a servlet on the servlet
  * whiteboard, beside the Jersey application (an exact pattern wins over its {@code /*}): a
- * request costs a body read, {@code startAsync} and the flow, without Jersey's routing, request
- * scope and parameter injection (about a tenth of the runtime's CPU per request, measured with a
+ * request costs {@code startAsync}, a non-blocking body read ({@link BodyReader}) and the flow,
+ * without Jersey's routing, request scope and parameter injection (about a tenth of the runtime's CPU per request, measured with a
  * profiler at 64 streams). Plain answers are written here ({@link #answer}); event streams by
  * {@link ServletEventStream}. Other methods on these paths answer 405 in the OpenAI error shape.
  */
@@ -47,16 +45,6 @@ public final class CompletionsServlet extends HttpServlet {
     protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
         Endpoint endpoint = request.getServletPath().endsWith("/chat/completions")
                 ? Endpoint.CHAT_COMPLETIONS : Endpoint.COMPLETIONS;
-        byte[] body;
-        try {
-            body = read(request, flow.maxBodyBytes());
-        } catch (IOException e) {
-            // the client's connection failed while its body was read (it left, sent less than it said, or stalled)
-            LOG.debug("a request body could not be read: {}", e.toString());
-            write(response, Answers.error(new OpenAiError(400, OpenAiError.INVALID_REQUEST,
-                    "the request body could not be read (the connection ended early)", null), null));
-            return;
-        }
         AsyncContext context = request.startAsync();
         context.setTimeout(0); // the flow ends every exchange (placement timeout, upstream failures, pings)
         String requestId = request.getHeader(VllmConnector.REQUEST_ID_HEADER);
@@ -64,6 +52,17 @@ public final class CompletionsServlet extends HttpServlet {
         // few non-blocking callback threads (a decode answer that is not a stream, a failure):
         // the container's pool writes it, so a client that does not read stalls no relay
         PlainAnswer answer = r -> context.start(() -> answer(context, r));
+        BodyReader.read(request.getInputStream(), request.getContentLengthLong(), flow.maxBodyBytes(),
+                body -> serve(request, endpoint, body, requestId, answer), e -> {
+                    // the client's connection failed while its body was read (it left, sent less than it said, or stalled)
+                    LOG.debug("a request body could not be read: {}", e.toString());
+                    answer.answer(Answers.error(new OpenAiError(400, OpenAiError.INVALID_REQUEST,
+                            "the request body could not be read (the connection ended early)", null), null));
+                });
+    }
+
+    /** The body is in: the flow takes the request (on the container thread that read its last bytes). */
+    private void serve(HttpServletRequest request, Endpoint endpoint, byte[] body, String requestId, PlainAnswer answer) {
         try {
             if (flow.acceptsMediaType(request.getContentType(), requestId, answer)) {
                 flow.handle(endpoint, body, requestId, answer, ServletEventStream.opener(request));
@@ -83,26 +82,6 @@ public final class CompletionsServlet extends HttpServlet {
         response.setHeader("Allow", "POST");
         write(response, Answers.error(new OpenAiError(405, OpenAiError.INVALID_REQUEST,
                 "Method Not Allowed: this endpoint does not take that method (see the Allow header)", null), null));
-    }
-
-    /** The body, at most {@code limit + 1} bytes: one more than the limit is enough for the flow to refuse it. */
-    static byte[] read(HttpServletRequest request, int limit) throws IOException {
-        long declared = request.getContentLengthLong();
-        byte[] b = new byte[(int) Math.min(declared >= 0 ? declared : 8192, (long) limit + 1)];
-        int n = 0;
-        try (InputStream in = request.getInputStream()) {
-            while (n <= limit) {
-                if (n == b.length) {
-                    b = Arrays.copyOf(b, (int) Math.min(Math.max((long) b.length * 2, 8192), (long) limit + 1));
-                }
-                int r = in.read(b, n, b.length - n);
-                if (r < 0) {
-                    break;
-                }
-                n += r;
-            }
-        }
-        return n == b.length ? b : Arrays.copyOf(b, n);
     }
 
     private static void answer(AsyncContext context, Response r) {
