@@ -399,10 +399,10 @@ final class EndpointHandler {
                 req.outputTokens(engines.config.seed(), ex.requestId), req.maxTokens(),
                 engines.faults.cutAfterTokens(rank), arrival,
                 req.stream() ? self -> stream(ex, req, self) : self -> new WholeAnswer(ex, req, self));
-        if (r.sink instanceof StreamWriter writer) {
-            writer.start();
-        }
         engines.engine.submit(r);
+        if (r.sink instanceof StreamWriter writer) {
+            writer.start(); // the headers now, while the request may still wait for a slot
+        }
     }
 
     private int allRanksRank(Exchange ex) throws ApiException {

@@ -22,9 +22,11 @@ import org.eclipse.jetty.util.IteratingCallback;
  * in the next write. So at most one write is outstanding, and no event waits for another: a
  * write starts as soon as there is something to write and the previous one is done.
  *
- * <p>{@link #start} commits the response headers with an empty write, before any event (a client
- * sees the 200 while its request still waits for a slot). The write that carries the terminal
- * event (finish or error) is the last; then {@code done} succeeds. A failed write (the client went
+ * <p>{@link #start} commits the response headers with an empty write when no event is pending
+ * yet (a client sees the 200 while its request still waits for a slot). The first write is never
+ * the last: the response stays chunked, without a Content-Length. The write that carries the
+ * terminal event (finish or error) is the last, or an empty one after it when that was the
+ * first; then {@code done} succeeds. A failed write (the client went
  * away) runs {@code onClientGone} (the engine aborts the request) and fails {@code done}.
  * {@link #backlog} counts the events not taken yet: a client that stops reading leaves its write
  * in flight, its events pile up and the step loop cuts it at the stream queue cap.
@@ -60,7 +62,10 @@ final class StreamWriter extends IteratingCallback implements EngineRequest.Sink
     // process() only (IteratingCallback runs it in one thread at a time)
     private final List<StreamEvent> batch = new ArrayList<>();
     private boolean committed;
+    /** The terminal event is framed. */
     private boolean ended;
+    /** The last write is issued. */
+    private boolean finished;
 
     StreamWriter(Content.Sink out, Executor executor, Framer framer, Runnable onClientGone, Callback done) {
         this.out = out;
@@ -104,8 +109,15 @@ final class StreamWriter extends IteratingCallback implements EngineRequest.Sink
 
     @Override
     protected Action process() throws IOException {
-        if (ended) {
+        if (finished) {
             return Action.SUCCEEDED;
+        }
+        if (ended) {
+            // the terminal event went in the first write, which must not be the last (it would
+            // answer with a Content-Length): the chunked stream ends with an empty last write
+            finished = true;
+            out.write(true, BufferUtil.EMPTY_BUFFER, this);
+            return Action.SCHEDULED;
         }
         synchronized (pending) {
             batch.addAll(pending);
@@ -128,8 +140,9 @@ final class StreamWriter extends IteratingCallback implements EngineRequest.Sink
             }
         }
         batch.clear();
+        finished = ended && committed;
         committed = true;
-        out.write(ended, frames.buffer(), this);
+        out.write(finished, frames.buffer(), this);
         return Action.SCHEDULED;
     }
 
