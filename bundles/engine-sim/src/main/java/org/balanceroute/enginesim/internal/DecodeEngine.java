@@ -24,8 +24,9 @@ import org.balanceroute.enginesim.SimConfig;
  * <p>Threading: the loop owns every queue and request field; HTTP threads talk to it only
  * through {@link #submit}/{@link #abort} (a command inbox, which also wakes the idle loop: no
  * busy spin) and read the published per-rank gauges. The loop never blocks on a client: events
- * go to each request's own queue, and a request whose client lags more than
- * {@code streamQueueChunks} chunks is cut with an in-band error and released.
+ * go to each request's {@link EngineRequest.Sink} (which wakes its writer and returns), and a
+ * request whose client lags more than {@code streamQueueChunks} chunks is cut with an in-band
+ * error and released.
  */
 final class DecodeEngine implements Runnable {
 
@@ -318,7 +319,7 @@ final class DecodeEngine implements Runnable {
                 if (queued) {
                     StreamEvent e = StreamEvent.tokens(r.generated - r.emitted, r.generated,
                             last ? (r.generated >= r.maxTokens ? "length" : "stop") : null);
-                    emits.add(() -> r.events.add(e));
+                    emits.add(() -> r.sink.accept(e));
                     r.emitted = r.generated;
                 }
                 if (last) {
@@ -330,7 +331,7 @@ final class DecodeEngine implements Runnable {
                     runningGauge.decrementAndGet(g);
                     emits.add(() -> finishWithError(r, "simulated fault: stream cut after " + r.generated + " tokens",
                             "InternalServerError", 500));
-                } else if (r.events.size() + (queued ? 1 : 0) > queueCap) {
+                } else if (r.sink.backlog() + (queued ? 1 : 0) > queueCap) {
                     it.remove();
                     runningGauge.decrementAndGet(g);
                     emits.add(() -> finishWithError(r, "client too slow: more than " + queueCap
@@ -355,7 +356,7 @@ final class DecodeEngine implements Runnable {
 
     private void finishWithError(EngineRequest r, String message, String type, int code) {
         r.state = EngineRequest.State.DONE;
-        r.events.add(StreamEvent.error(r.generated, message, type, code));
+        r.sink.accept(StreamEvent.error(r.generated, message, type, code));
         stats.aborted();
     }
 
@@ -369,11 +370,11 @@ final class DecodeEngine implements Runnable {
     private void releaseAll() {
         for (int g = 0; g < ranks; g++) {
             for (EngineRequest r : running[g]) {
-                r.events.add(StreamEvent.error(r.generated, "the simulated cluster is shutting down",
+                r.sink.accept(StreamEvent.error(r.generated, "the simulated cluster is shutting down",
                         "InternalServerError", 500));
             }
             for (EngineRequest r : waiting[g]) {
-                r.events.add(StreamEvent.error(r.generated, "the simulated cluster is shutting down",
+                r.sink.accept(StreamEvent.error(r.generated, "the simulated cluster is shutting down",
                         "InternalServerError", 500));
             }
             running[g].clear();
@@ -382,7 +383,7 @@ final class DecodeEngine implements Runnable {
         Object o;
         while ((o = inbox.poll()) != null) {
             if (o instanceof EngineRequest r) {
-                r.events.add(StreamEvent.error(0, "the simulated cluster is shutting down", "InternalServerError", 500));
+                r.sink.accept(StreamEvent.error(0, "the simulated cluster is shutting down", "InternalServerError", 500));
             }
         }
     }

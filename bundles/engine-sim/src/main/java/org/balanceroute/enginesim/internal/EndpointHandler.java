@@ -2,33 +2,42 @@ package org.balanceroute.enginesim.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.balanceroute.wire.KvHandle;
 import org.balanceroute.wire.OpenAiErrorBody;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Promise;
 
 /**
  * One endpoint of the cluster: a prefill server, a decode rank (external DP: one endpoint =
  * one rank) or the all-ranks endpoint (the rank from {@code X-data-parallel-rank}, or the
  * lowest {@code 4 * waiting + running}). Speaks vLLM's OpenAI-compatible contract.
  *
- * <p>The HTTP thread of a decode request is its stream writer: it takes the events the step
- * loop queues for it and writes them; a failed write (the client went away) aborts the request.
+ * <p>Nothing here waits on a thread: a body is read as it arrives ({@link BodyReader}), a
+ * prefill answers from the scheduler when its simulated time is up, a handle of a peer is taken
+ * with an asynchronous call, a non-streaming decode answers when the step loop hands it its
+ * terminal event, and a stream is pushed: the step loop wakes the request's {@link StreamWriter}.
+ * A failed stream write (the client went away) aborts the request.
  */
-final class EndpointHandler implements HttpHandler {
+final class EndpointHandler {
 
     enum Kind { PREFILL, RANK, ALL_RANKS }
 
     static final String RANK_HEADER = "X-data-parallel-rank";
+    /** The largest request body taken; larger: 413. A 100k-token prompt as ids is about 0.7 MB. */
+    static final int MAX_BODY_BYTES = 32 * 1024 * 1024;
     private static final String[] WORDS = {" the", " quick", " brown", " fox", " jumps", " over", " a", " lazy",
         " dog", " and", " runs", " far"};
     private static final byte[] DONE = "data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] DATA = "data: ".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] END = "\n\n".getBytes(StandardCharsets.UTF_8);
 
     private final Engines engines;
     private final Kind kind;
@@ -40,156 +49,189 @@ final class EndpointHandler implements HttpHandler {
         this.index = index;
     }
 
-    @Override
-    public void handle(HttpExchange ex) throws IOException {
-        String requestId = ex.getRequestHeaders().getFirst("X-Request-Id");
+    /** A step of answering: what it throws becomes the answer ({@link #run}). */
+    private interface Step {
+        void run() throws ApiException, IOException;
+    }
+
+    /** A step that needs the request's JSON body. */
+    private interface JsonStep {
+        void run(JsonNode body) throws ApiException, IOException;
+    }
+
+    void handle(Request request, Response response, Callback callback) {
+        String requestId = request.getHeaders().get("X-Request-Id");
         if (requestId == null || requestId.isBlank()) {
             requestId = UUID.randomUUID().toString().replace("-", "");
         }
-        ex.getResponseHeaders().set("X-Request-Id", requestId);
-        try (ex) {
-            route(ex, requestId);
+        response.getHeaders().put("X-Request-Id", requestId);
+        // a request is never timed out while it is answered (a long prefill, a wait for a slot):
+        // the idle timeout closes idle keep-alive connections, and fails a read or write that stalls
+        request.addIdleTimeoutListener(t -> false);
+        Exchange ex = new Exchange(request, response, callback, requestId);
+        run(ex, () -> route(ex));
+    }
+
+    /** Runs a step; an {@link ApiException} becomes its OpenAI error answer, anything else a 500. */
+    private void run(Exchange ex, Step step) {
+        try {
+            step.run();
+        } catch (ApiException e) {
+            sendQuietly(ex, e.status, e.type, e.param, e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            sendQuietly(ex, 500, "InternalServerError", null, "simulator error: " + e);
         }
     }
 
-    private void route(HttpExchange ex, String requestId) {
-        try {
-            String path = ex.getRequestURI().getPath();
-            String method = ex.getRequestMethod();
-            switch (path) {
-                case "/v1/completions", "/v1/chat/completions" -> {
-                    requireMethod(method, "POST");
-                    JsonNode body = readJson(ex);
-                    boolean chat = path.equals("/v1/chat/completions");
+    private void route(Exchange ex) throws ApiException, IOException {
+        String path = ex.path();
+        String method = ex.method();
+        switch (path) {
+            case "/v1/completions", "/v1/chat/completions" -> {
+                requireMethod(method, "POST");
+                boolean chat = path.equals("/v1/chat/completions");
+                readJson(ex, body -> {
                     if (kind == Kind.PREFILL) {
-                        prefill(ex, body, chat, requestId);
+                        prefill(ex, body, chat);
                     } else {
-                        decode(ex, body, chat, requestId);
+                        decode(ex, body, chat);
                     }
+                });
+            }
+            case "/health" -> {
+                requireMethod(method, "GET");
+                boolean down = switch (kind) {
+                    case PREFILL -> engines.faults.isPrefillDown(index);
+                    case RANK -> engines.faults.isDown(index);
+                    case ALL_RANKS -> anyRankDown();
+                };
+                if (down) {
+                    throw new ApiException(503, "ServiceUnavailableError", null, "engine is down (simulated fault)");
                 }
-                case "/health" -> {
+                ex.send(200, "text/plain", new byte[0]);
+            }
+            case "/v1/models" -> {
+                requireMethod(method, "GET");
+                ObjectNode out = engines.json.createObjectNode().put("object", "list");
+                out.putArray("data").addObject().put("id", engines.config.model()).put("object", "model")
+                        .put("created", nowSeconds()).put("owned_by", "vllm").put("root", engines.config.model())
+                        .putNull("parent");
+                sendJson(ex, 200, out);
+            }
+            case "/metrics" -> {
+                requireMethod(method, "GET");
+                ex.send(200, "text/plain; version=0.0.4; charset=utf-8", metrics().getBytes(StandardCharsets.UTF_8));
+            }
+            case "/load" -> {
+                requireMethod(method, "GET");
+                sendJson(ex, 200, engines.json.createObjectNode().put("server_load", serverLoad()));
+            }
+            case "/sim/stats" -> {
+                requireMethod(method, "GET");
+                sendJson(ex, 200, engines.stats.toJson(engines.json));
+            }
+            case "/sim/series" -> {
+                requireMethod(method, "GET");
+                sendJson(ex, 200, engines.stats.seriesJson(engines.json));
+            }
+            case "/sim/stats/reset" -> {
+                requireMethod(method, "POST");
+                engines.stats.reset();
+                sendJson(ex, 200, engines.stats.toJson(engines.json));
+            }
+            case "/sim/timing" -> {
+                if (method.equals("POST")) {
+                    readJson(ex, body -> {
+                        setTiming(body);
+                        sendTiming(ex);
+                    });
+                } else {
                     requireMethod(method, "GET");
-                    boolean down = switch (kind) {
-                        case PREFILL -> engines.faults.isPrefillDown(index);
-                        case RANK -> engines.faults.isDown(index);
-                        case ALL_RANKS -> anyRankDown();
-                    };
-                    if (down) {
-                        throw new ApiException(503, "ServiceUnavailableError", null, "engine is down (simulated fault)");
-                    }
-                    send(ex, 200, "text/plain", new byte[0]);
+                    sendTiming(ex);
                 }
-                case "/v1/models" -> {
-                    requireMethod(method, "GET");
-                    ObjectNode out = engines.json.createObjectNode().put("object", "list");
-                    out.putArray("data").addObject().put("id", engines.config.model()).put("object", "model")
-                            .put("created", nowSeconds()).put("owned_by", "vllm").put("root", engines.config.model())
-                            .putNull("parent");
-                    sendJson(ex, 200, out);
-                }
-                case "/metrics" -> {
-                    requireMethod(method, "GET");
-                    send(ex, 200, "text/plain; version=0.0.4; charset=utf-8",
-                            metrics().getBytes(StandardCharsets.UTF_8));
-                }
-                case "/load" -> {
-                    requireMethod(method, "GET");
-                    sendJson(ex, 200, engines.json.createObjectNode().put("server_load", serverLoad()));
-                }
-                case "/sim/stats" -> {
-                    requireMethod(method, "GET");
-                    sendJson(ex, 200, engines.stats.toJson(engines.json));
-                }
-                case "/sim/series" -> {
-                    requireMethod(method, "GET");
-                    sendJson(ex, 200, engines.stats.seriesJson(engines.json));
-                }
-                case "/sim/stats/reset" -> {
-                    requireMethod(method, "POST");
-                    engines.stats.reset();
-                    sendJson(ex, 200, engines.stats.toJson(engines.json));
-                }
-                case "/sim/timing" -> {
-                    if (method.equals("POST")) {
-                        JsonNode body = readJson(ex);
-                        JsonNode f = body.path("timeFactor");
-                        JsonNode k = body.path("streamInterval");
-                        String shape = "the body must be {\"timeFactor\": F, \"streamInterval\": K}, either or both,"
-                                + " F > 0, K 1..4096";
-                        if (f.isMissingNode() && k.isMissingNode()) {
-                            throw ApiException.badRequest("timeFactor", shape);
-                        }
-                        if (!f.isMissingNode() && !f.isNumber()) {
-                            throw ApiException.badRequest("timeFactor", shape);
-                        }
-                        if (!k.isMissingNode() && !(k.canConvertToInt() && k.isIntegralNumber()
-                                && k.asInt() >= 1 && k.asInt() <= 4096)) {
-                            throw ApiException.badRequest("streamInterval", shape);
-                        }
-                        try {
-                            if (!f.isMissingNode()) {
-                                engines.setTimeFactor(f.asDouble());
-                            }
-                        } catch (IllegalArgumentException e) {
-                            throw ApiException.badRequest("timeFactor", e.getMessage());
-                        }
-                        if (!k.isMissingNode()) {
-                            engines.setStreamInterval(k.asInt());
-                        }
-                    } else {
-                        requireMethod(method, "GET");
-                    }
-                    sendJson(ex, 200, engines.json.createObjectNode().put("timeFactor", engines.timeFactor())
-                            .put("streamInterval", engines.streamInterval()));
-                }
-                case HandlePeers.TAKE_PATH -> {
-                    // a peer cluster (SimConfig.handlePeers) takes a handle of this cluster's prefill servers
-                    requireMethod(method, "POST");
-                    JsonNode kv = readJson(ex);
-                    String id = KvHandle.remoteRequestId(kv);
-                    if (!engines.handles.issuedHere(id)) {
-                        throw new ApiException(404, "NotFoundError", "kv_transfer_params", "unknown KV handle " + id
-                                + ": no prefill server of this cluster issued it (or it expired and its blocks were freed)");
-                    }
-                    KvHandleRegistry.Taken taken = engines.handles.take(id, KvHandle.remoteEngineId(kv),
-                            KvHandle.remoteHost(kv), KvHandle.remotePort(kv));
-                    if (taken.error() != null) {
-                        throw ApiException.badRequest("kv_transfer_params", taken.error());
-                    }
-                    sendJson(ex, 200, engines.json.createObjectNode()
-                            .put("promptTokens", taken.handle().promptTokens())
-                            .put("ageNanos", engines.handles.now() - taken.handle().prefillArrivalNanos()));
-                }
-                case "/sim/faults" -> {
-                    if (method.equals("POST")) {
-                        JsonNode body = readJson(ex);
+            }
+            case HandlePeers.TAKE_PATH -> {
+                // a peer cluster (SimConfig.handlePeers) takes a handle of this cluster's prefill servers
+                requireMethod(method, "POST");
+                readJson(ex, kv -> takeHandle(ex, kv));
+            }
+            case "/sim/faults" -> {
+                if (method.equals("POST")) {
+                    readJson(ex, body -> {
                         try {
                             engines.faults.apply(body, kind == Kind.RANK ? index : -1);
                         } catch (IllegalArgumentException e) {
                             throw ApiException.badRequest(null, e.getMessage());
                         }
                         engines.engine.wake();
-                    } else {
-                        requireMethod(method, "GET");
-                    }
+                        sendJson(ex, 200, engines.faults.toJson(engines.json));
+                    });
+                } else {
+                    requireMethod(method, "GET");
                     sendJson(ex, 200, engines.faults.toJson(engines.json));
                 }
-                default -> throw new ApiException(404, "NotFoundError", null, "no route " + method + " " + path);
             }
-        } catch (ApiException e) {
-            sendQuietly(ex, e.status, e.type, e.param, e.getMessage());
-        } catch (IOException e) {
-            // the client went away while we answered: nothing more to say
-        } catch (RuntimeException e) {
-            sendQuietly(ex, 500, "InternalServerError", null, "simulator error: " + e);
+            default -> throw new ApiException(404, "NotFoundError", null, "no route " + method + " " + path);
         }
     }
 
-    private void sendQuietly(HttpExchange ex, int status, String type, String param, String message) {
+    private void setTiming(JsonNode body) throws ApiException {
+        JsonNode f = body.path("timeFactor");
+        JsonNode k = body.path("streamInterval");
+        String shape = "the body must be {\"timeFactor\": F, \"streamInterval\": K}, either or both,"
+                + " F > 0, K 1..4096";
+        if (f.isMissingNode() && k.isMissingNode()) {
+            throw ApiException.badRequest("timeFactor", shape);
+        }
+        if (!f.isMissingNode() && !f.isNumber()) {
+            throw ApiException.badRequest("timeFactor", shape);
+        }
+        if (!k.isMissingNode() && !(k.canConvertToInt() && k.isIntegralNumber()
+                && k.asInt() >= 1 && k.asInt() <= 4096)) {
+            throw ApiException.badRequest("streamInterval", shape);
+        }
+        try {
+            if (!f.isMissingNode()) {
+                engines.setTimeFactor(f.asDouble());
+            }
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest("timeFactor", e.getMessage());
+        }
+        if (!k.isMissingNode()) {
+            engines.setStreamInterval(k.asInt());
+        }
+    }
+
+    private void sendTiming(Exchange ex) throws IOException {
+        sendJson(ex, 200, engines.json.createObjectNode().put("timeFactor", engines.timeFactor())
+                .put("streamInterval", engines.streamInterval()));
+    }
+
+    private void takeHandle(Exchange ex, JsonNode kv) throws ApiException, IOException {
+        String id = KvHandle.remoteRequestId(kv);
+        if (!engines.handles.issuedHere(id)) {
+            throw new ApiException(404, "NotFoundError", "kv_transfer_params", "unknown KV handle " + id
+                    + ": no prefill server of this cluster issued it (or it expired and its blocks were freed)");
+        }
+        KvHandleRegistry.Taken taken = engines.handles.take(id, KvHandle.remoteEngineId(kv),
+                KvHandle.remoteHost(kv), KvHandle.remotePort(kv));
+        if (taken.error() != null) {
+            throw ApiException.badRequest("kv_transfer_params", taken.error());
+        }
+        sendJson(ex, 200, engines.json.createObjectNode()
+                .put("promptTokens", taken.handle().promptTokens())
+                .put("ageNanos", engines.handles.now() - taken.handle().prefillArrivalNanos()));
+    }
+
+    private void sendQuietly(Exchange ex, int status, String type, String param, String message) {
+        if (ex.response.isCommitted()) {
+            ex.callback.failed(new IllegalStateException(message)); // a stream under way: the connection closes
+            return;
+        }
         try {
             sendError(ex, status, type, param, message);
-        } catch (IOException | RuntimeException ignored) {
-            // headers already sent or client gone
+        } catch (IOException | RuntimeException e) {
+            ex.callback.failed(e);
         }
     }
 
@@ -208,26 +250,51 @@ final class EndpointHandler implements HttpHandler {
         return false;
     }
 
-    private JsonNode readJson(HttpExchange ex) throws IOException, ApiException {
-        byte[] bytes;
-        try (InputStream in = ex.getRequestBody()) {
-            bytes = in.readAllBytes();
-        }
+    /** Reads the body (without waiting on a thread), then runs {@code next} with its JSON. */
+    private void readJson(Exchange ex, JsonStep next) {
+        BodyReader.read(ex.request, ex.request.getLength(), MAX_BODY_BYTES, new Promise<>() {
+            @Override
+            public void succeeded(byte[] bytes) {
+                run(ex, () -> next.run(parseJson(bytes)));
+            }
+
+            @Override
+            public void failed(Throwable x) {
+                if (x instanceof BodyReader.TooLarge) {
+                    sendQuietly(ex, 413, "BadRequestError", null, x.getMessage());
+                } else {
+                    ex.callback.failed(x); // the client went away mid-body
+                }
+            }
+        });
+    }
+
+    private JsonNode parseJson(byte[] bytes) throws ApiException {
         try {
             JsonNode tree = RequestBodies.read(engines.json, bytes);
             if (tree == null || tree.isMissingNode()) {
                 throw ApiException.badRequest(null, "the request body is empty: a JSON object is expected");
             }
             return tree;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw ApiException.badRequest(null, "the body is not valid JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            String reason = e instanceof com.fasterxml.jackson.core.JsonProcessingException j
+                    ? j.getOriginalMessage() : e.getMessage();
+            throw ApiException.badRequest(null, "the body is not valid JSON: " + reason);
+        }
+    }
+
+    /** Runs {@code step} on the server's pool (off the step loop or the scheduler). */
+    private void dispatch(Exchange ex, Step step) {
+        try {
+            engines.executor.execute(() -> run(ex, step));
+        } catch (RejectedExecutionException e) {
+            ex.callback.failed(e); // the server is stopping
         }
     }
 
     // ---- prefill hop -------------------------------------------------------------------------
 
-    private void prefill(HttpExchange ex, JsonNode body, boolean chat, String requestId)
-            throws IOException, ApiException {
+    private void prefill(Exchange ex, JsonNode body, boolean chat) throws ApiException {
         long arrival = engines.handles.now();
         if (engines.faults.isPrefillDown(index)) {
             throw new ApiException(503, "ServiceUnavailableError", null,
@@ -243,35 +310,44 @@ final class EndpointHandler implements HttpHandler {
             throw new ApiException(500, "InternalServerError", null,
                     "simulated fault: prefill server " + index + " failed the request");
         }
+        double seconds = (engines.config.prefillPerToken() * req.promptTokens() + engines.config.prefillFixed())
+                * engines.timeFactor.get();
+        long nanos = (long) (seconds * 1e9);
         engines.prefillInFlight[index].incrementAndGet();
-        try {
-            double seconds = (engines.config.prefillPerToken() * req.promptTokens() + engines.config.prefillFixed())
-                    * engines.timeFactor.get();
-            long deadline = System.nanoTime() + (long) (seconds * 1e9);
-            long left;
-            while ((left = deadline - System.nanoTime()) > 0) {
-                LockSupport.parkNanos(left);
-            }
-        } finally {
+        Step answer = () -> {
             engines.prefillInFlight[index].decrementAndGet();
+            prefilled(ex, req, arrival);
+        };
+        if (nanos <= 0) {
+            run(ex, answer);
+            return;
         }
+        try {
+            // no thread waits out the prefill: the scheduler hands the answer to the pool when it is due
+            engines.scheduler.schedule(() -> dispatch(ex, answer), nanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            engines.prefillInFlight[index].decrementAndGet();
+            ex.callback.failed(e); // the server is stopping
+        }
+    }
+
+    private void prefilled(Exchange ex, CompletionRequest req, long arrival) throws IOException {
         String host = engines.config.host();
-        int port = ex.getLocalAddress().getPort();
+        int port = Request.getLocalPort(ex.request);
         String engineId = "enginesim-" + engines.clusterId + "-prefill_dp" + index;
-        String remoteId = "prefill-" + requestId + "-" + UUID.randomUUID().toString().substring(0, 8);
+        String remoteId = "prefill-" + ex.requestId + "-" + UUID.randomUUID().toString().substring(0, 8);
         int blockSize = 128;
         int blocks = (req.promptTokens() + blockSize - 1) / blockSize;
         engines.handles.issue(new KvHandleRegistry.Issued(remoteId, engineId, host, port, req.promptTokens(),
                 engines.handles.now(), arrival));
-        ObjectNode out = response(req, requestId, text(0, 1), "length", 1);
+        ObjectNode out = response(req, ex.requestId, text(0, 1), "length", 1);
         out.set(KvHandle.FIELD, KvHandle.issued(engineId, host, port, remoteId, blocks, blockSize));
         sendJson(ex, 200, out);
     }
 
     // ---- decode hop --------------------------------------------------------------------------
 
-    private void decode(HttpExchange ex, JsonNode body, boolean chat, String requestId)
-            throws IOException, ApiException {
+    private void decode(Exchange ex, JsonNode body, boolean chat) throws ApiException {
         long arrival = System.nanoTime();
         int rank = kind == Kind.RANK ? index : allRanksRank(ex);
         if (engines.faults.isDown(rank)) {
@@ -280,27 +356,22 @@ final class EndpointHandler implements HttpHandler {
         }
         CompletionRequest req = CompletionRequest.parse(body, chat, engines.config.model(),
                 engines.config.defaultMaxTokens());
-        int promptTokens = req.promptTokens();
-        if (req.remotePrefill() && !engines.peers.isEmpty()
-                && !engines.handles.issuedHere(KvHandle.remoteRequestId(req.kvTransferParams()))
-                && KvHandle.remoteRequestId(req.kvTransferParams()) != null) {
+        String remoteId = req.remotePrefill() ? KvHandle.remoteRequestId(req.kvTransferParams()) : null;
+        if (remoteId != null && !engines.peers.isEmpty() && !engines.handles.issuedHere(remoteId)) {
             // a handle of a peer's prefill server (a shared prefill tier): the peer checks and takes it
             long asked = System.nanoTime();
-            HandlePeers.Result taken;
-            try {
-                taken = engines.peers.take(KvHandle.remoteRequestId(req.kvTransferParams()), req.kvTransferParams());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ApiException(503, "ServiceUnavailableError", null, "interrupted while taking the KV handle");
-            }
-            if (taken.error() != null) {
-                throw ApiException.badRequest("kv_transfer_params", taken.error());
-            }
-            promptTokens = taken.promptTokens();
-            // TTFT counts from the prefill hop: its age at the peer, at the midpoint of the ask
-            long answered = System.nanoTime();
-            arrival = asked + (answered - asked) / 2 - taken.ageNanos();
-        } else if (req.remotePrefill()) {
+            engines.peers.take(remoteId, req.kvTransferParams()).thenAccept(taken -> run(ex, () -> {
+                if (taken.error() != null) {
+                    throw ApiException.badRequest("kv_transfer_params", taken.error());
+                }
+                // TTFT counts from the prefill hop: its age at the peer, at the midpoint of the ask
+                long answered = System.nanoTime();
+                admit(ex, req, rank, taken.promptTokens(), asked + (answered - asked) / 2 - taken.ageNanos());
+            }));
+            return;
+        }
+        int promptTokens = req.promptTokens();
+        if (req.remotePrefill()) {
             JsonNode kv = req.kvTransferParams();
             KvHandleRegistry.Taken taken = engines.handles.take(KvHandle.remoteRequestId(kv),
                     KvHandle.remoteEngineId(kv), KvHandle.remoteHost(kv), KvHandle.remotePort(kv));
@@ -314,23 +385,28 @@ final class EndpointHandler implements HttpHandler {
             throw ApiException.badRequest("kv_transfer_params", "a decode rank does not serve the prefill hop"
                     + " (do_remote_decode=true): send it to a prefill server");
         }
+        admit(ex, req, rank, promptTokens, arrival);
+    }
+
+    /** Submits the request to the step loop, its answer (a stream, or one body at the end) wired to it. */
+    private void admit(Exchange ex, CompletionRequest req, int rank, int promptTokens, long arrival)
+            throws ApiException {
         if (engines.faults.takeFailure(rank)) {
             throw new ApiException(500, "InternalServerError", null,
                     "simulated fault: DP rank " + rank + " failed the request");
         }
-        EngineRequest r = new EngineRequest(requestId, rank, promptTokens,
-                req.outputTokens(engines.config.seed(), requestId), req.maxTokens(),
-                engines.faults.cutAfterTokens(rank), arrival);
+        EngineRequest r = new EngineRequest(ex.requestId, rank, promptTokens,
+                req.outputTokens(engines.config.seed(), ex.requestId), req.maxTokens(),
+                engines.faults.cutAfterTokens(rank), arrival,
+                req.stream() ? self -> stream(ex, req, self) : self -> new WholeAnswer(ex, req, self));
         engines.engine.submit(r);
-        if (req.stream()) {
-            stream(ex, req, r);
-        } else {
-            whole(ex, req, r);
+        if (r.sink instanceof StreamWriter writer) {
+            writer.start(); // the headers now, while the request may still wait for a slot
         }
     }
 
-    private int allRanksRank(HttpExchange ex) throws ApiException {
-        String h = ex.getRequestHeaders().getFirst(RANK_HEADER);
+    private int allRanksRank(Exchange ex) throws ApiException {
+        String h = ex.header(RANK_HEADER);
         int ranks = engines.config.decode();
         if (h == null) {
             int g = engines.engine.leastLoadedRank();
@@ -350,85 +426,104 @@ final class EndpointHandler implements HttpHandler {
         throw ApiException.badRequest(null, RANK_HEADER + " must be a DP rank in 0.." + (ranks - 1) + ", got '" + h + "'");
     }
 
-    private void whole(HttpExchange ex, CompletionRequest req, EngineRequest r) throws IOException {
-        StreamEvent ev;
-        try {
-            do {
-                ev = r.events.take();
-            } while (!ev.terminal());
-        } catch (InterruptedException e) {
-            engines.engine.abort(r);
-            Thread.currentThread().interrupt();
-            return;
+    /** A non-streaming request's answer: one body once the step loop hands over the terminal event. */
+    private final class WholeAnswer implements EngineRequest.Sink {
+
+        private final Exchange ex;
+        private final CompletionRequest req;
+        private final EngineRequest r;
+
+        WholeAnswer(Exchange ex, CompletionRequest req, EngineRequest r) {
+            this.ex = ex;
+            this.req = req;
+            this.r = r;
         }
-        if (ev.isError()) {
-            sendError(ex, ev.errorCode(), ev.errorType(), null, ev.errorMessage());
-            return;
+
+        @Override
+        public void accept(StreamEvent ev) {
+            if (!ev.terminal()) {
+                return; // only the count matters, and the terminal event carries it
+            }
+            dispatch(ex, () -> {
+                if (ev.isError()) {
+                    sendError(ex, ev.errorCode(), ev.errorType(), null, ev.errorMessage());
+                } else {
+                    sendJson(ex, 200, response(req, r.id, text(0, ev.cumulative()), ev.finishReason(),
+                            ev.cumulative()));
+                }
+            });
         }
-        sendJson(ex, 200, response(req, r.id, text(0, ev.cumulative()), ev.finishReason(), ev.cumulative()));
+
+        @Override
+        public int backlog() {
+            return 0;
+        }
     }
 
-    private void stream(HttpExchange ex, CompletionRequest req, EngineRequest r) throws IOException {
-        ex.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
-        ex.getResponseHeaders().set("Cache-Control", "no-cache");
-        String id = (req.chat() ? "chatcmpl-" : "cmpl-") + r.id;
-        long created = nowSeconds();
-        try {
-            ex.sendResponseHeaders(200, 0);
-            OutputStream out = ex.getResponseBody();
-            boolean first = true;
-            while (true) {
-                StreamEvent ev = r.events.take();
-                if (ev.isError()) {
-                    writeEvent(out, errorBody(ev.errorType(), null, ev.errorMessage(), ev.errorCode()));
-                    out.write(DONE);
-                    out.flush();
-                    return;
-                }
-                if (first && req.chat()) {
-                    ObjectNode role = chunk(req, id, created);
-                    ObjectNode choice = role.withArray("choices").addObject().put("index", 0);
-                    choice.putObject("delta").put("role", "assistant").put("content", "");
-                    choice.putNull("logprobs").putNull("finish_reason");
-                    if (req.continuousUsage()) {
-                        role.set("usage", usage(r.promptTokens, 0));
-                    }
-                    writeEvent(out, role);
-                }
-                first = false;
-                ObjectNode c = chunk(req, id, created);
-                ObjectNode choice = c.withArray("choices").addObject().put("index", 0);
-                String text = text(ev.cumulative() - ev.tokens(), ev.tokens());
-                if (req.chat()) {
-                    choice.putObject("delta").put("content", text);
-                    choice.putNull("logprobs");
-                } else {
-                    choice.put("text", text).putNull("logprobs");
-                }
-                choice.put("finish_reason", ev.finishReason()).putNull("stop_reason");
-                if (req.continuousUsage()) {
-                    c.set("usage", usage(r.promptTokens, ev.cumulative()));
-                }
-                writeEvent(out, c);
-                if (ev.finishReason() != null) {
-                    if (req.includeUsage()) {
-                        ObjectNode u = chunk(req, id, created);
-                        u.putArray("choices");
-                        u.set("usage", usage(r.promptTokens, ev.cumulative()));
-                        writeEvent(out, u);
-                    }
-                    out.write(DONE);
-                    out.flush();
-                    return;
-                }
-                out.flush();
+    private StreamWriter stream(Exchange ex, CompletionRequest req, EngineRequest r) {
+        ex.response.getHeaders().put("Content-Type", "text/event-stream; charset=utf-8");
+        ex.response.getHeaders().put("Cache-Control", "no-cache");
+        ex.response.setStatus(200);
+        return new StreamWriter(ex.response, engines.executor, new SseFrames(req, r),
+                () -> engines.engine.abort(r), ex.callback);
+    }
+
+    /** A stream's events as SSE frames, byte for byte as vLLM's OpenAI server writes them. */
+    private final class SseFrames implements StreamWriter.Framer {
+
+        private final CompletionRequest req;
+        private final EngineRequest r;
+        private final String id;
+        private final long created = nowSeconds();
+        private boolean first = true;
+
+        SseFrames(CompletionRequest req, EngineRequest r) {
+            this.req = req;
+            this.r = r;
+            this.id = (req.chat() ? "chatcmpl-" : "cmpl-") + r.id;
+        }
+
+        @Override
+        public void frame(StreamEvent ev, StreamWriter.Frames out) throws IOException {
+            if (ev.isError()) {
+                writeEvent(out, errorBody(ev.errorType(), null, ev.errorMessage(), ev.errorCode()));
+                out.write(DONE);
+                return;
             }
-        } catch (IOException e) {
-            engines.engine.abort(r);
-            throw e;
-        } catch (InterruptedException e) {
-            engines.engine.abort(r);
-            Thread.currentThread().interrupt();
+            if (first && req.chat()) {
+                ObjectNode role = chunk(req, id, created);
+                ObjectNode choice = role.withArray("choices").addObject().put("index", 0);
+                choice.putObject("delta").put("role", "assistant").put("content", "");
+                choice.putNull("logprobs").putNull("finish_reason");
+                if (req.continuousUsage()) {
+                    role.set("usage", usage(r.promptTokens, 0));
+                }
+                writeEvent(out, role);
+            }
+            first = false;
+            ObjectNode c = chunk(req, id, created);
+            ObjectNode choice = c.withArray("choices").addObject().put("index", 0);
+            String text = text(ev.cumulative() - ev.tokens(), ev.tokens());
+            if (req.chat()) {
+                choice.putObject("delta").put("content", text);
+                choice.putNull("logprobs");
+            } else {
+                choice.put("text", text).putNull("logprobs");
+            }
+            choice.put("finish_reason", ev.finishReason()).putNull("stop_reason");
+            if (req.continuousUsage()) {
+                c.set("usage", usage(r.promptTokens, ev.cumulative()));
+            }
+            writeEvent(out, c);
+            if (ev.finishReason() != null) {
+                if (req.includeUsage()) {
+                    ObjectNode u = chunk(req, id, created);
+                    u.putArray("choices");
+                    u.set("usage", usage(r.promptTokens, ev.cumulative()));
+                    writeEvent(out, u);
+                }
+                out.write(DONE);
+            }
         }
     }
 
@@ -440,9 +535,9 @@ final class EndpointHandler implements HttpHandler {
     }
 
     private void writeEvent(OutputStream out, ObjectNode event) throws IOException {
-        out.write("data: ".getBytes(StandardCharsets.UTF_8));
-        out.write(engines.json.writeValueAsBytes(event));
-        out.write("\n\n".getBytes(StandardCharsets.UTF_8));
+        out.write(DATA);
+        engines.json.writeValue(out, event);
+        out.write(END);
     }
 
     /** A non-streaming completion or chat completion of {@code tokens} tokens. */
@@ -538,22 +633,12 @@ final class EndpointHandler implements HttpHandler {
         return engines.json.valueToTree(OpenAiErrorBody.of(message, type, param, code));
     }
 
-    private void sendError(HttpExchange ex, int status, String type, String param, String message) throws IOException {
+    private void sendError(Exchange ex, int status, String type, String param, String message) throws IOException {
         sendJson(ex, status, errorBody(type, param, message, status));
     }
 
-    private void sendJson(HttpExchange ex, int status, ObjectNode body) throws IOException {
-        send(ex, status, "application/json", engines.json.writeValueAsBytes(body));
-    }
-
-    private static void send(HttpExchange ex, int status, String contentType, byte[] body) throws IOException {
-        ex.getResponseHeaders().set("Content-Type", contentType);
-        ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-        if (body.length > 0) {
-            try (OutputStream out = ex.getResponseBody()) {
-                out.write(body);
-            }
-        }
+    private void sendJson(Exchange ex, int status, ObjectNode body) throws IOException {
+        ex.send(status, "application/json", engines.json.writeValueAsBytes(body));
     }
 
     private static long nowSeconds() {

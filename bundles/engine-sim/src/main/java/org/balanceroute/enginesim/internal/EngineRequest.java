@@ -1,14 +1,27 @@
 package org.balanceroute.enginesim.internal;
 
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Function;
 
 /**
- * One decode request on one rank. The step loop owns {@link #generated} and {@link #state};
- * the writer (the HTTP thread of the request) reads the {@link #events} and flags an abort.
+ * One decode request on one rank. The step loop owns {@link #generated} and {@link #state} and
+ * hands the request's events to its {@link Sink} (the stream writer, or the non-streaming answer);
+ * the sink's side flags an abort.
  */
 final class EngineRequest {
 
     enum State { SUBMITTED, WAITING, RUNNING, DONE }
+
+    /**
+     * Where the step loop hands a request's events. Called on the step loop (and, at shutdown,
+     * by whoever stops it): must not block nor write to a client there.
+     */
+    interface Sink {
+
+        void accept(StreamEvent event);
+
+        /** Events handed over that the writer has not taken yet: above the cap the loop cuts the request. */
+        int backlog();
+    }
 
     final String id;
     final int rank;
@@ -20,7 +33,7 @@ final class EngineRequest {
     final int cutAfterTokens;
     /** When the request reached the cluster (the prefill hop's arrival when it had one). */
     final long arrivalNanos;
-    final LinkedBlockingQueue<StreamEvent> events = new LinkedBlockingQueue<>();
+    final Sink sink;
 
     volatile boolean aborted;
 
@@ -31,7 +44,7 @@ final class EngineRequest {
     long firstTokenNanos;
 
     EngineRequest(String id, int rank, int promptTokens, int outputTokens, int maxTokens, int cutAfterTokens,
-                  long arrivalNanos) {
+                  long arrivalNanos, Function<EngineRequest, Sink> sink) {
         this.id = id;
         this.rank = rank;
         this.promptTokens = promptTokens;
@@ -39,6 +52,7 @@ final class EngineRequest {
         this.maxTokens = maxTokens;
         this.cutAfterTokens = cutAfterTokens;
         this.arrivalNanos = arrivalNanos;
+        this.sink = sink.apply(this); // last: the sink's writer may keep this request (to abort it)
     }
 
     /** KV tokens the request holds now: its prompt plus what it generated. */

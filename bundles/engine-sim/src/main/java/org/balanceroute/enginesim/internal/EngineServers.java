@@ -1,57 +1,83 @@
 package org.balanceroute.enginesim.internal;
 
-import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.nio.ByteBuffer;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import org.balanceroute.enginesim.SimConfig;
+import org.balanceroute.wire.OpenAiErrorBody;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnector;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 
-/** A running cluster: the step loop and shared state ({@link Engines}) and one HTTP server per endpoint. */
+/**
+ * A running cluster: the step loop and shared state ({@link Engines}) and one Jetty server with a
+ * connector per endpoint. Asynchronous throughout: a bounded pool (one selector thread per
+ * endpoint and {@value #WORKERS} more) serves every connection and stream, whatever their number.
+ */
 public final class EngineServers implements AutoCloseable {
 
-    /** Connections waiting to be accepted per server: bursts of thousands of requests (a replay) must not time out. */
+    /** Connections waiting to be accepted per endpoint: bursts of thousands of requests (a replay) must not time out. */
     private static final int ACCEPT_BACKLOG = 4096;
-
-    static {
-        // The JDK server keeps at most 200 idle keep-alive connections, each for 30 s, and closes
-        // the rest; a client (the proxy's pool) that reuses one of those just then sees an EOF on
-        // its POST. A cluster that served a burst of thousands keeps them, for 10 minutes. Read
-        // once, when the server classes initialise; an operator's own -D setting wins.
-        if (System.getProperty("sun.net.httpserver.maxIdleConnections") == null) {
-            System.setProperty("sun.net.httpserver.maxIdleConnections", "65536");
-        }
-        if (System.getProperty("sun.net.httpserver.idleInterval") == null) {
-            System.setProperty("sun.net.httpserver.idleInterval", "600");
-        }
-        // Nagle's algorithm (the JDK server's default) holds a small write, a stream chunk, until
-        // the peer's delayed ACK: ~40 ms, longer than many decode steps.
-        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
-            System.setProperty("sun.net.httpserver.nodelay", "true");
-        }
-    }
+    /**
+     * An idle keep-alive connection is kept 10 minutes: a client (the proxy's pool) reuses the
+     * connections of a burst of thousands long after it, and one closed under it just then would
+     * see an EOF on its POST.
+     */
+    private static final long IDLE_TIMEOUT_MILLIS = 600_000;
+    /** Pool threads besides the selectors': requests, stream writes, prefill answers. */
+    static final int WORKERS = 16;
+    /** The largest request line plus headers, as the JDK's server took (its maxReqHeaderSize, 384 KiB). */
+    private static final int REQUEST_HEADER_BYTES = 384 * 1024;
+    /** Thread names: {@code enginesim-http-N} (the pool), {@code enginesim-scheduler-N}. */
+    static final String POOL_NAME = "enginesim-http";
 
     private final SimConfig config;
     private final Engines engines;
-    private final ExecutorService executor;
-    private final List<HttpServer> servers = new ArrayList<>();
+    private final Server server;
+    private final HttpConfiguration http = new HttpConfiguration();
+    /** Each connector's endpoint; filled before the server starts, read only after. */
+    private final Map<Connector, EndpointHandler> endpoints = new IdentityHashMap<>();
     private final int[] prefillPorts;
     private final int[] decodePorts;
     private int allRanksPort = -1;
 
     private EngineServers(SimConfig config) {
         this.config = config;
-        this.engines = new Engines(config);
-        AtomicInteger threads = new AtomicInteger();
-        executor = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "enginesim-http-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
+        int connectors = config.prefill() + config.decode() + (config.allRanksEndpoint() ? 1 : 0);
+        QueuedThreadPool pool = new QueuedThreadPool(connectors + WORKERS, Math.min(8, connectors + WORKERS));
+        pool.setName(POOL_NAME);
+        pool.setDaemon(true);
+        ScheduledExecutorScheduler scheduler = new ScheduledExecutorScheduler("enginesim-scheduler", true);
+        server = new Server(pool, scheduler, null);
+        server.setErrorHandler(new OpenAiErrors());
+        server.setHandler(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                endpoints.get(request.getConnectionMetaData().getConnector()).handle(request, response, callback);
+                return true;
+            }
         });
+        // no Server header (the JDK's server sent none); a Date header, as it and uvicorn do
+        http.setSendServerVersion(false);
+        http.setSendDateHeader(true);
+        http.setRequestHeaderSize(REQUEST_HEADER_BYTES);
+        // every path reaches the handlers, which answer what they do not serve with an OpenAI 404
+        http.setUriCompliance(UriCompliance.UNSAFE);
+        this.engines = new Engines(config, pool, scheduler);
         prefillPorts = new int[config.prefill()];
         decodePorts = new int[config.decode()];
     }
@@ -86,25 +112,35 @@ public final class EngineServers implements AutoCloseable {
                 c.decodePorts[g] = c.bind(config.portBase() == 0 ? 0 : config.portBase() + 100 + g,
                         new EndpointHandler(c.engines, EndpointHandler.Kind.RANK, g));
             }
+            c.server.start();
             return c;
         } catch (IOException | RuntimeException e) {
             c.close();
             throw e;
+        } catch (Exception e) {
+            c.close();
+            throw new IOException("cannot start the simulated cluster's HTTP server: " + e, e);
         }
     }
 
+    /** Opens a connector on the port (0: ephemeral) for the endpoint; it accepts once the server starts. */
     private int bind(int port, EndpointHandler handler) throws IOException {
-        HttpServer server;
+        // no acceptor thread: the connector's one selector accepts too
+        ServerConnector connector = new ServerConnector(server, 0, 1, new HttpConnectionFactory(http));
+        connector.setHost(config.host());
+        connector.setPort(port);
+        connector.setAcceptQueueSize(ACCEPT_BACKLOG);
+        connector.setIdleTimeout(IDLE_TIMEOUT_MILLIS);
+        // no Nagle: a stream chunk is a small write, and the peer's delayed ACK (~40 ms) is longer than many steps
+        connector.setAcceptedTcpNoDelay(true);
         try {
-            server = HttpServer.create(new InetSocketAddress(config.host(), port), ACCEPT_BACKLOG);
+            connector.open();
         } catch (IOException e) {
             throw new IOException("cannot listen on " + config.host() + ":" + port + ": " + e.getMessage(), e);
         }
-        server.createContext("/", handler);
-        server.setExecutor(executor);
-        server.start();
-        servers.add(server);
-        return server.getAddress().getPort();
+        endpoints.put(connector, handler);
+        server.addConnector(connector);
+        return connector.getLocalPort();
     }
 
     public int prefillPort(int i) {
@@ -157,29 +193,51 @@ public final class EngineServers implements AutoCloseable {
         engines.stats.reset();
     }
 
+    /**
+     * Stops the step loop (open streams and waiting requests get their in-band error, written
+     * while the server still runs), then the server: its connections, pool and scheduler.
+     */
     @Override
     public void close() {
-        // HttpServer.stop waits for its dispatcher thread: stop them side by side
-        List<Thread> stopping = new ArrayList<>();
-        for (HttpServer s : servers) {
-            Thread t = new Thread(() -> s.stop(0), "enginesim-stop");
-            t.start();
-            stopping.add(t);
+        engines.engine.stop();
+        try {
+            server.stop();
+        } catch (Exception e) {
+            // stopping anyway: the sockets close below
         }
-        for (Thread t : stopping) {
-            try {
-                t.join(5000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        for (Connector c : server.getConnectors()) {
+            if (c instanceof NetworkConnector n) {
+                try {
+                    n.close(); // a connector opened by a start that failed was never started
+                } catch (RuntimeException e) {
+                    // already closed
+                }
             }
         }
-        servers.clear();
-        engines.engine.stop();
-        executor.shutdownNow();
-        try {
-            executor.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    }
+
+    /**
+     * Jetty's own answers (a request it refuses before any endpoint sees it: a bad request line,
+     * a header block over {@link #REQUEST_HEADER_BYTES}, a bad Content-Length, an unknown HTTP
+     * version), as OpenAI error bodies like every other error of the cluster.
+     */
+    private final class OpenAiErrors implements Request.Handler {
+
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) throws IOException {
+            int status = request.getAttribute(ErrorHandler.ERROR_STATUS) instanceof Integer s ? s : response.getStatus();
+            String message = request.getAttribute(ErrorHandler.ERROR_MESSAGE) instanceof String m && !m.isBlank()
+                    ? m : HttpStatus.getMessage(status);
+            String type = switch (status) {
+                case 404 -> "NotFoundError";
+                case 405 -> "MethodNotAllowedError";
+                default -> status < 500 ? "BadRequestError" : "InternalServerError";
+            };
+            response.setStatus(status);
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+            response.write(true, ByteBuffer.wrap(engines.json.writeValueAsBytes(
+                    OpenAiErrorBody.of(message, type, null, status))), callback);
+            return true;
         }
     }
 }
