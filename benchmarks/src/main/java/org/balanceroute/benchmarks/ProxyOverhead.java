@@ -5,9 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.ZonedDateTime;
@@ -23,7 +23,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -32,6 +31,17 @@ import java.util.concurrent.atomic.LongAdder;
 import org.balanceroute.wire.CompletionBodies;
 import org.balanceroute.wire.KvHandle;
 import org.balanceroute.wire.TokenIdPrompt;
+import org.eclipse.jetty.client.BufferingResponseListener;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.io.ClientConnector;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * Proxy overhead: what the BalanceRoute proxy adds to a request, measured against a simulated
@@ -60,9 +70,14 @@ import org.balanceroute.wire.TokenIdPrompt;
  * ({@code continuous_usage_stats}, which the proxy's router also needs to count multi-token
  * chunks), so a request straddling the window's edge counts only the tokens inside it.
  *
- * <p>The client is the JDK's non-blocking {@link HttpClient} (HTTP/1.1, lines pushed to a
- * {@link Flow.Subscriber}): no thread per stream, so 512 streams cost the client little CPU,
- * which matters when client, proxy and cluster share two cores.
+ * <p>The client is Jetty 12's asynchronous {@link HttpClient} (HTTP/1.1, one selector, a small
+ * pool, a connection per open stream): no thread per stream, and each answer's lines scanned in
+ * the client's own buffers ({@link SseCounter}), so thousands of streams cost the client little
+ * CPU, which matters when client, proxy and cluster share two cores. Its own CPU per token is
+ * read over every window, so a reader can see it is not the ceiling. (It replaced the JDK's
+ * HttpClient, whose line subscriber decoded every line into a String and which cost 2 to 3 CPU s
+ * per 100k tokens, about what the proxy under test costs.) The side channels (the admin snapshot,
+ * the engine's stats) go through a JDK client of their own.
  */
 public final class ProxyOverhead {
 
@@ -100,13 +115,13 @@ public final class ProxyOverhead {
             """;
 
     static final ObjectMapper JSON = new ObjectMapper();
-    private static final String COMPLETION_TOKENS = "\"completion_tokens\"";
+    private static final String REQUEST_ID = "X-Request-Id";
 
     final Options o;
     private final HttpClient client;
     /** The side channels (admin snapshot, the engine's stats): a client of their own, not queued behind the load. */
-    private final HttpClient side = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final java.net.http.HttpClient side = java.net.http.HttpClient.newBuilder()
+            .version(java.net.http.HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     private final ExecutorService executor;
     /** The streamed completion per max_tokens, as sent by the client (never changed once built). */
     private final Map<Integer, ObjectNode> streamRequests = new ConcurrentHashMap<>();
@@ -126,11 +141,41 @@ public final class ProxyOverhead {
             t.setDaemon(true);
             return t;
         });
-        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).executor(executor).build();
+        this.client = loadClient();
         this.prompt = TokenIdPrompt.cycling(o.promptTokens);
         // the prefill hop as the proxy builds it (docs/vllm-contract.md, "Two-hop request flow", step 2)
         this.prefillBody = bytes(CompletionBodies.prefillHop(streamRequest(1)));
+    }
+
+    /**
+     * Jetty's asynchronous client on one selector and a small pool (callbacks are short; more
+     * threads would compete for the two cores with the proxy and the cluster), with room for
+     * tens of thousands of connections per destination (a stream holds one) and no idle
+     * connection kept past 4 s: between runs the proxies close the ones left idle, and a POST
+     * sent on one would fail with no answer.
+     */
+    private static HttpClient loadClient() {
+        QueuedThreadPool threads = new QueuedThreadPool(8, 2);
+        threads.setName("overhead-client");
+        threads.setDaemon(true);
+        ClientConnector connector = new ClientConnector();
+        connector.setSelectors(1);
+        connector.setExecutor(threads);
+        HttpClient c = new HttpClient(new HttpClientTransportOverHTTP(connector));
+        c.setExecutor(threads);
+        c.setConnectTimeout(5_000);
+        c.setIdleTimeout(4_000);
+        c.setMaxConnectionsPerDestination(1 << 16);
+        c.setMaxRequestsQueuedPerDestination(1 << 17);
+        c.setFollowRedirects(false);
+        c.setUserAgentField(null);
+        c.getContentDecoderFactories().clear(); // no Accept-Encoding: the answers come as the engine wrote them
+        try {
+            c.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start the load client: " + e, e);
+        }
+        return c;
     }
 
     private static byte[] bytes(JsonNode body) {
@@ -152,10 +197,14 @@ public final class ProxyOverhead {
 
     /** Reads the options into {@code defaults} and runs {@code body}; exits with its status. */
     static void main(String[] args, Options defaults, String usage, String name, Body body) {
-        // idle connections kept 4 s, not the JDK's 20 minutes: between runs the runtime closes the
-        // ones left idle, and a POST sent on one fails with no answer (the JDK does not retry it)
+        // the side channels' idle connections kept 4 s, not the JDK's 20 minutes: between runs the
+        // runtime closes the ones left idle, and a POST sent on one fails with no answer
         if (System.getProperty("jdk.httpclient.keepalive.timeout") == null) {
             System.setProperty("jdk.httpclient.keepalive.timeout", "4");
+        }
+        // Jetty's client logs through SLF4J (slf4j-simple here): its warnings and errors only
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }
         Options o;
         try {
@@ -428,7 +477,7 @@ public final class ProxyOverhead {
         long start = System.nanoTime();
         long windowStart = start + (long) (warmupSeconds * 1e9);
         long windowEnd = windowStart + (long) (durationSeconds * 1e9);
-        Window w = new Window(windowStart, windowEnd);
+        Window w = Window.closed();
         PoolSamples pool = new PoolSamples();
         ScheduledExecutorService sampler = null;
         if (path == Path.PROXY) {
@@ -458,12 +507,14 @@ public final class ProxyOverhead {
                 loops[s] = done;
                 loop(path, s, maxTokens, w, done);
             }
-            sleepUntil(windowStart, "the window's start");
+            sleepUntil(windowStart);
+            w.openNow();
             ProcSample runtimeStart = ProcSample.read(pid, o.clockTicks);
             ProcSample engineStart = ProcSample.read(o.enginePid, o.clockTicks);
             ProcSample clientStart = ProcSample.read(clientPid, o.clockTicks);
             resetSimStats();
-            sleepUntil(windowEnd, "the window's end");
+            sleepUntil(windowEnd);
+            w.closeNow();
             ProcSample runtimeEnd = ProcSample.read(pid, o.clockTicks);
             ProcSample engineEnd = ProcSample.read(o.enginePid, o.clockTicks);
             ProcSample clientEnd = ProcSample.read(clientPid, o.clockTicks);
@@ -492,7 +543,7 @@ public final class ProxyOverhead {
         synchronized (w.e2e) {
             e2e = w.e2e.stream().mapToLong(Long::longValue).sorted().toArray();
         }
-        Throughput t = new Throughput(path, streams, maxTokens, durationSeconds, w.tokens.sum(), w.requests.sum(),
+        Throughput t = new Throughput(path, streams, maxTokens, w.seconds(), w.tokens.sum(), w.requests.sum(),
                 w.errors.sum(), e2e, pool.mean(), pool.max(), stepMs, w.firstError, runtime, engine, client, held);
         if (pool.failed() > 0) {
             System.err.println("proxy-overhead: " + path.label + ", " + streams + " streams: " + pool.failed()
@@ -505,14 +556,11 @@ public final class ProxyOverhead {
         return t;
     }
 
-    /** Sleeps until {@code deadline} ({@link System#nanoTime()}); says so when it woke more than 50 ms late. */
-    private static void sleepUntil(long deadline, String what) throws InterruptedException {
+    /** Sleeps until {@code deadline} ({@link System#nanoTime()}). */
+    private static void sleepUntil(long deadline) throws InterruptedException {
         long left;
         while ((left = deadline - System.nanoTime()) > 0) {
             TimeUnit.NANOSECONDS.sleep(left);
-        }
-        if (-left > 50_000_000L) {
-            System.err.printf(Locale.ROOT, "proxy-overhead: woke %.0f ms late for %s%n", -left / 1e6, what);
         }
     }
 
@@ -542,10 +590,15 @@ public final class ProxyOverhead {
         }
     }
 
-    /** What one run's streams share: the window, its counters and the flag that stops them. */
+    /**
+     * What one run's streams share: the window, its counters and the flag that stops them. The
+     * run's thread opens and closes the window ({@link #openNow()}, {@link #closeNow()}) right
+     * where it reads /proc, so tokens and CPU are counted over the same span even when that
+     * thread wakes late on a busy machine.
+     */
     static final class Window {
-        final long start;
-        final long end;
+        volatile long start;
+        volatile long end;
         final LongAdder tokens = new LongAdder();
         final LongAdder requests = new LongAdder();
         final LongAdder errors = new LongAdder();
@@ -559,6 +612,23 @@ public final class ProxyOverhead {
         Window(long start, long end) {
             this.start = start;
             this.end = end;
+        }
+
+        /** A window not open yet: nothing is inside until {@link #openNow()}. */
+        static Window closed() {
+            return new Window(Long.MAX_VALUE, Long.MAX_VALUE);
+        }
+
+        void openNow() {
+            start = System.nanoTime();
+        }
+
+        void closeNow() {
+            end = System.nanoTime();
+        }
+
+        double seconds() {
+            return (end - start) / 1e9;
         }
 
         boolean inside(long t) {
@@ -646,63 +716,94 @@ public final class ProxyOverhead {
         if (path == Path.PEER) {
             return stream(o.peer, id, streamBody(maxTokens), start, w);
         }
-        HttpRequest prefill = HttpRequest.newBuilder(o.prefill.resolve("/v1/completions"))
-                .timeout(Duration.ofSeconds(60))
-                .header("Content-Type", "application/json").header("X-Request-Id", id)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(prefillBody)).build();
         URI decode = o.decode.get(stream % o.decode.size());
-        return client.sendAsync(prefill, HttpResponse.BodyHandlers.ofByteArray()).handle((resp, failure) -> {
-            if (failure != null) {
-                return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: " + failure));
-            }
-            if (resp.statusCode() != 200) {
-                return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: HTTP " + resp.statusCode() + " "
-                        + new String(resp.body(), StandardCharsets.UTF_8)));
-            }
-            ObjectNode kv;
-            try {
-                kv = KvHandle.in(JSON.readTree(resp.body()));
-            } catch (IOException e) {
-                return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: unreadable answer: " + e));
-            }
-            if (kv == null) {
-                return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: no kv_transfer_params"));
-            }
-            // the decode hop: the client's body plus the prefill's handle, verbatim (step 4)
-            return stream(decode, id, bytes(CompletionBodies.decodeHop(streamRequest(maxTokens), kv)), start, w);
-        }).thenCompose(f -> f);
-    }
-
-    private CompletableFuture<Outcome> stream(URI base, String id, byte[] body, long start, Window w) {
-        HttpRequest request = HttpRequest.newBuilder(base.resolve("/v1/completions"))
-                .timeout(Duration.ofSeconds(120))
-                .header("Content-Type", "application/json").header("Accept", "text/event-stream")
-                .header("X-Request-Id", id)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
-        SseCounter counter = new SseCounter(start, w);
-        return client.sendAsync(request, HttpResponse.BodyHandlers.fromLineSubscriber(counter, c -> c, "\n"))
-                .handle((resp, failure) -> {
-                    if (failure != null) {
-                        return Outcome.failed(start, base.getAuthority() + ": " + failure);
+        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        // 60 s for the whole prefill answer, and as long without a byte (not the 4 s of idle pooled connections)
+        client.newRequest(o.prefill.resolve("/v1/completions")).method(HttpMethod.POST)
+                .timeout(60, TimeUnit.SECONDS).idleTimeout(60, TimeUnit.SECONDS)
+                .headers(h -> h.put(REQUEST_ID, id))
+                .body(new BytesRequestContent("application/json", prefillBody))
+                .send(new BufferingResponseListener(1 << 20) {
+                    @Override
+                    public void onComplete(Result result) {
+                        if (result.isFailed()) {
+                            outcome.complete(Outcome.failed(start, "prefill: " + result.getFailure()));
+                            return;
+                        }
+                        if (result.getResponse().getStatus() != 200) {
+                            outcome.complete(Outcome.failed(start, "prefill: HTTP " + result.getResponse().getStatus() + " "
+                                    + getContentAsString(StandardCharsets.UTF_8)));
+                            return;
+                        }
+                        ObjectNode kv;
+                        try {
+                            kv = KvHandle.in(JSON.readTree(getContent()));
+                        } catch (IOException e) {
+                            outcome.complete(Outcome.failed(start, "prefill: unreadable answer: " + e));
+                            return;
+                        }
+                        if (kv == null) {
+                            outcome.complete(Outcome.failed(start, "prefill: no kv_transfer_params"));
+                            return;
+                        }
+                        // the decode hop: the client's body plus the prefill's handle, verbatim (step 4)
+                        stream(decode, id, bytes(CompletionBodies.decodeHop(streamRequest(maxTokens), kv)), start, w)
+                                .whenComplete((r, failure) -> {
+                                    if (failure != null) {
+                                        outcome.completeExceptionally(failure);
+                                    } else {
+                                        outcome.complete(r);
+                                    }
+                                });
                     }
-                    return counter.outcome(resp.statusCode());
                 });
+        return outcome;
     }
 
     /**
-     * Reads one SSE answer line by line: the first token's time, the cumulative
-     * {@code usage.completion_tokens} of each chunk (added to the window's count as it grows),
-     * in-band errors and {@code [DONE]}. Looks for the one field it needs rather than parsing
-     * each chunk, to keep the client's CPU out of the figures.
+     * A streamed completion: no total timeout (at thousands of streams one 128-token answer can
+     * take minutes), 120 s at most without a byte.
      */
-    static final class SseCounter implements Flow.Subscriber<String> {
+    private CompletableFuture<Outcome> stream(URI base, String id, byte[] body, long start, Window w) {
+        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        SseCounter counter = new SseCounter(start, w);
+        client.newRequest(base.resolve("/v1/completions")).method(HttpMethod.POST)
+                .idleTimeout(120, TimeUnit.SECONDS)
+                .headers(h -> h.put(HttpHeader.ACCEPT, "text/event-stream").put(REQUEST_ID, id))
+                .body(new BytesRequestContent("application/json", body))
+                .onResponseContentSource(counter)
+                .send(result -> outcome.complete(result.isFailed()
+                        ? counter.failed(base.getAuthority() + ": " + result.getFailure())
+                        : counter.outcome(result.getResponse().getStatus())));
+        return outcome;
+    }
+
+    /**
+     * Reads one SSE answer from the client's content chunks: the first token's time, the
+     * cumulative {@code usage.completion_tokens} of each chunk (added to the window's count as it
+     * grows), in-band errors and {@code [DONE]}. Lines are scanned in the chunks' own buffers (only
+     * a line that a chunk cuts off is copied, into a small buffer of its own) and only the one
+     * field it needs is looked for, to keep the client's CPU out of the figures.
+     */
+    static final class SseCounter implements Response.ContentSourceListener {
+        private static final byte[] DATA = "data:".getBytes(StandardCharsets.US_ASCII);
+        private static final byte[] DONE = "[DONE]".getBytes(StandardCharsets.US_ASCII);
+        private static final byte[] ERROR = "{\"error\"".getBytes(StandardCharsets.US_ASCII);
+        private static final byte[] COMPLETION_TOKENS = "\"completion_tokens\"".getBytes(StandardCharsets.US_ASCII);
+
         private final long start;
         private final Window window;
         private long first = -1;
         private int tokens;
         private boolean done;
         private String error;
+        /** The answer's lines that are not data (an error answer's body), the first 500 characters. */
         private final StringBuilder other = new StringBuilder();
+        /** The start of a line the last chunk cut off; null until one is. */
+        private ByteBuffer partial;
+        private Content.Source source;
+        /** One demand callback for the answer's life, not a lambda per read. */
+        private final Runnable readMore = this::read;
 
         SseCounter(long start, Window window) {
             this.start = start;
@@ -710,28 +811,95 @@ public final class ProxyOverhead {
         }
 
         @Override
-        public void onSubscribe(Flow.Subscription s) {
-            s.request(Long.MAX_VALUE);
+        public void onContentSource(Response response, Content.Source source) {
+            this.source = source;
+            read();
         }
 
-        @Override
-        public void onNext(String line) {
-            if (!line.startsWith("data:")) {
-                if (other.length() < 500) {
-                    other.append(line);
+        /** Every chunk available now, then a demand for more; a failure reaches the request's result. */
+        private void read() {
+            while (true) {
+                Content.Chunk chunk = source.read();
+                if (chunk == null) {
+                    source.demand(readMore);
+                    return;
+                }
+                if (Content.Chunk.isFailure(chunk)) {
+                    return;
+                }
+                try {
+                    feed(chunk.getByteBuffer());
+                } finally {
+                    chunk.release();
+                }
+                if (chunk.isLast()) {
+                    return;
+                }
+            }
+        }
+
+        /** Scans the bytes: each complete line in place, the rest kept for the next chunk. */
+        void feed(ByteBuffer b) {
+            int from = b.position();
+            int limit = b.limit();
+            for (int i = from; i < limit; i++) {
+                if (b.get(i) != '\n') {
+                    continue;
+                }
+                if (partial != null && partial.position() > 0) {
+                    keep(b, from, i);
+                    line(partial, 0, partial.position());
+                    partial.clear();
+                } else {
+                    line(b, from, i);
+                }
+                from = i + 1;
+            }
+            if (from < limit) {
+                keep(b, from, limit);
+            }
+            b.position(limit);
+        }
+
+        private void keep(ByteBuffer b, int from, int to) {
+            int n = to - from;
+            if (partial == null || partial.remaining() < n) {
+                int kept = partial == null ? 0 : partial.position();
+                ByteBuffer bigger = ByteBuffer.allocate(Math.max(512, 2 * (kept + n)));
+                if (partial != null) {
+                    bigger.put(partial.flip());
+                }
+                partial = bigger;
+            }
+            partial.put(partial.position(), b, from, n);
+            partial.position(partial.position() + n);
+        }
+
+        private void line(ByteBuffer b, int from, int to) {
+            if (to > from && b.get(to - 1) == '\r') {
+                to--;
+            }
+            if (!startsWith(b, from, to, DATA)) {
+                for (int i = from; i < to && other.length() < 500; i++) {
+                    other.append((char) (b.get(i) & 0xFF));
                 }
                 return;
             }
-            int data = line.length() > 5 && line.charAt(5) == ' ' ? 6 : 5;
-            if (line.startsWith("[DONE]", data)) {
+            int data = from + DATA.length;
+            if (data < to && b.get(data) == ' ') {
+                data++;
+            }
+            if (startsWith(b, data, to, DONE)) {
                 done = true;
                 return;
             }
-            if (line.startsWith("{\"error\"", data)) {
-                error = "in-band error: " + line;
+            if (startsWith(b, data, to, ERROR)) {
+                byte[] text = new byte[to - from];
+                b.get(from, text);
+                error = "in-band error: " + new String(text, StandardCharsets.UTF_8);
                 return;
             }
-            int cumulative = completionTokens(line);
+            int cumulative = completionTokens(b, from, to);
             if (cumulative > tokens) {
                 long now = System.nanoTime();
                 if (first < 0) {
@@ -744,17 +912,51 @@ public final class ProxyOverhead {
             }
         }
 
-        @Override
-        public void onError(Throwable t) {
-            error = "stream broken: " + t;
+        private static boolean startsWith(ByteBuffer b, int from, int to, byte[] prefix) {
+            if (to - from < prefix.length) {
+                return false;
+            }
+            for (int k = 0; k < prefix.length; k++) {
+                if (b.get(from + k) != prefix[k]) {
+                    return false;
+                }
+            }
+            return true;
         }
 
-        @Override
-        public void onComplete() {
+        /** The value of the last {@code "completion_tokens": N} in bytes [from, to), or -1. */
+        static int completionTokens(ByteBuffer b, int from, int to) {
+            for (int at = to - COMPLETION_TOKENS.length; at >= from; at--) {
+                if (b.get(at) != '"' || !startsWith(b, at, to, COMPLETION_TOKENS)) {
+                    continue;
+                }
+                int i = at + COMPLETION_TOKENS.length;
+                while (i < to && (b.get(i) == ' ' || b.get(i) == ':')) {
+                    i++;
+                }
+                int v = 0;
+                boolean any = false;
+                while (i < to && b.get(i) >= '0' && b.get(i) <= '9') {
+                    v = v * 10 + (b.get(i++) - '0');
+                    any = true;
+                }
+                return any ? v : -1;
+            }
+            return -1;
         }
 
+        /** The request failed (connect, reset, idle timeout): what was counted in the window stays counted. */
+        Outcome failed(String why) {
+            return Outcome.failed(start, why);
+        }
+
+        /** The answer ended with this status. */
         Outcome outcome(int status) {
             long end = System.nanoTime();
+            if (partial != null && partial.position() > 0) { // a last line without its newline
+                line(partial, 0, partial.position());
+                partial.clear();
+            }
             if (status != 200) {
                 return new Outcome(start, first, end, tokens, "HTTP " + status + " " + other);
             }
@@ -763,25 +965,6 @@ public final class ProxyOverhead {
             }
             return new Outcome(start, first, end, tokens, error);
         }
-    }
-
-    /** The value of the last {@code "completion_tokens": N} in the line, or -1. */
-    static int completionTokens(String line) {
-        int at = line.lastIndexOf(COMPLETION_TOKENS);
-        if (at < 0) {
-            return -1;
-        }
-        int i = at + COMPLETION_TOKENS.length();
-        while (i < line.length() && (line.charAt(i) == ' ' || line.charAt(i) == ':')) {
-            i++;
-        }
-        int v = 0;
-        boolean any = false;
-        while (i < line.length() && Character.isDigit(line.charAt(i))) {
-            v = v * 10 + (line.charAt(i++) - '0');
-            any = true;
-        }
-        return any ? v : -1;
     }
 
     // ---------------------------------------------------------------- side channels
