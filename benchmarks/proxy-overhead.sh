@@ -72,4 +72,4 @@ fi
 
 java ${BALANCEROUTE_JAVA_OPTS:-} -cp "$jar" "org.balanceroute.benchmarks.$tool_class" \
   --proxy "$proxy_url" --prefill "$prefill_url" --decode "$decode_urls" --sim "$sim_url" \
-  --runtime-pid "$runtime_pid" --clock-ticks "$(getconf CLK_TCK)" "${also[@]}" "${tool_args[@]}"
+  --runtime-pid "$runtime_pid" --engine-pid "$sim_pid" --clock-ticks "$(getconf CLK_TCK)" "${also[@]}" "${tool_args[@]}"

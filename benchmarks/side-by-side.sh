@@ -89,5 +89,5 @@ json_args=()
 
 java ${BALANCEROUTE_JAVA_OPTS:-} -cp "$jar" org.balanceroute.benchmarks.SideBySide \
   --proxy "$proxy_url" --prefill "$prefill_url" --decode "$decode_urls" --sim "$sim_url" \
-  --runtime-pid "$runtime_pid" --clock-ticks "$(getconf CLK_TCK)" --replay-launcher "$root/balanceroute" \
+  --runtime-pid "$runtime_pid" --engine-pid "$sim_pid" --clock-ticks "$(getconf CLK_TCK)" --replay-launcher "$root/balanceroute" \
   "${peer_args[@]}" "${json_args[@]}" "${tool_args[@]}"

@@ -41,6 +41,20 @@ harness_option() {
 number() { [[ "$2" =~ ^[0-9]+$ ]] && (( 10#$2 >= $3 && 10#$2 <= $4 )) \
   || { echo "$tool: $1 must be an integer from $3 to $4, got '$2'" >&2; exit 2; }; }
 
+# Open files: every stream holds a connection at each hop (client to proxy, proxy to engine, and the
+# prefill hops'), so a few thousand streams need far more than the usual 1,024 descriptors per
+# process. Raised here, as high as allowed (65,536, else the hard limit), for every child and the load
+# client; the load tool checks each process's limit against the streams asked for and fails clearly.
+harness_raise_open_files() {
+  local want=65536 hard
+  if ! ulimit -n "$want" 2>/dev/null; then
+    hard="$(ulimit -Hn)"
+    if [[ "$hard" == unlimited ]] || (( hard > want )); then hard="$want"; fi
+    ulimit -Sn "$hard" 2>/dev/null || true
+  fi
+  echo "$tool: open files: $(ulimit -Sn) per process (hard limit $(ulimit -Hn))" >&2
+}
+
 # Checks the common options and sets the URLs: prefill_url, sim_url (all ranks), decode_urls, proxy_url.
 harness_setup() {
   number --port "$port" 1 65535
@@ -57,6 +71,7 @@ harness_setup() {
   config_dir="$root/distribution/target/balanceroute/config"
   jar="$root/benchmarks/target/benchmarks.jar"
   busy=("$port" "$port_base" "$((port_base + 99))" "$((port_base + 100))" "$((port_base + 107))")
+  harness_raise_open_files
 }
 
 # Fails when a port in $busy (plus any given) is taken: two runs at once would measure each other.
@@ -156,11 +171,12 @@ probe() {
 }
 
 # The cluster (1 prefill server, 8 decode ranks) and the runtime, its connector on the cluster;
-# sets runtime_pid.
+# sets sim_pid and runtime_pid.
 harness_start_cluster_and_runtime() {
   # the cluster first: ./balanceroute builds what it needs, one build at a time.
   start sim-cluster "$root/balanceroute" sim-cluster --prefill 1 --decode 8 --port-base "$port_base" \
     --time-factor "$time_factor" ${capacity:+--capacity "$capacity"}
+  sim_pid="${children[-1]}"
   await "the simulated cluster ($sim_url/health)" curl -sf "$sim_url/health"
   # the connector's configuration goes in before the runtime starts (so it never calls another
   # cluster), and again once it is up, in case the start rebuilt the distribution's config/

@@ -5,9 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.ZonedDateTime;
@@ -23,7 +23,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -32,6 +31,17 @@ import java.util.concurrent.atomic.LongAdder;
 import org.balanceroute.wire.CompletionBodies;
 import org.balanceroute.wire.KvHandle;
 import org.balanceroute.wire.TokenIdPrompt;
+import org.eclipse.jetty.client.BufferingResponseListener;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.io.ClientConnector;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * Proxy overhead: what the BalanceRoute proxy adds to a request, measured against a simulated
@@ -60,9 +70,14 @@ import org.balanceroute.wire.TokenIdPrompt;
  * ({@code continuous_usage_stats}, which the proxy's router also needs to count multi-token
  * chunks), so a request straddling the window's edge counts only the tokens inside it.
  *
- * <p>The client is the JDK's non-blocking {@link HttpClient} (HTTP/1.1, lines pushed to a
- * {@link Flow.Subscriber}): no thread per stream, so 512 streams cost the client little CPU,
- * which matters when client, proxy and cluster share two cores.
+ * <p>The client is Jetty 12's asynchronous {@link HttpClient} (HTTP/1.1, one selector, a small
+ * pool, a connection per open stream): no thread per stream, and each answer's lines scanned in
+ * the client's own buffers ({@link SseCounter}), so thousands of streams cost the client little
+ * CPU, which matters when client, proxy and cluster share two cores. Its own CPU per token is
+ * read over every window, so a reader can see it is not the ceiling. (It replaced the JDK's
+ * HttpClient, whose line subscriber decoded every line into a String and which cost 2 to 3 CPU s
+ * per 100k tokens, about what the proxy under test costs.) The side channels (the admin snapshot,
+ * the engine's stats) go through a JDK client of their own.
  */
 public final class ProxyOverhead {
 
@@ -93,15 +108,20 @@ public final class ProxyOverhead {
               --runtime-pid PID        the runtime's JVM: its CPU time (/proc/PID/stat utime + stime) and
                                        context switches (voluntary + nonvoluntary of every thread,
                                        /proc/PID/task/*/status) over each (b) window, per relayed token
+              --engine-pid PID         the simulated cluster's JVM: its CPU time per token over each (b) window
+                                       (this client's own CPU per token is always read, /proc/self)
               --clock-ticks N          USER_HZ of /proc/PID/stat (getconf CLK_TCK; 100)
               --skip-latency, --skip-throughput
             """;
 
     static final ObjectMapper JSON = new ObjectMapper();
-    private static final String COMPLETION_TOKENS = "\"completion_tokens\"";
+    private static final String REQUEST_ID = "X-Request-Id";
 
     final Options o;
     private final HttpClient client;
+    /** The side channels (admin snapshot, the engine's stats): a client of their own, not queued behind the load. */
+    private final java.net.http.HttpClient side = java.net.http.HttpClient.newBuilder()
+            .version(java.net.http.HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     private final ExecutorService executor;
     /** The streamed completion per max_tokens, as sent by the client (never changed once built). */
     private final Map<Integer, ObjectNode> streamRequests = new ConcurrentHashMap<>();
@@ -121,11 +141,41 @@ public final class ProxyOverhead {
             t.setDaemon(true);
             return t;
         });
-        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).executor(executor).build();
+        this.client = loadClient();
         this.prompt = TokenIdPrompt.cycling(o.promptTokens);
         // the prefill hop as the proxy builds it (docs/vllm-contract.md, "Two-hop request flow", step 2)
         this.prefillBody = bytes(CompletionBodies.prefillHop(streamRequest(1)));
+    }
+
+    /**
+     * Jetty's asynchronous client on one selector and a small pool (callbacks are short; more
+     * threads would compete for the two cores with the proxy and the cluster), with room for
+     * tens of thousands of connections per destination (a stream holds one) and no idle
+     * connection kept past 4 s: between runs the proxies close the ones left idle, and a POST
+     * sent on one would fail with no answer.
+     */
+    private static HttpClient loadClient() {
+        QueuedThreadPool threads = new QueuedThreadPool(8, 2);
+        threads.setName("overhead-client");
+        threads.setDaemon(true);
+        ClientConnector connector = new ClientConnector();
+        connector.setSelectors(1);
+        connector.setExecutor(threads);
+        HttpClient c = new HttpClient(new HttpClientTransportOverHTTP(connector));
+        c.setExecutor(threads);
+        c.setConnectTimeout(5_000);
+        c.setIdleTimeout(4_000);
+        c.setMaxConnectionsPerDestination(1 << 16);
+        c.setMaxRequestsQueuedPerDestination(1 << 17);
+        c.setFollowRedirects(false);
+        c.setUserAgentField(null);
+        c.getContentDecoderFactories().clear(); // no Accept-Encoding: the answers come as the engine wrote them
+        try {
+            c.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start the load client: " + e, e);
+        }
+        return c;
     }
 
     private static byte[] bytes(JsonNode body) {
@@ -147,10 +197,14 @@ public final class ProxyOverhead {
 
     /** Reads the options into {@code defaults} and runs {@code body}; exits with its status. */
     static void main(String[] args, Options defaults, String usage, String name, Body body) {
-        // idle connections kept 4 s, not the JDK's 20 minutes: between runs the runtime closes the
-        // ones left idle, and a POST sent on one fails with no answer (the JDK does not retry it)
+        // the side channels' idle connections kept 4 s, not the JDK's 20 minutes: between runs the
+        // runtime closes the ones left idle, and a POST sent on one fails with no answer
         if (System.getProperty("jdk.httpclient.keepalive.timeout") == null) {
             System.setProperty("jdk.httpclient.keepalive.timeout", "4");
+        }
+        // Jetty's client logs through SLF4J (slf4j-simple here): its warnings and errors only
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }
         Options o;
         try {
@@ -220,12 +274,13 @@ public final class ProxyOverhead {
             out.setLength(0);
         }
         if (o.throughput) {
+            checkOpenFiles(Arrays.stream(o.concurrency).max().orElse(1));
             out.append(String.format(Locale.ROOT, "%n(b) relayed tokens/s, closed loop, %d tokens per request, "
                     + "%.0f s measured after %.0f s warm-up%n", o.streamMaxTokens, o.durationSeconds, o.warmupSeconds));
             out.append(String.format(Locale.ROOT, "%7s %-7s %10s %8s %8s %9s %9s %7s %11s %11s %9s%s%n",
                     "streams", "path", "tok/s", "vs dir", "req/s", "e2e p50", "e2e p99", "errors",
-                    "pool mean", "pool max", "step ms", o.runtimePid > 0 ? String.format(Locale.ROOT,
-                            " %12s %10s %8s", "cpu s/100k", "csw/tok", "threads") : ""));
+                    "pool mean", "pool max", "step ms", String.format(Locale.ROOT, " %12s %10s %8s %12s",
+                            "cpu s/100k", "csw/tok", "threads", "client s/100k")));
             for (int c : o.concurrency) {
                 Throughput direct = throughput(Path.DIRECT, c, o.warmupSeconds, o.durationSeconds);
                 Throughput proxy = throughput(Path.PROXY, c, o.warmupSeconds, o.durationSeconds);
@@ -233,11 +288,10 @@ public final class ProxyOverhead {
             }
             out.append("(e2e: ms from send to [DONE] of the requests ended in the window; pool: the router's prompt pool,\n"
                     + " GET /admin/snapshot every 250 ms; step ms: the engine's mean decode step, GET /sim/stats)\n");
-            if (o.runtimePid > 0) {
-                out.append("(cpu s/100k: the runtime JVM's CPU seconds per 100k tokens relayed in the window; csw/tok: its\n"
-                        + " context switches, all threads, per relayed token; threads: its thread count at the window's end;\n"
-                        + " on the direct rows, the idle runtime's, per token of the direct path)\n");
-            }
+            out.append("(cpu s/100k: the runtime JVM's CPU seconds per 100k tokens relayed in the window (with --runtime-pid);\n"
+                    + " csw/tok: its context switches, all threads, per relayed token; threads: its thread count at the window's\n"
+                    + " end; on the direct rows, the idle runtime's, per token of the direct path; client s/100k: this load\n"
+                    + " client's own CPU seconds per 100k tokens)\n");
         }
         System.out.print(out);
         System.out.flush();
@@ -345,23 +399,54 @@ public final class ProxyOverhead {
 
     // ---------------------------------------------------------------- (b) throughput
 
-    record Throughput(Path path, double seconds, long tokens, long requests, long errors, long[] e2e,
-            double poolMean, int poolMax, double stepMs, String firstError, ProcSample.Delta runtime) {
+    /**
+     * One closed-loop run's result. {@code proxy}, {@code engine}, {@code client}: /proc over the
+     * measured window of the path's proxy process (the idle runtime's on direct), the simulated
+     * cluster's JVM and this client's JVM (null when not read); {@code held}: what the proxy
+     * process held with the streams open, just after the window (null when not probed).
+     */
+    record Throughput(Path path, int streams, int maxTokens, double seconds, long tokens, long requests, long errors,
+            long[] e2e, double poolMean, int poolMax, double stepMs, String firstError, ProcSample.Delta runtime,
+            ProcSample.Delta engine, ProcSample.Delta client, Held held) {
 
         double tokensPerSecond() {
             return tokens / seconds;
         }
 
+        double requestsPerSecond() {
+            return requests / seconds;
+        }
+
         String row(int streams, double directTokensPerSecond) {
             String vs = Double.isNaN(directTokensPerSecond) ? "" : String.format(Locale.ROOT, "%7.1f%%",
                     (tokensPerSecond() / directTokensPerSecond - 1) * 100);
-            String proc = runtime == null ? "" : String.format(Locale.ROOT, " %12.3f %10.3f %8d",
-                    runtime.cpuSeconds() / tokens * 100_000, (double) runtime.switches() / tokens, runtime.threads());
+            String proc = String.format(Locale.ROOT, " %12s %10s %8s %12s",
+                    runtime == null || tokens == 0 ? "-" : String.format(Locale.ROOT, "%.3f", runtime.cpuPer100k(tokens)),
+                    runtime == null || tokens == 0 || runtime.switches() < 0 ? "-"
+                            : String.format(Locale.ROOT, "%.3f", (double) runtime.switches() / tokens),
+                    runtime == null ? "-" : Integer.toString(runtime.threads()),
+                    client == null || tokens == 0 ? "-" : String.format(Locale.ROOT, "%.3f", client.cpuPer100k(tokens)));
             return String.format(Locale.ROOT, "%7d %-7s %,10.0f %8s %8.1f %9.2f %9.2f %7d %11s %11s %9s%s%n", streams,
                     path.label, tokensPerSecond(), vs, requests / seconds, ms(pct(e2e, 50)), ms(pct(e2e, 99)), errors,
                     Double.isNaN(poolMean) ? "-" : String.format(Locale.ROOT, "%.1f", poolMean),
                     poolMax < 0 ? "-" : Integer.toString(poolMax),
                     Double.isNaN(stepMs) ? "-" : String.format(Locale.ROOT, "%.3f", stepMs), proc);
+        }
+    }
+
+    /**
+     * What a process holds: its threads, open file descriptors, resident memory and (a JVM) live
+     * heap after a full collection, -1 where not known; {@code openStreams}: the client's requests
+     * in flight when it was read.
+     */
+    record Held(int threads, int openFds, long rssBytes, long heapAfterGcBytes, int openStreams) {
+
+        /** The process's figures now, with a full collection first when {@code heap} (and it is a JVM). */
+        static Held of(long pid, int clockTicks, boolean heap, int openStreams) {
+            long heapBytes = heap ? heapAfterFullGc(pid) : -1;
+            ProcSample p = ProcSample.read(pid, clockTicks);
+            return p == null ? new Held(-1, -1, -1, heapBytes, openStreams)
+                    : new Held(p.threads(), p.openFds(), p.rssBytes(), heapBytes, openStreams);
         }
     }
 
@@ -372,65 +457,94 @@ public final class ProxyOverhead {
 
     Throughput throughput(Path path, int streams, double warmupSeconds, double durationSeconds)
             throws BenchmarkException, InterruptedException {
-        System.err.printf(Locale.ROOT, "(b) %s, %d streams: %.0f s warm-up + %.0f s%n", path.label, streams,
-                warmupSeconds, durationSeconds);
+        return throughput(path, streams, o.streamMaxTokens, warmupSeconds, durationSeconds, false);
+    }
+
+    /**
+     * {@code streams} closed-loop streams of {@code maxTokens}-token requests through {@code path}:
+     * a warm-up, then the measured window. This thread keeps the time line: it reads /proc at the
+     * window's start and end itself (never behind a slow HTTP call), then, with {@code hold}, the
+     * proxy process's threads, files and live heap after a full collection while the streams are
+     * still open (after the window, so the collection is not billed to it), and only then lets the
+     * streams stop; the runtime's pool depth is polled by a thread of its own.
+     */
+    Throughput throughput(Path path, int streams, int maxTokens, double warmupSeconds, double durationSeconds,
+            boolean hold) throws BenchmarkException, InterruptedException {
+        System.err.printf(Locale.ROOT, "(b) %s, %d streams of %d tokens: %.0f s warm-up + %.0f s%n", path.label, streams,
+                maxTokens, warmupSeconds, durationSeconds);
         long pid = pid(path);
+        long clientPid = ProcessHandle.current().pid();
         long start = System.nanoTime();
         long windowStart = start + (long) (warmupSeconds * 1e9);
         long windowEnd = windowStart + (long) (durationSeconds * 1e9);
-        Window w = new Window(windowStart, windowEnd);
-        // engine ground truth and pool samples cover the measured window only
-        ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "overhead-sampler");
-            t.setDaemon(true);
-            return t;
-        });
+        Window w = Window.closed();
         PoolSamples pool = new PoolSamples();
-        sampler.schedule(this::resetSimStats, windowStart - System.nanoTime(), TimeUnit.NANOSECONDS);
-        CompletableFuture<ProcSample> procStart = new CompletableFuture<>();
-        CompletableFuture<ProcSample> procEnd = new CompletableFuture<>();
-        if (pid > 0) {
-            sampler.schedule(() -> procStart.complete(ProcSample.read(pid, o.clockTicks)),
-                    windowStart - System.nanoTime(), TimeUnit.NANOSECONDS);
-            sampler.schedule(() -> procEnd.complete(ProcSample.read(pid, o.clockTicks)),
-                    windowEnd - System.nanoTime(), TimeUnit.NANOSECONDS);
-        }
+        ScheduledExecutorService sampler = null;
         if (path == Path.PROXY) {
-            sampler.scheduleAtFixedRate(() -> {
-                // asked from the start, kept in the window only: the warm-up compiles the
-                // snapshot's path too, so its JIT is not billed to the measured window
+            sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "overhead-pool-sampler");
+                t.setDaemon(true);
+                return t;
+            });
+            // asked from the start, kept in the window only: the warm-up compiles the snapshot's
+            // path too, so its JIT is not billed to the measured window. With a fixed delay: a slow
+            // answer delays the next sample, never queues them up
+            sampler.scheduleWithFixedDelay(() -> {
                 int depth = poolDepth();
-                long now = System.nanoTime();
-                if (now >= windowStart && now < windowEnd) {
+                if (w.inside(System.nanoTime())) {
                     pool.sample(depth);
                 }
             }, 0, 250_000_000L, TimeUnit.NANOSECONDS);
         }
         CompletableFuture<?>[] loops = new CompletableFuture<?>[streams];
-        for (int s = 0; s < streams; s++) {
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            loops[s] = done;
-            loop(path, s, w, done);
+        ProcSample.Delta runtime;
+        ProcSample.Delta engine;
+        ProcSample.Delta client;
+        Held held = null;
+        try {
+            for (int s = 0; s < streams; s++) {
+                CompletableFuture<Void> done = new CompletableFuture<>();
+                loops[s] = done;
+                loop(path, s, maxTokens, w, done);
+            }
+            sleepUntil(windowStart);
+            w.openNow();
+            ProcSample runtimeStart = ProcSample.read(pid, o.clockTicks);
+            ProcSample engineStart = ProcSample.read(o.enginePid, o.clockTicks);
+            ProcSample clientStart = ProcSample.read(clientPid, o.clockTicks);
+            resetSimStats();
+            sleepUntil(windowEnd);
+            w.closeNow();
+            ProcSample runtimeEnd = ProcSample.read(pid, o.clockTicks);
+            ProcSample engineEnd = ProcSample.read(o.enginePid, o.clockTicks);
+            ProcSample clientEnd = ProcSample.read(clientPid, o.clockTicks);
+            runtime = ProcSample.between(runtimeStart, runtimeEnd);
+            engine = ProcSample.between(engineStart, engineEnd);
+            client = ProcSample.between(clientStart, clientEnd);
+            if (hold && pid > 0 && path != Path.DIRECT) {
+                held = Held.of(pid, o.clockTicks, true, w.open.get());
+            }
+        } finally {
+            w.stopped = true;
+            if (sampler != null) {
+                sampler.shutdownNow();
+            }
         }
         try {
-            CompletableFuture.allOf(loops).get((long) (warmupSeconds + durationSeconds) + 120, TimeUnit.SECONDS);
+            CompletableFuture.allOf(loops).get(300, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             throw new BenchmarkException(path.label + ", " + streams + " streams: " + e.getCause());
         } catch (TimeoutException e) {
-            throw new BenchmarkException(path.label + ", " + streams + " streams: requests still open 120 s after the window;"
-                    + " is the cluster or the runtime stuck?");
-        } finally {
-            sampler.shutdownNow();
+            throw new BenchmarkException(path.label + ", " + streams + " streams: " + w.open.get() + " requests still open"
+                    + " 300 s after the window; is the cluster or the runtime stuck?");
         }
         double stepMs = simStepMs();
-        ProcSample.Delta runtime = pid > 0 && procStart.isDone() && procEnd.isDone()
-                && procStart.join() != null && procEnd.join() != null ? procEnd.join().minus(procStart.join()) : null;
         long[] e2e;
         synchronized (w.e2e) {
             e2e = w.e2e.stream().mapToLong(Long::longValue).sorted().toArray();
         }
-        Throughput t = new Throughput(path, durationSeconds, w.tokens.sum(), w.requests.sum(), w.errors.sum(), e2e,
-                pool.mean(), pool.max(), stepMs, w.firstError, runtime);
+        Throughput t = new Throughput(path, streams, maxTokens, w.seconds(), w.tokens.sum(), w.requests.sum(),
+                w.errors.sum(), e2e, pool.mean(), pool.max(), stepMs, w.firstError, runtime, engine, client, held);
         if (pool.failed() > 0) {
             System.err.println("proxy-overhead: " + path.label + ", " + streams + " streams: " + pool.failed()
                     + " GET /admin/snapshot samples got no answer within 2 s (the runtime's HTTP server saturated?)");
@@ -442,19 +556,79 @@ public final class ProxyOverhead {
         return t;
     }
 
-    /** What one run's streams share: the window and its counters. */
+    /** Sleeps until {@code deadline} ({@link System#nanoTime()}). */
+    private static void sleepUntil(long deadline) throws InterruptedException {
+        long left;
+        while ((left = deadline - System.nanoTime()) > 0) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
+    }
+
+    /**
+     * The soft limit on open files of this client, the proxies and the engine against what
+     * {@code streams} streams need (a connection each way plus the prefill hops', and a margin);
+     * a clear failure rather than errors mid-run.
+     */
+    void checkOpenFiles(int streams) throws BenchmarkException {
+        long need = 2L * streams + 512;
+        StringBuilder short_ = new StringBuilder();
+        long[] pids = {ProcessHandle.current().pid(), o.runtimePid, o.peerPid, o.enginePid};
+        String[] names = {"this client", "the runtime", "the peer", "the simulated cluster"};
+        for (int i = 0; i < pids.length; i++) {
+            if (pids[i] <= 0) {
+                continue;
+            }
+            long limit = ProcSample.openFilesLimit(pids[i]);
+            if (limit >= 0 && limit < need) {
+                short_.append(String.format(Locale.ROOT, "%n  %s (pid %d) may open %,d files", names[i], pids[i], limit));
+            }
+        }
+        if (short_.length() > 0) {
+            throw new BenchmarkException(String.format(Locale.ROOT, "%,d streams need about %,d open files per process "
+                    + "(a connection each way, the prefill hops', a margin):%s%nraise the limit (ulimit -n; the harness "
+                    + "raises it as far as the hard limit allows) or ask for fewer streams", streams, need, short_));
+        }
+    }
+
+    /**
+     * What one run's streams share: the window, its counters and the flag that stops them. The
+     * run's thread opens and closes the window ({@link #openNow()}, {@link #closeNow()}) right
+     * where it reads /proc, so tokens and CPU are counted over the same span even when that
+     * thread wakes late on a busy machine.
+     */
     static final class Window {
-        final long start;
-        final long end;
+        volatile long start;
+        volatile long end;
         final LongAdder tokens = new LongAdder();
         final LongAdder requests = new LongAdder();
         final LongAdder errors = new LongAdder();
         final List<Long> e2e = new ArrayList<>();
+        /** Requests sent and not ended. */
+        final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
         volatile String firstError;
+        /** Set after the window (and the probes after it): no stream sends another request. */
+        volatile boolean stopped;
 
         Window(long start, long end) {
             this.start = start;
             this.end = end;
+        }
+
+        /** A window not open yet: nothing is inside until {@link #openNow()}. */
+        static Window closed() {
+            return new Window(Long.MAX_VALUE, Long.MAX_VALUE);
+        }
+
+        void openNow() {
+            start = System.nanoTime();
+        }
+
+        void closeNow() {
+            end = System.nanoTime();
+        }
+
+        double seconds() {
+            return (end - start) / 1e9;
         }
 
         boolean inside(long t) {
@@ -463,16 +637,18 @@ public final class ProxyOverhead {
     }
 
     /**
-     * One stream: requests back to back until the window ends, then completes {@code done}. Each
-     * next request starts from the previous one's callback (async, so that quick failures do
+     * One stream: requests back to back until the run is stopped, then completes {@code done}.
+     * Each next request starts from the previous one's callback (async, so that quick failures do
      * not recurse on one stack), rather than a chain of composed futures growing per request.
      */
-    private void loop(Path path, int stream, Window w, CompletableFuture<Void> done) {
-        if (System.nanoTime() >= w.end) {
+    private void loop(Path path, int stream, int maxTokens, Window w, CompletableFuture<Void> done) {
+        if (w.stopped) {
             done.complete(null);
             return;
         }
-        send(path, stream, o.streamMaxTokens, w).whenCompleteAsync((r, failure) -> {
+        w.open.incrementAndGet();
+        send(path, stream, maxTokens, w).whenCompleteAsync((r, failure) -> {
+            w.open.decrementAndGet();
             if (failure != null) {
                 done.completeExceptionally(failure);
                 return;
@@ -492,7 +668,7 @@ public final class ProxyOverhead {
             } else if (r.error != null && r.endNanos < w.start) {
                 System.err.println("proxy-overhead: warm-up error (" + path.label + "): " + r.error);
             }
-            loop(path, stream, w, done);
+            loop(path, stream, maxTokens, w, done);
         }, executor);
     }
 
@@ -540,63 +716,94 @@ public final class ProxyOverhead {
         if (path == Path.PEER) {
             return stream(o.peer, id, streamBody(maxTokens), start, w);
         }
-        HttpRequest prefill = HttpRequest.newBuilder(o.prefill.resolve("/v1/completions"))
-                .timeout(Duration.ofSeconds(60))
-                .header("Content-Type", "application/json").header("X-Request-Id", id)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(prefillBody)).build();
         URI decode = o.decode.get(stream % o.decode.size());
-        return client.sendAsync(prefill, HttpResponse.BodyHandlers.ofByteArray()).handle((resp, failure) -> {
-            if (failure != null) {
-                return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: " + failure));
-            }
-            if (resp.statusCode() != 200) {
-                return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: HTTP " + resp.statusCode() + " "
-                        + new String(resp.body(), StandardCharsets.UTF_8)));
-            }
-            ObjectNode kv;
-            try {
-                kv = KvHandle.in(JSON.readTree(resp.body()));
-            } catch (IOException e) {
-                return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: unreadable answer: " + e));
-            }
-            if (kv == null) {
-                return CompletableFuture.completedFuture(Outcome.failed(start, "prefill: no kv_transfer_params"));
-            }
-            // the decode hop: the client's body plus the prefill's handle, verbatim (step 4)
-            return stream(decode, id, bytes(CompletionBodies.decodeHop(streamRequest(maxTokens), kv)), start, w);
-        }).thenCompose(f -> f);
-    }
-
-    private CompletableFuture<Outcome> stream(URI base, String id, byte[] body, long start, Window w) {
-        HttpRequest request = HttpRequest.newBuilder(base.resolve("/v1/completions"))
-                .timeout(Duration.ofSeconds(120))
-                .header("Content-Type", "application/json").header("Accept", "text/event-stream")
-                .header("X-Request-Id", id)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
-        SseCounter counter = new SseCounter(start, w);
-        return client.sendAsync(request, HttpResponse.BodyHandlers.fromLineSubscriber(counter, c -> c, "\n"))
-                .handle((resp, failure) -> {
-                    if (failure != null) {
-                        return Outcome.failed(start, base.getAuthority() + ": " + failure);
+        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        // 60 s for the whole prefill answer, and as long without a byte (not the 4 s of idle pooled connections)
+        client.newRequest(o.prefill.resolve("/v1/completions")).method(HttpMethod.POST)
+                .timeout(60, TimeUnit.SECONDS).idleTimeout(60, TimeUnit.SECONDS)
+                .headers(h -> h.put(REQUEST_ID, id))
+                .body(new BytesRequestContent("application/json", prefillBody))
+                .send(new BufferingResponseListener(1 << 20) {
+                    @Override
+                    public void onComplete(Result result) {
+                        if (result.isFailed()) {
+                            outcome.complete(Outcome.failed(start, "prefill: " + result.getFailure()));
+                            return;
+                        }
+                        if (result.getResponse().getStatus() != 200) {
+                            outcome.complete(Outcome.failed(start, "prefill: HTTP " + result.getResponse().getStatus() + " "
+                                    + getContentAsString(StandardCharsets.UTF_8)));
+                            return;
+                        }
+                        ObjectNode kv;
+                        try {
+                            kv = KvHandle.in(JSON.readTree(getContent()));
+                        } catch (IOException e) {
+                            outcome.complete(Outcome.failed(start, "prefill: unreadable answer: " + e));
+                            return;
+                        }
+                        if (kv == null) {
+                            outcome.complete(Outcome.failed(start, "prefill: no kv_transfer_params"));
+                            return;
+                        }
+                        // the decode hop: the client's body plus the prefill's handle, verbatim (step 4)
+                        stream(decode, id, bytes(CompletionBodies.decodeHop(streamRequest(maxTokens), kv)), start, w)
+                                .whenComplete((r, failure) -> {
+                                    if (failure != null) {
+                                        outcome.completeExceptionally(failure);
+                                    } else {
+                                        outcome.complete(r);
+                                    }
+                                });
                     }
-                    return counter.outcome(resp.statusCode());
                 });
+        return outcome;
     }
 
     /**
-     * Reads one SSE answer line by line: the first token's time, the cumulative
-     * {@code usage.completion_tokens} of each chunk (added to the window's count as it grows),
-     * in-band errors and {@code [DONE]}. Looks for the one field it needs rather than parsing
-     * each chunk, to keep the client's CPU out of the figures.
+     * A streamed completion: no total timeout (at thousands of streams one 128-token answer can
+     * take minutes), 120 s at most without a byte.
      */
-    static final class SseCounter implements Flow.Subscriber<String> {
+    private CompletableFuture<Outcome> stream(URI base, String id, byte[] body, long start, Window w) {
+        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        SseCounter counter = new SseCounter(start, w);
+        client.newRequest(base.resolve("/v1/completions")).method(HttpMethod.POST)
+                .idleTimeout(120, TimeUnit.SECONDS)
+                .headers(h -> h.put(HttpHeader.ACCEPT, "text/event-stream").put(REQUEST_ID, id))
+                .body(new BytesRequestContent("application/json", body))
+                .onResponseContentSource(counter)
+                .send(result -> outcome.complete(result.isFailed()
+                        ? counter.failed(base.getAuthority() + ": " + result.getFailure())
+                        : counter.outcome(result.getResponse().getStatus())));
+        return outcome;
+    }
+
+    /**
+     * Reads one SSE answer from the client's content chunks: the first token's time, the
+     * cumulative {@code usage.completion_tokens} of each chunk (added to the window's count as it
+     * grows), in-band errors and {@code [DONE]}. Lines are scanned in the chunks' own buffers (only
+     * a line that a chunk cuts off is copied, into a small buffer of its own) and only the one
+     * field it needs is looked for, to keep the client's CPU out of the figures.
+     */
+    static final class SseCounter implements Response.ContentSourceListener {
+        private static final byte[] DATA = "data:".getBytes(StandardCharsets.US_ASCII);
+        private static final byte[] DONE = "[DONE]".getBytes(StandardCharsets.US_ASCII);
+        private static final byte[] ERROR = "{\"error\"".getBytes(StandardCharsets.US_ASCII);
+        private static final byte[] COMPLETION_TOKENS = "\"completion_tokens\"".getBytes(StandardCharsets.US_ASCII);
+
         private final long start;
         private final Window window;
         private long first = -1;
         private int tokens;
         private boolean done;
         private String error;
+        /** The answer's lines that are not data (an error answer's body), the first 500 characters. */
         private final StringBuilder other = new StringBuilder();
+        /** The start of a line the last chunk cut off; null until one is. */
+        private ByteBuffer partial;
+        private Content.Source source;
+        /** One demand callback for the answer's life, not a lambda per read. */
+        private final Runnable readMore = this::read;
 
         SseCounter(long start, Window window) {
             this.start = start;
@@ -604,28 +811,95 @@ public final class ProxyOverhead {
         }
 
         @Override
-        public void onSubscribe(Flow.Subscription s) {
-            s.request(Long.MAX_VALUE);
+        public void onContentSource(Response response, Content.Source source) {
+            this.source = source;
+            read();
         }
 
-        @Override
-        public void onNext(String line) {
-            if (!line.startsWith("data:")) {
-                if (other.length() < 500) {
-                    other.append(line);
+        /** Every chunk available now, then a demand for more; a failure reaches the request's result. */
+        private void read() {
+            while (true) {
+                Content.Chunk chunk = source.read();
+                if (chunk == null) {
+                    source.demand(readMore);
+                    return;
+                }
+                if (Content.Chunk.isFailure(chunk)) {
+                    return;
+                }
+                try {
+                    feed(chunk.getByteBuffer());
+                } finally {
+                    chunk.release();
+                }
+                if (chunk.isLast()) {
+                    return;
+                }
+            }
+        }
+
+        /** Scans the bytes: each complete line in place, the rest kept for the next chunk. */
+        void feed(ByteBuffer b) {
+            int from = b.position();
+            int limit = b.limit();
+            for (int i = from; i < limit; i++) {
+                if (b.get(i) != '\n') {
+                    continue;
+                }
+                if (partial != null && partial.position() > 0) {
+                    keep(b, from, i);
+                    line(partial, 0, partial.position());
+                    partial.clear();
+                } else {
+                    line(b, from, i);
+                }
+                from = i + 1;
+            }
+            if (from < limit) {
+                keep(b, from, limit);
+            }
+            b.position(limit);
+        }
+
+        private void keep(ByteBuffer b, int from, int to) {
+            int n = to - from;
+            if (partial == null || partial.remaining() < n) {
+                int kept = partial == null ? 0 : partial.position();
+                ByteBuffer bigger = ByteBuffer.allocate(Math.max(512, 2 * (kept + n)));
+                if (partial != null) {
+                    bigger.put(partial.flip());
+                }
+                partial = bigger;
+            }
+            partial.put(partial.position(), b, from, n);
+            partial.position(partial.position() + n);
+        }
+
+        private void line(ByteBuffer b, int from, int to) {
+            if (to > from && b.get(to - 1) == '\r') {
+                to--;
+            }
+            if (!startsWith(b, from, to, DATA)) {
+                for (int i = from; i < to && other.length() < 500; i++) {
+                    other.append((char) (b.get(i) & 0xFF));
                 }
                 return;
             }
-            int data = line.length() > 5 && line.charAt(5) == ' ' ? 6 : 5;
-            if (line.startsWith("[DONE]", data)) {
+            int data = from + DATA.length;
+            if (data < to && b.get(data) == ' ') {
+                data++;
+            }
+            if (startsWith(b, data, to, DONE)) {
                 done = true;
                 return;
             }
-            if (line.startsWith("{\"error\"", data)) {
-                error = "in-band error: " + line;
+            if (startsWith(b, data, to, ERROR)) {
+                byte[] text = new byte[to - from];
+                b.get(from, text);
+                error = "in-band error: " + new String(text, StandardCharsets.UTF_8);
                 return;
             }
-            int cumulative = completionTokens(line);
+            int cumulative = completionTokens(b, from, to);
             if (cumulative > tokens) {
                 long now = System.nanoTime();
                 if (first < 0) {
@@ -638,17 +912,51 @@ public final class ProxyOverhead {
             }
         }
 
-        @Override
-        public void onError(Throwable t) {
-            error = "stream broken: " + t;
+        private static boolean startsWith(ByteBuffer b, int from, int to, byte[] prefix) {
+            if (to - from < prefix.length) {
+                return false;
+            }
+            for (int k = 0; k < prefix.length; k++) {
+                if (b.get(from + k) != prefix[k]) {
+                    return false;
+                }
+            }
+            return true;
         }
 
-        @Override
-        public void onComplete() {
+        /** The value of the last {@code "completion_tokens": N} in bytes [from, to), or -1. */
+        static int completionTokens(ByteBuffer b, int from, int to) {
+            for (int at = to - COMPLETION_TOKENS.length; at >= from; at--) {
+                if (b.get(at) != '"' || !startsWith(b, at, to, COMPLETION_TOKENS)) {
+                    continue;
+                }
+                int i = at + COMPLETION_TOKENS.length;
+                while (i < to && (b.get(i) == ' ' || b.get(i) == ':')) {
+                    i++;
+                }
+                int v = 0;
+                boolean any = false;
+                while (i < to && b.get(i) >= '0' && b.get(i) <= '9') {
+                    v = v * 10 + (b.get(i++) - '0');
+                    any = true;
+                }
+                return any ? v : -1;
+            }
+            return -1;
         }
 
+        /** The request failed (connect, reset, idle timeout): what was counted in the window stays counted. */
+        Outcome failed(String why) {
+            return Outcome.failed(start, why);
+        }
+
+        /** The answer ended with this status. */
         Outcome outcome(int status) {
             long end = System.nanoTime();
+            if (partial != null && partial.position() > 0) { // a last line without its newline
+                line(partial, 0, partial.position());
+                partial.clear();
+            }
             if (status != 200) {
                 return new Outcome(start, first, end, tokens, "HTTP " + status + " " + other);
             }
@@ -657,25 +965,6 @@ public final class ProxyOverhead {
             }
             return new Outcome(start, first, end, tokens, error);
         }
-    }
-
-    /** The value of the last {@code "completion_tokens": N} in the line, or -1. */
-    static int completionTokens(String line) {
-        int at = line.lastIndexOf(COMPLETION_TOKENS);
-        if (at < 0) {
-            return -1;
-        }
-        int i = at + COMPLETION_TOKENS.length();
-        while (i < line.length() && (line.charAt(i) == ' ' || line.charAt(i) == ':')) {
-            i++;
-        }
-        int v = 0;
-        boolean any = false;
-        while (i < line.length() && Character.isDigit(line.charAt(i))) {
-            v = v * 10 + (line.charAt(i++) - '0');
-            any = true;
-        }
-        return any ? v : -1;
     }
 
     // ---------------------------------------------------------------- side channels
@@ -712,7 +1001,7 @@ public final class ProxyOverhead {
     /** The router's prompt-pool depth, or -1 when the admin API does not answer. */
     private int poolDepth() {
         try {
-            HttpResponse<String> r = client.send(HttpRequest.newBuilder(o.proxy.resolve("/admin/snapshot"))
+            HttpResponse<String> r = side.send(HttpRequest.newBuilder(o.proxy.resolve("/admin/snapshot"))
                     .timeout(Duration.ofSeconds(2)).header("Authorization", o.adminAuth).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 ? JSON.readTree(r.body()).path("poolDepth").asInt(-1) : -1;
@@ -729,7 +1018,7 @@ public final class ProxyOverhead {
             return;
         }
         try {
-            client.send(HttpRequest.newBuilder(o.sim.resolve("/sim/stats/reset")).timeout(Duration.ofSeconds(2))
+            side.send(HttpRequest.newBuilder(o.sim.resolve("/sim/stats/reset")).timeout(Duration.ofSeconds(2))
                     .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
         } catch (IOException e) {
             System.err.println("proxy-overhead: POST /sim/stats/reset: " + e);
@@ -744,7 +1033,7 @@ public final class ProxyOverhead {
             return Double.NaN;
         }
         try {
-            HttpResponse<String> r = client.send(HttpRequest.newBuilder(o.sim.resolve("/sim/stats"))
+            HttpResponse<String> r = side.send(HttpRequest.newBuilder(o.sim.resolve("/sim/stats"))
                     .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 ? JSON.readTree(r.body()).path("meanStepMs").asDouble(Double.NaN) : Double.NaN;
         } catch (IOException e) {
@@ -756,51 +1045,198 @@ public final class ProxyOverhead {
     }
 
     /**
-     * A process's CPU time and context switches, read from /proc: {@code utime + stime} of
-     * /proc/PID/stat (the whole thread group), and the sum over /proc/PID/task/* of
-     * {@code voluntary_ctxt_switches + nonvoluntary_ctxt_switches} (/proc/PID/status alone counts
-     * the main thread only). Threads that end between two samples take their switches with them.
+     * A process's CPU time, context switches, threads, open files and resident memory, read from
+     * /proc at {@code nanos} ({@link System#nanoTime()}): {@code utime + stime} of /proc/PID/stat
+     * (the whole thread group), the sum over /proc/PID/task/* of {@code voluntary_ctxt_switches +
+     * nonvoluntary_ctxt_switches} (/proc/PID/status alone counts the main thread only), the entries
+     * of /proc/PID/task and /proc/PID/fd, and {@code VmRSS}. Threads that end between two samples
+     * take their switches with them. A figure that cannot be read is -1; the CPU time is the one
+     * that must be there (read twice before giving up).
      */
-    record ProcSample(double cpuSeconds, long switches, int threads) {
+    record ProcSample(long nanos, double cpuSeconds, long switches, int threads, int openFds, long rssBytes) {
 
-        record Delta(double cpuSeconds, long switches, int threads) {
+        /** From one sample to a later one; threads, open files and memory are the later sample's. */
+        record Delta(double seconds, double cpuSeconds, long switches, int threads, int openFds, long rssBytes) {
+
+            /** CPU seconds per 100k tokens. */
+            double cpuPer100k(long tokens) {
+                return cpuSeconds / tokens * 100_000;
+            }
         }
 
         Delta minus(ProcSample before) {
-            return new Delta(cpuSeconds - before.cpuSeconds, switches - before.switches, threads);
+            return new Delta((nanos - before.nanos) / 1e9, cpuSeconds - before.cpuSeconds,
+                    switches < 0 || before.switches < 0 ? -1 : switches - before.switches, threads, openFds, rssBytes);
         }
 
-        /** Null when the process cannot be read. */
+        /** The delta from {@code before} to {@code after}; null when either is. */
+        static Delta between(ProcSample before, ProcSample after) {
+            return before == null || after == null ? null : after.minus(before);
+        }
+
+        /** Null when the process's CPU time cannot be read (it ended, or pid is 0). */
         static ProcSample read(long pid, int clockTicks) {
-            try {
-                String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/stat"));
-                // fields after the command name (which may hold spaces), from field 3 on: utime is 14, stime 15
-                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                double cpu = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) clockTicks;
-                long switches = 0;
-                int threads = 0;
-                try (java.util.stream.Stream<java.nio.file.Path> tasks = java.nio.file.Files.list(
-                        java.nio.file.Path.of("/proc/" + pid + "/task"))) {
-                    for (java.nio.file.Path t : (Iterable<java.nio.file.Path>) tasks::iterator) {
-                        try {
-                            for (String line : java.nio.file.Files.readAllLines(t.resolve("status"))) {
-                                if (line.startsWith("voluntary_ctxt_switches:")
-                                        || line.startsWith("nonvoluntary_ctxt_switches:")) {
-                                    switches += Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
-                                }
-                            }
-                            threads++;
-                        } catch (IOException ended) {
-                            // the thread ended while listed
-                        }
-                    }
-                }
-                return new ProcSample(cpu, switches, threads);
-            } catch (IOException | RuntimeException e) {
-                System.err.println("proxy-overhead: cannot read /proc/" + pid + ": " + e);
+            if (pid <= 0) {
                 return null;
             }
+            long nanos = System.nanoTime();
+            java.nio.file.Path proc = java.nio.file.Path.of("/proc/" + pid);
+            double cpu;
+            try {
+                cpu = cpuSeconds(proc, clockTicks);
+            } catch (IOException | RuntimeException first) {
+                try {
+                    cpu = cpuSeconds(proc, clockTicks);
+                } catch (IOException | RuntimeException e) {
+                    System.err.println("proxy-overhead: cannot read /proc/" + pid + "/stat: " + e);
+                    return null;
+                }
+            }
+            long switches = 0;
+            int threads = 0;
+            try (java.nio.file.DirectoryStream<java.nio.file.Path> tasks = java.nio.file.Files.newDirectoryStream(
+                    proc.resolve("task"))) {
+                for (java.nio.file.Path t : tasks) {
+                    try {
+                        for (String line : java.nio.file.Files.readAllLines(t.resolve("status"))) {
+                            if (line.startsWith("voluntary_ctxt_switches:")
+                                    || line.startsWith("nonvoluntary_ctxt_switches:")) {
+                                switches += Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                            }
+                        }
+                        threads++;
+                    } catch (IOException ended) {
+                        // the thread ended while listed
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                System.err.println("proxy-overhead: cannot read /proc/" + pid + "/task: " + e);
+                switches = -1;
+                threads = -1;
+            }
+            int fds = -1;
+            try (java.nio.file.DirectoryStream<java.nio.file.Path> open = java.nio.file.Files.newDirectoryStream(
+                    proc.resolve("fd"))) {
+                fds = 0;
+                for (java.nio.file.Path ignored : open) {
+                    fds++;
+                }
+            } catch (IOException | RuntimeException e) {
+                System.err.println("proxy-overhead: cannot read /proc/" + pid + "/fd: " + e);
+            }
+            long rss = -1;
+            try {
+                for (String line : java.nio.file.Files.readAllLines(proc.resolve("status"))) {
+                    if (line.startsWith("VmRSS:")) { // "VmRSS:     123456 kB"
+                        rss = Long.parseLong(line.substring(6).replace("kB", "").strip()) * 1024;
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                System.err.println("proxy-overhead: cannot read /proc/" + pid + "/status: " + e);
+            }
+            return new ProcSample(nanos, cpu, switches, threads, fds, rss);
         }
+
+        private static double cpuSeconds(java.nio.file.Path proc, int clockTicks) throws IOException {
+            String stat = java.nio.file.Files.readString(proc.resolve("stat"));
+            // fields after the command name (which may hold spaces), from field 3 on: utime is 14, stime 15
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) clockTicks;
+        }
+
+        /** The soft limit on open files of the process ("Max open files" of /proc/PID/limits), or -1. */
+        static long openFilesLimit(long pid) {
+            try {
+                for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/" + pid + "/limits"))) {
+                    if (line.startsWith("Max open files")) {
+                        String soft = line.substring("Max open files".length()).strip().split("\\s+")[0];
+                        return "unlimited".equals(soft) ? Long.MAX_VALUE : Long.parseLong(soft);
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                System.err.println("proxy-overhead: cannot read /proc/" + pid + "/limits: " + e);
+            }
+            return -1;
+        }
+
+        /** The process's command name (/proc/PID/comm: "java" for a JVM), or "". */
+        static String command(long pid) {
+            try {
+                return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/comm")).strip();
+            } catch (IOException | RuntimeException e) {
+                return "";
+            }
+        }
+    }
+
+    /**
+     * The live heap of a JVM after a full collection: {@code jcmd PID GC.run} then
+     * {@code GC.heap_info} (one jcmd), the sum of its heap's {@code used} figures (G1's one line,
+     * or a generational collector's generations; Metaspace excluded). -1 when the process is not
+     * a JVM or jcmd fails.
+     */
+    static long heapAfterFullGc(long pid) {
+        if (pid <= 0 || !"java".equals(ProcSample.command(pid))) {
+            return -1;
+        }
+        java.nio.file.Path commands = null;
+        try {
+            commands = java.nio.file.Files.createTempFile("heap-after-gc", ".jcmd");
+            java.nio.file.Files.writeString(commands, "GC.run\nGC.heap_info\n");
+            java.nio.file.Path jcmd = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "jcmd");
+            Process p = new ProcessBuilder(java.nio.file.Files.isExecutable(jcmd) ? jcmd.toString() : "jcmd",
+                    Long.toString(pid), "-f", commands.toString()).redirectErrorStream(true).start();
+            String out;
+            try (java.io.InputStream in = p.getInputStream()) {
+                out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                System.err.println("proxy-overhead: jcmd " + pid + " GC.run / GC.heap_info failed: " + out.strip());
+                return -1;
+            }
+            long used = usedHeap(out);
+            if (used < 0) {
+                System.err.println("proxy-overhead: no heap figure in jcmd " + pid + " GC.heap_info: " + out.strip());
+            }
+            return used;
+        } catch (IOException e) {
+            System.err.println("proxy-overhead: jcmd " + pid + ": " + e);
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        } finally {
+            if (commands != null) {
+                try {
+                    java.nio.file.Files.deleteIfExists(commands);
+                } catch (IOException ignored) {
+                    // a temporary file
+                }
+            }
+        }
+    }
+
+    private static final java.util.regex.Pattern USED = java.util.regex.Pattern.compile("\\bused (\\d+)([KMG])\\b");
+
+    /** The bytes of the {@code used NNNK} figures of GC.heap_info's heap lines (not Metaspace's), or -1. */
+    static long usedHeap(String heapInfo) {
+        long used = -1;
+        for (String line : heapInfo.split("\n")) {
+            String l = line.strip();
+            if (l.startsWith("Metaspace") || l.startsWith("class space")) {
+                continue;
+            }
+            java.util.regex.Matcher m = USED.matcher(l);
+            if (m.find()) {
+                long unit = switch (m.group(2)) {
+                    case "K" -> 1024L;
+                    case "M" -> 1024L * 1024;
+                    default -> 1024L * 1024 * 1024;
+                };
+                used = Math.max(used, 0) + Long.parseLong(m.group(1)) * unit;
+            }
+        }
+        return used;
     }
 
     // ---------------------------------------------------------------- statistics
@@ -848,6 +1284,8 @@ public final class ProxyOverhead {
         boolean latency = true;
         boolean throughput = true;
         long runtimePid;
+        /** The simulated cluster's JVM (sim-cluster): its CPU per token on every row. */
+        long enginePid;
         int clockTicks = 100;
         // side-by-side (SideBySide)
         /** vllm-ascend's PD proxy, a third path beside direct and ours. */
@@ -864,6 +1302,11 @@ public final class ProxyOverhead {
         double replayTimeFactor = 0.08;
         int replayStreamInterval = 32;
         boolean replay = true;
+        /** Short requests: concurrencies, tokens per answer. */
+        int[] shortConcurrency = {64, 512};
+        int shortMaxTokens = 8;
+        boolean shortRequests = true;
+        java.nio.file.Path chart;
 
         /** @return null for --help */
         static Options parse(String[] args, Options o) {
@@ -903,20 +1346,19 @@ public final class ProxyOverhead {
                     case "--latency-requests" -> o.latencyRequests = integer(a, value(args, ++i, a), 1, 10_000_000);
                     case "--latency-warmup" -> o.latencyWarmup = integer(a, value(args, ++i, a), 0, 10_000_000);
                     case "--stream-max-tokens" -> o.streamMaxTokens = integer(a, value(args, ++i, a), 1, 100_000);
-                    case "--concurrency" -> {
-                        String[] parts = value(args, ++i, a).split(",");
-                        o.concurrency = new int[parts.length];
-                        for (int k = 0; k < parts.length; k++) {
-                            o.concurrency[k] = integer(a, parts[k].strip(), 1, 100_000);
-                        }
-                    }
+                    case "--concurrency" -> o.concurrency = integers(a, value(args, ++i, a));
                     case "--warmup-seconds" -> o.warmupSeconds = seconds(a, value(args, ++i, a), 0);
                     case "--duration-seconds" -> o.durationSeconds = seconds(a, value(args, ++i, a), 0.1);
                     case "--runtime-pid" -> o.runtimePid = integer(a, value(args, ++i, a), 1, Integer.MAX_VALUE);
+                    case "--engine-pid" -> o.enginePid = integer(a, value(args, ++i, a), 1, Integer.MAX_VALUE);
                     case "--clock-ticks" -> o.clockTicks = integer(a, value(args, ++i, a), 1, 1_000_000);
                     case "--skip-latency" -> o.latency = false;
                     case "--skip-throughput" -> o.throughput = false;
                     case "--skip-replay" -> o.replay = false;
+                    case "--skip-short" -> o.shortRequests = false;
+                    case "--short-concurrency" -> o.shortConcurrency = integers(a, value(args, ++i, a));
+                    case "--short-max-tokens" -> o.shortMaxTokens = integer(a, value(args, ++i, a), 1, 100_000);
+                    case "--chart" -> o.chart = java.nio.file.Path.of(value(args, ++i, a));
                     case "--peer" -> o.peer = url(a, value(args, ++i, a));
                     case "--peer-pid" -> o.peerPid = integer(a, value(args, ++i, a), 1, Integer.MAX_VALUE);
                     case "--json" -> o.json = java.nio.file.Path.of(value(args, ++i, a));
@@ -942,6 +1384,15 @@ public final class ProxyOverhead {
                 throw new IllegalArgumentException("--decode URL,URL,... is required");
             }
             return o;
+        }
+
+        private static int[] integers(String option, String v) {
+            String[] parts = v.split(",");
+            int[] values = new int[parts.length];
+            for (int k = 0; k < parts.length; k++) {
+                values[k] = integer(option, parts[k].strip(), 1, 100_000);
+            }
+            return values;
         }
 
         private static String basic(String userPassword) {

@@ -21,12 +21,17 @@ import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.balanceroute.benchmarks.ProxyOverhead.BenchmarkException;
+import org.balanceroute.benchmarks.ProxyOverhead.Held;
 import org.balanceroute.benchmarks.ProxyOverhead.Latencies;
 import org.balanceroute.benchmarks.ProxyOverhead.Options;
 import org.balanceroute.benchmarks.ProxyOverhead.Path;
+import org.balanceroute.benchmarks.ProxyOverhead.ProcSample;
 import org.balanceroute.benchmarks.ProxyOverhead.Target;
 import org.balanceroute.benchmarks.ProxyOverhead.Throughput;
 
@@ -45,7 +50,11 @@ import org.balanceroute.benchmarks.ProxyOverhead.Throughput;
  *   <li>warm-up load: {@code --warm-load-seconds} of {@code --warm-load-streams} streams through
  *       BalanceRoute (the JIT keeps compiling for about a minute under load on 2 cores);</li>
  *   <li>warm latency: as {@link ProxyOverhead}'s (a), every path;</li>
- *   <li>throughput: for each of {@code --concurrency}, every path, warm-up then window;</li>
+ *   <li>throughput: for each of {@code --concurrency}, every path, warm-up then window, then (the
+ *       streams still open) the proxy process's threads, open files and live heap after a full
+ *       collection, against the same taken idle before the first point;</li>
+ *   <li>short requests: for each of {@code --short-concurrency}, every path, answers of
+ *       {@code --short-max-tokens} tokens: requests per second and the added latency;</li>
  *   <li>replay: the cluster switched to {@code --replay-time-factor} and
  *       {@code --replay-stream-interval} ({@code POST /sim/timing}), then the demo's workload
  *       through each path with {@code ./balanceroute replay --continuous-usage}, the engine's
@@ -59,11 +68,19 @@ public final class SideBySide {
                      --proxy URL --prefill URL --decode URL,URL,... --sim URL [--peer URL] [options]
             (benchmarks/side-by-side.sh starts the simulated cluster, the runtime and the peer and runs this)
 
-            Besides ProxyOverhead's options (--help of it; here --concurrency defaults to 64,256,1024,
-            --warmup-seconds to 5 and --duration-seconds to 15):
+            Besides ProxyOverhead's options (--help of it; here --concurrency defaults to
+            64,256,1024,4096,8192, --warmup-seconds to 5 and --duration-seconds to 15):
               --peer URL                 vllm-ascend's PD proxy, measured as a third path
               --peer-pid PID             its process, for CPU seconds and context switches from /proc
-              --json FILE                write {"throughput": [...], "latency": [...]} there
+              --engine-pid PID           the simulated cluster's JVM, for its CPU per token
+              --json FILE                write {"throughput": [...], "shortRequests": [...], "latency": [...],
+                                         "idle": [...]} there
+              --chart FILE               draw tokens/s and CPU per 100k tokens against streams there (PNG;
+                                         none without it; side-by-side.sh passes
+                                         benchmarks/target/side-by-side/side-by-side.png)
+              --short-concurrency LIST   short requests' concurrencies (64,512)
+              --short-max-tokens N       their answers' tokens (8)
+              --skip-short               no short requests
               --client-warmup N          direct requests before the fresh phase (1000)
               --fresh-requests N         each proxy's first N requests, measured (1000)
               --warm-load-seconds S      load through BalanceRoute before the warm latency (60)
@@ -90,14 +107,10 @@ public final class SideBySide {
 
     public static void main(String[] args) {
         Options defaults = new Options();
-        defaults.concurrency = new int[] {64, 256, 1024};
+        defaults.concurrency = new int[] {64, 256, 1024, 4096, 8192};
         defaults.warmupSeconds = 5;
         defaults.durationSeconds = 15;
         ProxyOverhead.main(args, defaults, USAGE, "side-by-side", t -> new SideBySide(t).run());
-    }
-
-    /** One throughput run's result. */
-    private record Run(int streams, Throughput result) {
     }
 
     /** One replay's result: the replayer's and the engine's view. */
@@ -109,6 +122,14 @@ public final class SideBySide {
             throw new BenchmarkException("--sim URL is required (the cluster's ground truth and timing)");
         }
         tool.probe();
+        int most = o.latency || o.throughput ? o.warmLoadStreams : 1;
+        if (o.throughput) {
+            most = Math.max(most, Arrays.stream(o.concurrency).max().orElse(1));
+        }
+        if (o.shortRequests) {
+            most = Math.max(most, Arrays.stream(o.shortConcurrency).max().orElse(1));
+        }
+        tool.checkOpenFiles(most);
         List<Path> paths = tool.paths();
         List<Target> targets = paths.stream().map(p -> Target.of(p, o)).toList();
         StringBuilder out = new StringBuilder();
@@ -130,14 +151,29 @@ public final class SideBySide {
             warm = tool.latencies(targets, o.latencyWarmup, o.latencyRequests, "warm latency");
             out.append(latencyTable(fresh, warm));
         }
-        List<Run> runs = new ArrayList<>();
+        List<Throughput> runs = new ArrayList<>();
+        Map<Path, Held> idle = new EnumMap<>(Path.class);
         if (o.throughput) {
-            for (int c : o.concurrency) {
-                for (Path p : paths) {
-                    runs.add(new Run(c, tool.throughput(p, c, o.warmupSeconds, o.durationSeconds)));
+            for (Path p : paths) {
+                if (p != Path.DIRECT && tool.pid(p) > 0) {
+                    idle.put(p, Held.of(tool.pid(p), o.clockTicks, true, 0));
                 }
             }
-            out.append(throughputTable(runs));
+            for (int c : o.concurrency) {
+                for (Path p : paths) {
+                    runs.add(tool.throughput(p, c, o.streamMaxTokens, o.warmupSeconds, o.durationSeconds, true));
+                }
+            }
+            out.append(throughputTable(runs)).append(costTable(runs, idle));
+        }
+        List<Throughput> shorts = new ArrayList<>();
+        if (o.shortRequests) {
+            for (int c : o.shortConcurrency) {
+                for (Path p : paths) {
+                    shorts.add(tool.throughput(p, c, o.shortMaxTokens, o.warmupSeconds, o.durationSeconds, false));
+                }
+            }
+            out.append(shortTable(shorts));
         }
         if (o.replay && o.replayLauncher != null) {
             out.append(replayTable(replays(paths)));
@@ -145,7 +181,7 @@ public final class SideBySide {
         System.out.print(out);
         System.out.flush();
         if (o.json != null) {
-            writeJson(runs, fresh, warm);
+            writeJson(runs, idle, shorts, fresh, warm);
         }
     }
 
@@ -198,39 +234,129 @@ public final class SideBySide {
 
     // ---------------------------------------------------------------- throughput
 
-    private String throughputTable(List<Run> runs) {
+    /** The direct run's figure at the same streams and answer length, or NaN. */
+    private static Throughput direct(List<Throughput> runs, Throughput t) {
+        for (Throughput d : runs) {
+            if (d.path() == Path.DIRECT && d.streams() == t.streams() && d.maxTokens() == t.maxTokens()) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    private static double ratioToDirect(List<Throughput> runs, Throughput t) {
+        Throughput d = direct(runs, t);
+        return t.path() == Path.DIRECT || d == null ? Double.NaN : t.tokensPerSecond() / d.tokensPerSecond();
+    }
+
+    private String throughputTable(List<Throughput> runs) {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "%n(b) relayed tokens/s, closed loop, %d tokens per request, 1 token per chunk,"
                 + " %.0f s measured after %.0f s warm-up%n", o.streamMaxTokens, o.durationSeconds, o.warmupSeconds));
-        sb.append(String.format(Locale.ROOT, "%7s %-13s %10s %9s %7s %11s %9s %8s %9s %9s %8s%n", "streams", "path", "tok/s",
-                "/ direct", "errors", "cpu s/100k", "csw/tok", "threads", "e2e p50", "e2e p99", "step ms"));
-        double direct = Double.NaN;
-        for (Run r : runs) {
-            Throughput t = r.result();
-            if (t.path() == Path.DIRECT) {
-                direct = t.tokensPerSecond();
-            }
-            boolean proc = t.path() != Path.DIRECT && t.runtime() != null && t.tokens() > 0;
-            sb.append(String.format(Locale.ROOT, "%7d %-13s %,10.0f %9s %7d %11s %9s %8s %9.1f %9.1f %8s%n", r.streams(),
-                    t.path().name, t.tokensPerSecond(),
-                    t.path() == Path.DIRECT ? "-" : String.format(Locale.ROOT, "%.2f", t.tokensPerSecond() / direct),
-                    t.errors(), proc ? String.format(Locale.ROOT, "%.3f", cpuPer100k(t)) : "-",
-                    proc ? String.format(Locale.ROOT, "%.3f", switchesPerToken(t)) : "-",
-                    proc ? Integer.toString(t.runtime().threads()) : "-", ms(pct(t.e2e(), 50)), ms(pct(t.e2e(), 99)),
+        sb.append(String.format(Locale.ROOT, "%7s %-13s %10s %9s %7s %9s %9s %8s %8s%n", "streams", "path", "tok/s",
+                "/ direct", "errors", "req/s", "e2e p50", "e2e p99", "step ms"));
+        for (Throughput t : runs) {
+            double ratio = ratioToDirect(runs, t);
+            sb.append(String.format(Locale.ROOT, "%7d %-13s %,10.0f %9s %7d %9.1f %9.1f %9.1f %8s%n", t.streams(),
+                    t.path().name, t.tokensPerSecond(), Double.isNaN(ratio) ? "-" : String.format(Locale.ROOT, "%.2f", ratio),
+                    t.errors(), t.requestsPerSecond(), ms(pct(t.e2e(), 50)), ms(pct(t.e2e(), 99)),
                     Double.isNaN(t.stepMs()) ? "-" : String.format(Locale.ROOT, "%.3f", t.stepMs())));
         }
-        sb.append("(cpu s/100k, csw/tok, threads: the proxy process's CPU seconds (utime + stime, /proc/PID/stat) per 100k\n"
-                + " tokens relayed in the window, its context switches (all threads) per token, its threads at the end: the\n"
-                + " runtime's JVM, the peer's Python process; e2e: ms from send to [DONE]; step ms: the engine's mean step)\n");
+        sb.append("(tokens from the cumulative usage of the chunks that arrived in the window; errors: requests that ended\n"
+                + " in the window with one; e2e: ms from send to [DONE]; step ms: the engine's mean decode step)\n");
         return sb.toString();
     }
 
-    private static double cpuPer100k(Throughput t) {
-        return t.runtime().cpuSeconds() / t.tokens() * 100_000;
+    private String costTable(List<Throughput> runs, Map<Path, Held> idle) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%n(b) what it costs, same runs: the proxy process over the window and with the"
+                + " streams open; the engine and this client over the window%n"));
+        sb.append(String.format(Locale.ROOT, "%7s %-13s %10s %8s %7s %7s %8s %9s %7s %10s %10s %7s%n", "streams", "path",
+                "cpu/100k", "csw/tok", "threads", "fds", "heap MB", "KB/stream", "rss MB", "engine/100k", "client/100k",
+                "client%"));
+        for (Throughput t : runs) {
+            boolean proxy = t.path() != Path.DIRECT && t.runtime() != null && t.tokens() > 0;
+            Held h = t.held();
+            Held i = idle.get(t.path());
+            double perStream = heapPerStream(t, i);
+            sb.append(String.format(Locale.ROOT, "%7d %-13s %10s %8s %7s %7s %8s %9s %7s %11s %10s %7s%n", t.streams(),
+                    t.path().name,
+                    proxy ? String.format(Locale.ROOT, "%.3f", t.runtime().cpuPer100k(t.tokens())) : "-",
+                    proxy && t.runtime().switches() >= 0
+                            ? String.format(Locale.ROOT, "%.3f", (double) t.runtime().switches() / t.tokens()) : "-",
+                    count(h == null ? -1 : h.threads()), count(h == null ? -1 : h.openFds()),
+                    h == null || h.heapAfterGcBytes() < 0 ? "-" : String.format(Locale.ROOT, "%.1f", h.heapAfterGcBytes() / 1048576.0),
+                    Double.isNaN(perStream) ? "-" : String.format(Locale.ROOT, "%.1f", perStream / 1024),
+                    h == null || h.rssBytes() < 0 ? "-" : String.format(Locale.ROOT, "%.0f", h.rssBytes() / 1048576.0),
+                    per100k(t.engine(), t.tokens()), per100k(t.client(), t.tokens()),
+                    t.client() == null ? "-" : String.format(Locale.ROOT, "%.0f", 100 * t.client().cpuSeconds()
+                            / t.client().seconds())));
+        }
+        StringBuilder idleLine = new StringBuilder();
+        for (Map.Entry<Path, Held> e : idle.entrySet()) {
+            Held h = e.getValue();
+            idleLine.append(String.format(Locale.ROOT, "%s %s threads, %s fds, heap %s MB, rss %s MB; ", e.getKey().name,
+                    count(h.threads()), count(h.openFds()),
+                    h.heapAfterGcBytes() < 0 ? "-" : String.format(Locale.ROOT, "%.1f", h.heapAfterGcBytes() / 1048576.0),
+                    h.rssBytes() < 0 ? "-" : String.format(Locale.ROOT, "%.0f", h.rssBytes() / 1048576.0)));
+        }
+        sb.append("(cpu/100k, csw/tok: the proxy process's CPU seconds (utime + stime, /proc/PID/stat) per 100k tokens\n"
+                + " relayed in the window and its context switches (all threads) per token: the runtime's JVM, the peer's\n"
+                + " Python process; threads, fds (/proc/PID/fd), heap (a JVM's used heap after jcmd GC.run, GC.heap_info)\n"
+                + " and rss: the proxy process's with the streams open, read right after the window; KB/stream: (heap -\n"
+                + " heap idle) / streams; engine/100k: the simulated cluster's JVM's CPU seconds per 100k tokens;\n"
+                + " client/100k: this load client's, client%: its CPU over the window, % of one core)\n");
+        if (idleLine.length() > 0) {
+            sb.append("(idle, before the first point: ").append(idleLine, 0, idleLine.length() - 2).append(")\n");
+        }
+        return sb.toString();
     }
 
-    private static double switchesPerToken(Throughput t) {
-        return (double) t.runtime().switches() / t.tokens();
+    /** (heap with the streams open - heap idle) / streams, bytes; NaN when either is unknown. */
+    private static double heapPerStream(Throughput t, Held idle) {
+        Held h = t.held();
+        if (h == null || idle == null || h.heapAfterGcBytes() < 0 || idle.heapAfterGcBytes() < 0) {
+            return Double.NaN;
+        }
+        return (double) (h.heapAfterGcBytes() - idle.heapAfterGcBytes()) / t.streams();
+    }
+
+    private static String count(long n) {
+        return n < 0 ? "-" : Long.toString(n);
+    }
+
+    private static String per100k(ProcSample.Delta d, long tokens) {
+        return d == null || tokens == 0 ? "-" : String.format(Locale.ROOT, "%.3f", d.cpuPer100k(tokens));
+    }
+
+    // ---------------------------------------------------------------- short requests
+
+    private String shortTable(List<Throughput> shorts) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%n(d) short requests: closed loop, %d-token answers (streamed as the rest), %.0f s"
+                + " measured after %.0f s warm-up%n", o.shortMaxTokens, o.durationSeconds, o.warmupSeconds));
+        sb.append(String.format(Locale.ROOT, "%11s %-13s %9s %9s %7s %9s %9s %10s %10s %11s%n", "concurrency", "path",
+                "req/s", "/ direct", "errors", "e2e p50", "e2e p99", "added p50", "added p99", "cpu ms/req"));
+        for (Throughput t : shorts) {
+            Throughput d = direct(shorts, t);
+            boolean direct = t.path() == Path.DIRECT || d == null;
+            sb.append(String.format(Locale.ROOT, "%11d %-13s %,9.0f %9s %7d %9.2f %9.2f %10s %10s %11s%n", t.streams(),
+                    t.path().name, t.requestsPerSecond(),
+                    direct ? "-" : String.format(Locale.ROOT, "%.2f", t.requestsPerSecond() / d.requestsPerSecond()),
+                    t.errors(), ms(pct(t.e2e(), 50)), ms(pct(t.e2e(), 99)),
+                    direct ? "-" : String.format(Locale.ROOT, "%+.2f", ms(pct(t.e2e(), 50) - pct(d.e2e(), 50))),
+                    direct ? "-" : String.format(Locale.ROOT, "%+.2f", ms(pct(t.e2e(), 99) - pct(d.e2e(), 99))),
+                    direct || t.runtime() == null || t.requests() == 0 ? "-"
+                            : String.format(Locale.ROOT, "%.3f", cpuMsPerRequest(t))));
+        }
+        sb.append("(req/s: requests that ended whole in the window, per second; e2e: ms from send to [DONE]; added: the\n"
+                + " path's e2e percentile minus direct's at the same concurrency; cpu ms/req: the proxy process's CPU per\n"
+                + " request)\n");
+        return sb.toString();
+    }
+
+    private static double cpuMsPerRequest(Throughput t) {
+        return t.runtime().cpuSeconds() * 1000 / t.requests();
     }
 
     // ---------------------------------------------------------------- replay
@@ -330,20 +456,58 @@ public final class SideBySide {
 
     // ---------------------------------------------------------------- --json
 
-    private void writeJson(List<Run> runs, Latencies fresh, Latencies warm) throws BenchmarkException {
+    private void writeJson(List<Throughput> runs, Map<Path, Held> idle, List<Throughput> shorts, Latencies fresh,
+            Latencies warm) throws BenchmarkException {
         ObjectNode root = JSON.createObjectNode();
         ArrayNode throughput = root.putArray("throughput");
-        for (Run r : runs) {
-            Throughput t = r.result();
-            ObjectNode row = throughput.addObject().put("path", t.path().name).put("streams", r.streams())
+        for (Throughput t : runs) {
+            ObjectNode row = throughput.addObject().put("path", t.path().name).put("streams", t.streams())
                     .put("tokPerS", round(t.tokensPerSecond(), 1));
-            if (t.path() != Path.DIRECT && t.runtime() != null && t.tokens() > 0) {
-                row.put("cpuSecondsPer100kTokens", round(cpuPer100k(t), 4))
-                        .put("contextSwitchesPerToken", round(switchesPerToken(t), 4));
-            } else {
-                row.putNull("cpuSecondsPer100kTokens").putNull("contextSwitchesPerToken");
-            }
+            number(row, "ratioToDirect", ratioToDirect(runs, t), 4);
             row.put("errors", t.errors());
+            boolean proxy = t.path() != Path.DIRECT && t.runtime() != null && t.tokens() > 0;
+            number(row, "cpuSecondsPer100kTokens", proxy ? t.runtime().cpuPer100k(t.tokens()) : Double.NaN, 4);
+            number(row, "contextSwitchesPerToken", proxy && t.runtime().switches() >= 0
+                    ? (double) t.runtime().switches() / t.tokens() : Double.NaN, 4);
+            Held h = t.held();
+            count(row, "threads", h == null ? -1 : h.threads());
+            count(row, "openFds", h == null ? -1 : h.openFds());
+            count(row, "rssBytes", h == null ? -1 : h.rssBytes());
+            count(row, "heapAfterGcBytes", h == null ? -1 : h.heapAfterGcBytes());
+            number(row, "heapPerStreamBytes", heapPerStream(t, idle.get(t.path())), 0);
+            count(row, "openStreams", h == null ? -1 : h.openStreams());
+            number(row, "engineCpuSecondsPer100kTokens", t.engine() == null || t.tokens() == 0 ? Double.NaN
+                    : t.engine().cpuPer100k(t.tokens()), 4);
+            number(row, "clientCpuSecondsPer100kTokens", t.client() == null || t.tokens() == 0 ? Double.NaN
+                    : t.client().cpuPer100k(t.tokens()), 4);
+            number(row, "clientCpuCores", t.client() == null ? Double.NaN : t.client().cpuSeconds() / t.client().seconds(), 3);
+            row.put("e2eP50Ms", round(ms(pct(t.e2e(), 50)), 3)).put("e2eP99Ms", round(ms(pct(t.e2e(), 99)), 3));
+            number(row, "stepMs", t.stepMs(), 3);
+        }
+        ArrayNode idleRows = root.putArray("idle");
+        for (Map.Entry<Path, Held> e : idle.entrySet()) {
+            Held h = e.getValue();
+            ObjectNode row = idleRows.addObject().put("path", e.getKey().name);
+            count(row, "threads", h.threads());
+            count(row, "openFds", h.openFds());
+            count(row, "rssBytes", h.rssBytes());
+            count(row, "heapAfterGcBytes", h.heapAfterGcBytes());
+        }
+        ArrayNode shortRows = root.putArray("shortRequests");
+        for (Throughput t : shorts) {
+            Throughput d = direct(shorts, t);
+            boolean direct = t.path() == Path.DIRECT || d == null;
+            ObjectNode row = shortRows.addObject().put("path", t.path().name).put("concurrency", t.streams())
+                    .put("maxTokens", t.maxTokens()).put("reqPerS", round(t.requestsPerSecond(), 1));
+            number(row, "ratioToDirect", direct ? Double.NaN : t.requestsPerSecond() / d.requestsPerSecond(), 4);
+            row.put("errors", t.errors()).put("e2eP50Ms", round(ms(pct(t.e2e(), 50)), 3))
+                    .put("e2eP99Ms", round(ms(pct(t.e2e(), 99)), 3));
+            number(row, "addedP50Ms", direct ? Double.NaN : ms(pct(t.e2e(), 50) - pct(d.e2e(), 50)), 3);
+            number(row, "addedP99Ms", direct ? Double.NaN : ms(pct(t.e2e(), 99) - pct(d.e2e(), 99)), 3);
+            number(row, "cpuMsPerRequest", direct || t.runtime() == null || t.requests() == 0 ? Double.NaN
+                    : cpuMsPerRequest(t), 4);
+            number(row, "clientCpuMsPerRequest", t.client() == null || t.requests() == 0 ? Double.NaN
+                    : t.client().cpuSeconds() * 1000 / t.requests(), 4);
         }
         ArrayNode latency = root.putArray("latency");
         if (warm != null) {
@@ -367,6 +531,22 @@ public final class SideBySide {
             System.err.println("side-by-side: wrote " + o.json);
         } catch (IOException e) {
             throw new BenchmarkException("cannot write " + o.json + ": " + e);
+        }
+    }
+
+    private static void number(ObjectNode row, String key, double v, int digits) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            row.putNull(key);
+        } else {
+            row.put(key, round(v, digits));
+        }
+    }
+
+    private static void count(ObjectNode row, String key, long v) {
+        if (v < 0) {
+            row.putNull(key);
+        } else {
+            row.put(key, v);
         }
     }
 
