@@ -10,6 +10,7 @@ tool=side-by-side
 source "$root/benchmarks/lib/harness.sh"
 
 peer_port=8410
+chart_default="$root/benchmarks/target/side-by-side/side-by-side.png"
 python=/usr/bin/python3
 [[ -x "$python" ]] || python=python3
 
@@ -20,14 +21,19 @@ Usage: benchmarks/side-by-side.sh [--peer FILE] [--json FILE] [options] [-- Side
 Starts ./balanceroute sim-cluster (1 prefill server, 8 decode ranks), ./balanceroute run (its
 connector pointed at that cluster; the distribution's config/ restored on exit) and, with --peer,
 vllm-ascend's PD proxy on the same cluster, then measures each path: added latency at
-concurrency 1 (each proxy's first 1,000 requests, then warm after 60 s of load), relayed tokens/s
-at 64, 256 and 1024 streams with the proxy process's CPU and context switches per token from
-/proc, and the engine-measured imbalance of a replay through each. About 10 minutes.
+concurrency 1 (each proxy's first 1,000 requests, then warm after 60 s of load); relayed tokens/s
+at 64, 256, 1,024, 4,096 and 8,192 streams with, per point, the proxy process's CPU and context
+switches per token, its threads, open files and live heap with the streams open, the engine's and
+the load client's CPU per token; requests/s and added latency of 8-token requests at 64 and 512;
+and the engine-measured imbalance of a replay through each. Draws tokens/s and CPU per token
+against streams (--chart). About 25 minutes. Raises the open-files limit as far as allowed.
 
 Options:
   --peer FILE          vllm-ascend's examples/disaggregated_prefill_v1/load_balance_proxy_server_example.py
                        (not shipped here), run by benchmarks/peer/run_peer_proxy.py with $python
-  --json FILE          also write the figures there: {"throughput": [...], "latency": [...]}
+  --json FILE          also write the figures there: {"throughput": [...], "shortRequests": [...],
+                       "latency": [...], "idle": [...]}
+  --chart FILE         the PNG of tokens/s and CPU per 100k tokens against streams (${chart_default#"$root/"})
   --peer-port N        the peer's port ($peer_port)
   --python PATH        the interpreter for the peer, with fastapi, httpx, uvicorn ($python)
 $(harness_usage)
@@ -40,12 +46,14 @@ USAGE
 
 peer=""
 json=""
+chart="$chart_default"
 tool_args=()
 while [[ $# -gt 0 ]]; do
   if harness_option "$@"; then shift "$harness_shift"; continue; fi
   case "$1" in
     --peer) need "$@"; peer="$2"; shift 2 ;;
     --json) need "$@"; json="$2"; shift 2 ;;
+    --chart) need "$@"; chart="$2"; shift 2 ;;
     --peer-port) need "$@"; peer_port="$2"; shift 2 ;;
     --python) need "$@"; python="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -65,6 +73,7 @@ else
   harness_free_ports
 fi
 if [[ -n "$json" ]]; then json="$(mkdir -p "$(dirname "$json")" && cd "$(dirname "$json")" && pwd)/$(basename "$json")"; fi
+chart="$(mkdir -p "$(dirname "$chart")" && cd "$(dirname "$chart")" && pwd)/$(basename "$chart")"
 harness_build_tool
 "$root/balanceroute" replay --help >/dev/null # builds the replayer now, not between two measurements
 harness_start_cluster_and_runtime
@@ -90,4 +99,4 @@ json_args=()
 java ${BALANCEROUTE_JAVA_OPTS:-} -cp "$jar" org.balanceroute.benchmarks.SideBySide \
   --proxy "$proxy_url" --prefill "$prefill_url" --decode "$decode_urls" --sim "$sim_url" \
   --runtime-pid "$runtime_pid" --engine-pid "$sim_pid" --clock-ticks "$(getconf CLK_TCK)" --replay-launcher "$root/balanceroute" \
-  "${peer_args[@]}" "${json_args[@]}" "${tool_args[@]}"
+  --chart "$chart" "${peer_args[@]}" "${json_args[@]}" "${tool_args[@]}"

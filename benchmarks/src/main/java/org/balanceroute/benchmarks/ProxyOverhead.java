@@ -33,7 +33,9 @@ import org.balanceroute.wire.KvHandle;
 import org.balanceroute.wire.TokenIdPrompt;
 import org.eclipse.jetty.client.BufferingResponseListener;
 import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.Connection;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.client.Result;
 import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
@@ -41,6 +43,7 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.util.Promise;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
@@ -170,6 +173,7 @@ public final class ProxyOverhead {
         c.setFollowRedirects(false);
         c.setUserAgentField(null);
         c.getContentDecoderFactories().clear(); // no Accept-Encoding: the answers come as the engine wrote them
+        c.setUseInputDirectByteBuffers(false); // SseCounter scans the chunks' arrays
         try {
             c.start();
         } catch (Exception e) {
@@ -311,7 +315,7 @@ public final class ProxyOverhead {
             return send(Path.DIRECT, 0, maxTokens);
         }
         String id = "overhead-" + runId + "-" + ids.incrementAndGet();
-        return stream(t.runtime(), id, streamBody(maxTokens), System.nanoTime(), null);
+        return stream(t.runtime(), id, streamBody(maxTokens), System.nanoTime(), null, null);
     }
 
     /** (a)'s result: per target, the sorted end-to-end and first-token times of the measured requests. */
@@ -505,19 +509,19 @@ public final class ProxyOverhead {
             for (int s = 0; s < streams; s++) {
                 CompletableFuture<Void> done = new CompletableFuture<>();
                 loops[s] = done;
-                loop(path, s, maxTokens, w, done);
+                loop(path, s, maxTokens, w, done, new OwnConnection());
             }
             sleepUntil(windowStart);
             w.openNow();
             ProcSample runtimeStart = ProcSample.read(pid, o.clockTicks);
             ProcSample engineStart = ProcSample.read(o.enginePid, o.clockTicks);
-            ProcSample clientStart = ProcSample.read(clientPid, o.clockTicks);
+            ProcSample clientStart = ProcSample.read(clientPid, o.clockTicks, true);
             resetSimStats();
             sleepUntil(windowEnd);
             w.closeNow();
             ProcSample runtimeEnd = ProcSample.read(pid, o.clockTicks);
             ProcSample engineEnd = ProcSample.read(o.enginePid, o.clockTicks);
-            ProcSample clientEnd = ProcSample.read(clientPid, o.clockTicks);
+            ProcSample clientEnd = ProcSample.read(clientPid, o.clockTicks, true);
             runtime = ProcSample.between(runtimeStart, runtimeEnd);
             engine = ProcSample.between(engineStart, engineEnd);
             client = ProcSample.between(clientStart, clientEnd);
@@ -637,17 +641,19 @@ public final class ProxyOverhead {
     }
 
     /**
-     * One stream: requests back to back until the run is stopped, then completes {@code done}.
-     * Each next request starts from the previous one's callback (async, so that quick failures do
-     * not recurse on one stack), rather than a chain of composed futures growing per request.
+     * One stream: requests back to back on a connection of its own until the run is stopped, then
+     * closes it and completes {@code done}. Each next request starts from the previous one's
+     * callback (async, so that quick failures do not recurse on one stack), rather than a chain of
+     * composed futures growing per request.
      */
-    private void loop(Path path, int stream, int maxTokens, Window w, CompletableFuture<Void> done) {
+    private void loop(Path path, int stream, int maxTokens, Window w, CompletableFuture<Void> done, OwnConnection own) {
         if (w.stopped) {
+            own.close();
             done.complete(null);
             return;
         }
         w.open.incrementAndGet();
-        send(path, stream, maxTokens, w).whenCompleteAsync((r, failure) -> {
+        send(path, stream, maxTokens, w, own).whenCompleteAsync((r, failure) -> {
             w.open.decrementAndGet();
             if (failure != null) {
                 done.completeExceptionally(failure);
@@ -668,7 +674,7 @@ public final class ProxyOverhead {
             } else if (r.error != null && r.endNanos < w.start) {
                 System.err.println("proxy-overhead: warm-up error (" + path.label + "): " + r.error);
             }
-            loop(path, stream, maxTokens, w, done);
+            loop(path, stream, maxTokens, w, done, own);
         }, executor);
     }
 
@@ -703,18 +709,23 @@ public final class ProxyOverhead {
         return streamBodies.computeIfAbsent(maxTokens, m -> bytes(streamRequest(m)));
     }
 
+    /** One request, on a pooled connection. */
     CompletableFuture<Outcome> send(Path path, int stream, int maxTokens) {
-        return send(path, stream, maxTokens, null);
+        return send(path, stream, maxTokens, null, null);
     }
 
-    private CompletableFuture<Outcome> send(Path path, int stream, int maxTokens, Window w) {
+    /**
+     * One request of a stream: the streamed hop on {@code own} (a connection of the stream's, or
+     * null: a pooled one), the direct path's prefill hop on a pooled connection.
+     */
+    private CompletableFuture<Outcome> send(Path path, int stream, int maxTokens, Window w, OwnConnection own) {
         String id = "overhead-" + runId + "-" + ids.incrementAndGet();
         long start = System.nanoTime();
         if (path == Path.PROXY) {
-            return stream(o.proxy, id, streamBody(maxTokens), start, w);
+            return stream(o.proxy, id, streamBody(maxTokens), start, w, own);
         }
         if (path == Path.PEER) {
-            return stream(o.peer, id, streamBody(maxTokens), start, w);
+            return stream(o.peer, id, streamBody(maxTokens), start, w, own);
         }
         URI decode = o.decode.get(stream % o.decode.size());
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
@@ -747,7 +758,7 @@ public final class ProxyOverhead {
                             return;
                         }
                         // the decode hop: the client's body plus the prefill's handle, verbatim (step 4)
-                        stream(decode, id, bytes(CompletionBodies.decodeHop(streamRequest(maxTokens), kv)), start, w)
+                        stream(decode, id, bytes(CompletionBodies.decodeHop(streamRequest(maxTokens), kv)), start, w, own)
                                 .whenComplete((r, failure) -> {
                                     if (failure != null) {
                                         outcome.completeExceptionally(failure);
@@ -761,28 +772,64 @@ public final class ProxyOverhead {
     }
 
     /**
-     * A streamed completion: no total timeout (at thousands of streams one 128-token answer can
-     * take minutes), 120 s at most without a byte.
+     * A streamed completion, on {@code own} or (null) a pooled connection: no total timeout (at
+     * thousands of streams one 128-token answer can take minutes), 120 s at most without a byte.
      */
-    private CompletableFuture<Outcome> stream(URI base, String id, byte[] body, long start, Window w) {
+    private CompletableFuture<Outcome> stream(URI base, String id, byte[] body, long start, Window w, OwnConnection own) {
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         SseCounter counter = new SseCounter(start, w);
-        client.newRequest(base.resolve("/v1/completions")).method(HttpMethod.POST)
+        Request request = client.newRequest(base.resolve("/v1/completions")).method(HttpMethod.POST)
                 .idleTimeout(120, TimeUnit.SECONDS)
                 .headers(h -> h.put(HttpHeader.ACCEPT, "text/event-stream").put(REQUEST_ID, id))
                 .body(new BytesRequestContent("application/json", body))
-                .onResponseContentSource(counter)
-                .send(result -> outcome.complete(result.isFailed()
-                        ? counter.failed(base.getAuthority() + ": " + result.getFailure())
-                        : counter.outcome(result.getResponse().getStatus())));
+                .onResponseContentSource(counter);
+        Response.CompleteListener ended = result -> outcome.complete(result.isFailed()
+                ? counter.failed(base.getAuthority() + ": " + result.getFailure())
+                : counter.outcome(result.getResponse().getStatus()));
+        if (own != null) {
+            own.send(client, request, ended);
+        } else {
+            request.send(ended);
+        }
         return outcome;
+    }
+
+    /**
+     * A stream's own connection to the server it streams from, held across its requests as a
+     * client of a proxy holds one: opened on first use and again once the server closed it,
+     * closed when the stream ends. Never pooled: with a connection pool of thousands per
+     * destination, Jetty's pool scans its entries on every acquire and copies its list on every
+     * removal, which at 8,192 streams cost this client more than reading the answers. Used by one
+     * request at a time (the stream's next one starts after the last one ended).
+     */
+    static final class OwnConnection {
+        private volatile Connection connection;
+
+        void send(HttpClient client, Request request, Response.CompleteListener listener) {
+            Connection c = connection;
+            if (c != null && !c.isClosed()) {
+                c.send(request, listener);
+                return;
+            }
+            client.resolveDestination(request).newConnection(Promise.from(opened -> {
+                connection = opened;
+                opened.send(request, listener);
+            }, failure -> listener.onComplete(new Result(request, failure, null))));
+        }
+
+        void close() {
+            Connection c = connection;
+            if (c != null) {
+                c.close();
+            }
+        }
     }
 
     /**
      * Reads one SSE answer from the client's content chunks: the first token's time, the
      * cumulative {@code usage.completion_tokens} of each chunk (added to the window's count as it
-     * grows), in-band errors and {@code [DONE]}. Lines are scanned in the chunks' own buffers (only
-     * a line that a chunk cuts off is copied, into a small buffer of its own) and only the one
+     * grows), in-band errors and {@code [DONE]}. Lines are scanned in the chunks' own arrays (only
+     * a line that a chunk cuts off is copied, into a small array of its own) and only the one
      * field it needs is looked for, to keep the client's CPU out of the figures.
      */
     static final class SseCounter implements Response.ContentSourceListener {
@@ -799,11 +846,15 @@ public final class ProxyOverhead {
         private String error;
         /** The answer's lines that are not data (an error answer's body), the first 500 characters. */
         private final StringBuilder other = new StringBuilder();
-        /** The start of a line the last chunk cut off; null until one is. */
-        private ByteBuffer partial;
+        /** The start of a line the last chunk cut off ({@code kept} bytes); null until one is. */
+        private byte[] partial;
+        private int kept;
+        /** Where a direct buffer's bytes are scanned, one per thread. */
+        private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[16 * 1024]);
         private Content.Source source;
         /** One demand callback for the answer's life, not a lambda per read. */
-        private final Runnable readMore = this::read;
+        private final Runnable readMore = org.eclipse.jetty.util.thread.Invocable.from(
+                org.eclipse.jetty.util.thread.Invocable.InvocationType.NON_BLOCKING, this::read);
 
         SseCounter(long start, Window window) {
             this.start = start;
@@ -838,68 +889,79 @@ public final class ProxyOverhead {
             }
         }
 
-        /** Scans the bytes: each complete line in place, the rest kept for the next chunk. */
+        /**
+         * Scans a chunk: each complete line in place, the rest kept for the next chunk. A heap
+         * buffer (the client reads into heap buffers) is scanned in its array; a direct one is
+         * first copied whole into this thread's scratch array.
+         */
         void feed(ByteBuffer b) {
-            int from = b.position();
-            int limit = b.limit();
+            if (b.hasArray()) {
+                feed(b.array(), b.arrayOffset() + b.position(), b.arrayOffset() + b.limit());
+            } else {
+                int n = b.remaining();
+                byte[] a = SCRATCH.get();
+                if (a.length < n) {
+                    a = new byte[Math.max(n, 2 * a.length)];
+                    SCRATCH.set(a);
+                }
+                b.get(b.position(), a, 0, n);
+                feed(a, 0, n);
+            }
+            b.position(b.limit());
+        }
+
+        private void feed(byte[] a, int from, int limit) {
             for (int i = from; i < limit; i++) {
-                if (b.get(i) != '\n') {
+                if (a[i] != '\n') {
                     continue;
                 }
-                if (partial != null && partial.position() > 0) {
-                    keep(b, from, i);
-                    line(partial, 0, partial.position());
-                    partial.clear();
+                if (kept > 0) {
+                    keep(a, from, i);
+                    int n = kept;
+                    kept = 0;
+                    line(partial, 0, n);
                 } else {
-                    line(b, from, i);
+                    line(a, from, i);
                 }
                 from = i + 1;
             }
             if (from < limit) {
-                keep(b, from, limit);
+                keep(a, from, limit);
             }
-            b.position(limit);
         }
 
-        private void keep(ByteBuffer b, int from, int to) {
+        private void keep(byte[] a, int from, int to) {
             int n = to - from;
-            if (partial == null || partial.remaining() < n) {
-                int kept = partial == null ? 0 : partial.position();
-                ByteBuffer bigger = ByteBuffer.allocate(Math.max(512, 2 * (kept + n)));
-                if (partial != null) {
-                    bigger.put(partial.flip());
-                }
-                partial = bigger;
+            if (partial == null || partial.length - kept < n) {
+                partial = Arrays.copyOf(partial == null ? new byte[0] : partial, Math.max(512, 2 * (kept + n)));
             }
-            partial.put(partial.position(), b, from, n);
-            partial.position(partial.position() + n);
+            System.arraycopy(a, from, partial, kept, n);
+            kept += n;
         }
 
-        private void line(ByteBuffer b, int from, int to) {
-            if (to > from && b.get(to - 1) == '\r') {
+        private void line(byte[] a, int from, int to) {
+            if (to > from && a[to - 1] == '\r') {
                 to--;
             }
-            if (!startsWith(b, from, to, DATA)) {
+            if (!startsWith(a, from, to, DATA)) {
                 for (int i = from; i < to && other.length() < 500; i++) {
-                    other.append((char) (b.get(i) & 0xFF));
+                    other.append((char) (a[i] & 0xFF));
                 }
                 return;
             }
             int data = from + DATA.length;
-            if (data < to && b.get(data) == ' ') {
+            if (data < to && a[data] == ' ') {
                 data++;
             }
-            if (startsWith(b, data, to, DONE)) {
+            if (startsWith(a, data, to, DONE)) {
                 done = true;
                 return;
             }
-            if (startsWith(b, data, to, ERROR)) {
-                byte[] text = new byte[to - from];
-                b.get(from, text);
-                error = "in-band error: " + new String(text, StandardCharsets.UTF_8);
+            if (startsWith(a, data, to, ERROR)) {
+                error = "in-band error: " + new String(a, from, to - from, StandardCharsets.UTF_8);
                 return;
             }
-            int cumulative = completionTokens(b, from, to);
+            int cumulative = completionTokens(a, from, to);
             if (cumulative > tokens) {
                 long now = System.nanoTime();
                 if (first < 0) {
@@ -912,12 +974,12 @@ public final class ProxyOverhead {
             }
         }
 
-        private static boolean startsWith(ByteBuffer b, int from, int to, byte[] prefix) {
+        private static boolean startsWith(byte[] a, int from, int to, byte[] prefix) {
             if (to - from < prefix.length) {
                 return false;
             }
             for (int k = 0; k < prefix.length; k++) {
-                if (b.get(from + k) != prefix[k]) {
+                if (a[from + k] != prefix[k]) {
                     return false;
                 }
             }
@@ -925,19 +987,19 @@ public final class ProxyOverhead {
         }
 
         /** The value of the last {@code "completion_tokens": N} in bytes [from, to), or -1. */
-        static int completionTokens(ByteBuffer b, int from, int to) {
+        static int completionTokens(byte[] a, int from, int to) {
             for (int at = to - COMPLETION_TOKENS.length; at >= from; at--) {
-                if (b.get(at) != '"' || !startsWith(b, at, to, COMPLETION_TOKENS)) {
+                if (a[at] != '"' || !startsWith(a, at, to, COMPLETION_TOKENS)) {
                     continue;
                 }
                 int i = at + COMPLETION_TOKENS.length;
-                while (i < to && (b.get(i) == ' ' || b.get(i) == ':')) {
+                while (i < to && (a[i] == ' ' || a[i] == ':')) {
                     i++;
                 }
                 int v = 0;
                 boolean any = false;
-                while (i < to && b.get(i) >= '0' && b.get(i) <= '9') {
-                    v = v * 10 + (b.get(i++) - '0');
+                while (i < to && a[i] >= '0' && a[i] <= '9') {
+                    v = v * 10 + (a[i++] - '0');
                     any = true;
                 }
                 return any ? v : -1;
@@ -953,9 +1015,10 @@ public final class ProxyOverhead {
         /** The answer ended with this status. */
         Outcome outcome(int status) {
             long end = System.nanoTime();
-            if (partial != null && partial.position() > 0) { // a last line without its newline
-                line(partial, 0, partial.position());
-                partial.clear();
+            if (kept > 0) { // a last line without its newline
+                int n = kept;
+                kept = 0;
+                line(partial, 0, n);
             }
             if (status != 200) {
                 return new Outcome(start, first, end, tokens, "HTTP " + status + " " + other);
@@ -1053,10 +1116,16 @@ public final class ProxyOverhead {
      * take their switches with them. A figure that cannot be read is -1; the CPU time is the one
      * that must be there (read twice before giving up).
      */
-    record ProcSample(long nanos, double cpuSeconds, long switches, int threads, int openFds, long rssBytes) {
+    record ProcSample(long nanos, double cpuSeconds, long switches, int threads, int openFds, long rssBytes,
+            Map<String, Double> threadCpu) {
 
-        /** From one sample to a later one; threads, open files and memory are the later sample's. */
-        record Delta(double seconds, double cpuSeconds, long switches, int threads, int openFds, long rssBytes) {
+        /**
+         * From one sample to a later one; threads, open files and memory are the later sample's;
+         * {@code busiestThreadCpuSeconds}: the most CPU one thread took in between (-1 when the
+         * threads' times were not read).
+         */
+        record Delta(double seconds, double cpuSeconds, long switches, int threads, int openFds, long rssBytes,
+                double busiestThreadCpuSeconds) {
 
             /** CPU seconds per 100k tokens. */
             double cpuPer100k(long tokens) {
@@ -1065,8 +1134,15 @@ public final class ProxyOverhead {
         }
 
         Delta minus(ProcSample before) {
+            double busiest = -1;
+            if (threadCpu != null && before.threadCpu != null) {
+                for (Map.Entry<String, Double> t : threadCpu.entrySet()) {
+                    busiest = Math.max(busiest, t.getValue() - before.threadCpu.getOrDefault(t.getKey(), 0.0));
+                }
+            }
             return new Delta((nanos - before.nanos) / 1e9, cpuSeconds - before.cpuSeconds,
-                    switches < 0 || before.switches < 0 ? -1 : switches - before.switches, threads, openFds, rssBytes);
+                    switches < 0 || before.switches < 0 ? -1 : switches - before.switches, threads, openFds, rssBytes,
+                    busiest);
         }
 
         /** The delta from {@code before} to {@code after}; null when either is. */
@@ -1076,6 +1152,11 @@ public final class ProxyOverhead {
 
         /** Null when the process's CPU time cannot be read (it ended, or pid is 0). */
         static ProcSample read(long pid, int clockTicks) {
+            return read(pid, clockTicks, false);
+        }
+
+        /** With {@code perThread}, each thread's CPU time too (/proc/PID/task/TID/stat). */
+        static ProcSample read(long pid, int clockTicks, boolean perThread) {
             if (pid <= 0) {
                 return null;
             }
@@ -1094,6 +1175,7 @@ public final class ProxyOverhead {
             }
             long switches = 0;
             int threads = 0;
+            Map<String, Double> threadCpu = perThread ? new java.util.HashMap<>() : null;
             try (java.nio.file.DirectoryStream<java.nio.file.Path> tasks = java.nio.file.Files.newDirectoryStream(
                     proc.resolve("task"))) {
                 for (java.nio.file.Path t : tasks) {
@@ -1104,8 +1186,11 @@ public final class ProxyOverhead {
                                 switches += Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
                             }
                         }
+                        if (threadCpu != null) {
+                            threadCpu.put(t.getFileName().toString(), cpuSeconds(t, clockTicks));
+                        }
                         threads++;
-                    } catch (IOException ended) {
+                    } catch (IOException | RuntimeException ended) {
                         // the thread ended while listed
                     }
                 }
@@ -1134,7 +1219,7 @@ public final class ProxyOverhead {
             } catch (IOException | RuntimeException e) {
                 System.err.println("proxy-overhead: cannot read /proc/" + pid + "/status: " + e);
             }
-            return new ProcSample(nanos, cpu, switches, threads, fds, rss);
+            return new ProcSample(nanos, cpu, switches, threads, fds, rss, threadCpu);
         }
 
         private static double cpuSeconds(java.nio.file.Path proc, int clockTicks) throws IOException {

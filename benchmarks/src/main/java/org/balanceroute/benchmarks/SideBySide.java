@@ -34,6 +34,7 @@ import org.balanceroute.benchmarks.ProxyOverhead.Path;
 import org.balanceroute.benchmarks.ProxyOverhead.ProcSample;
 import org.balanceroute.benchmarks.ProxyOverhead.Target;
 import org.balanceroute.benchmarks.ProxyOverhead.Throughput;
+import org.balanceroute.chart.PanelChart;
 
 /**
  * Side by side (issue 11): direct, BalanceRoute and (with {@code --peer}) vllm-ascend's PD proxy
@@ -183,6 +184,9 @@ public final class SideBySide {
         if (o.json != null) {
             writeJson(runs, idle, shorts, fresh, warm);
         }
+        if (o.chart != null && !runs.isEmpty()) {
+            writeChart(runs);
+        }
     }
 
     // ---------------------------------------------------------------- latency
@@ -271,15 +275,15 @@ public final class SideBySide {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "%n(b) what it costs, same runs: the proxy process over the window and with the"
                 + " streams open; the engine and this client over the window%n"));
-        sb.append(String.format(Locale.ROOT, "%7s %-13s %10s %8s %7s %7s %8s %9s %7s %10s %10s %7s%n", "streams", "path",
+        sb.append(String.format(Locale.ROOT, "%7s %-13s %10s %8s %7s %7s %8s %9s %7s %10s %10s %12s%n", "streams", "path",
                 "cpu/100k", "csw/tok", "threads", "fds", "heap MB", "KB/stream", "rss MB", "engine/100k", "client/100k",
-                "client%"));
+                "client% (1)"));
         for (Throughput t : runs) {
             boolean proxy = t.path() != Path.DIRECT && t.runtime() != null && t.tokens() > 0;
             Held h = t.held();
             Held i = idle.get(t.path());
             double perStream = heapPerStream(t, i);
-            sb.append(String.format(Locale.ROOT, "%7d %-13s %10s %8s %7s %7s %8s %9s %7s %11s %10s %7s%n", t.streams(),
+            sb.append(String.format(Locale.ROOT, "%7d %-13s %10s %8s %7s %7s %8s %9s %7s %11s %10s %12s%n", t.streams(),
                     t.path().name,
                     proxy ? String.format(Locale.ROOT, "%.3f", t.runtime().cpuPer100k(t.tokens())) : "-",
                     proxy && t.runtime().switches() >= 0
@@ -289,8 +293,9 @@ public final class SideBySide {
                     Double.isNaN(perStream) ? "-" : String.format(Locale.ROOT, "%.1f", perStream / 1024),
                     h == null || h.rssBytes() < 0 ? "-" : String.format(Locale.ROOT, "%.0f", h.rssBytes() / 1048576.0),
                     per100k(t.engine(), t.tokens()), per100k(t.client(), t.tokens()),
-                    t.client() == null ? "-" : String.format(Locale.ROOT, "%.0f", 100 * t.client().cpuSeconds()
-                            / t.client().seconds())));
+                    t.client() == null ? "-" : String.format(Locale.ROOT, "%.0f (%s)", 100 * t.client().cpuSeconds()
+                            / t.client().seconds(), t.client().busiestThreadCpuSeconds() < 0 ? "-" : String.format(Locale.ROOT,
+                            "%.0f", 100 * t.client().busiestThreadCpuSeconds() / t.client().seconds()))));
         }
         StringBuilder idleLine = new StringBuilder();
         for (Map.Entry<Path, Held> e : idle.entrySet()) {
@@ -305,7 +310,8 @@ public final class SideBySide {
                 + " Python process; threads, fds (/proc/PID/fd), heap (a JVM's used heap after jcmd GC.run, GC.heap_info)\n"
                 + " and rss: the proxy process's with the streams open, read right after the window; KB/stream: (heap -\n"
                 + " heap idle) / streams; engine/100k: the simulated cluster's JVM's CPU seconds per 100k tokens;\n"
-                + " client/100k: this load client's, client%: its CPU over the window, % of one core)\n");
+                + " client/100k: this load client's; client% (1): its CPU over the window, % of one core, and (in brackets)\n"
+                + " its busiest thread's: near 100 the client would be the ceiling)\n");
         if (idleLine.length() > 0) {
             sb.append("(idle, before the first point: ").append(idleLine, 0, idleLine.length() - 2).append(")\n");
         }
@@ -454,6 +460,76 @@ public final class SideBySide {
         return sb.toString();
     }
 
+    // ---------------------------------------------------------------- --chart
+
+    /**
+     * Tokens/s and the proxy process's CPU per 100k tokens against streams, one line per path
+     * (two panels of {@link PanelChart}); streams on a log2 scale (its axis is a number axis:
+     * the x values are log2 of the streams, the label says which is which).
+     */
+    private void writeChart(List<Throughput> runs) throws BenchmarkException {
+        List<Path> paths = runs.stream().map(Throughput::path).distinct().toList();
+        int[] streams = runs.stream().mapToInt(Throughput::streams).distinct().sorted().toArray();
+        List<PanelChart.Line> tokens = new ArrayList<>();
+        List<PanelChart.Line> cpu = new ArrayList<>();
+        for (Path p : paths) {
+            List<Throughput> mine = runs.stream().filter(t -> t.path() == p).sorted(
+                    java.util.Comparator.comparingInt(Throughput::streams)).toList();
+            tokens.add(line(p.name, mine, Throughput::tokensPerSecond));
+            if (p != Path.DIRECT) {
+                PanelChart.Line l = line(p.name, mine, t -> t.runtime() == null || t.tokens() == 0 ? Double.NaN
+                        : t.runtime().cpuPer100k(t.tokens()));
+                if (l.x().length > 0) {
+                    cpu.add(l);
+                }
+            }
+        }
+        List<PanelChart.Panel> panels = new ArrayList<>();
+        // what the run was, in the panels' titles too (PanelChart 0.2.0 leaves its own title out of the image)
+        panels.add(new PanelChart.Panel(String.format(Locale.ROOT, "relayed tokens/s (%s, %d-token requests)",
+                ZonedDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE), o.streamMaxTokens), tokens));
+        if (!cpu.isEmpty()) {
+            panels.add(new PanelChart.Panel(String.format(Locale.ROOT, "proxy process's CPU s per 100k tokens (%.0f s windows)",
+                    o.durationSeconds), cpu));
+        }
+        StringBuilder x = new StringBuilder("streams, log2 scale (");
+        for (int i = 0; i < streams.length; i++) {
+            x.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.3g = %,d", log2(streams[i]), streams[i]));
+        }
+        x.append(')');
+        String title = String.format(Locale.ROOT, "Side by side, %s: %d-token streams, 1 token per chunk, %.0f s windows",
+                ZonedDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE), o.streamMaxTokens, o.durationSeconds);
+        try {
+            java.nio.file.Path parent = o.chart.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            PanelChart.write(o.chart, title, x.toString(), "", panels.size(), panels);
+            System.err.println("side-by-side: drew " + o.chart);
+        } catch (IOException | RuntimeException e) {
+            throw new BenchmarkException("cannot draw " + o.chart + ": " + e);
+        }
+    }
+
+    /** One path's points with a known figure. */
+    private static PanelChart.Line line(String name, List<Throughput> runs, java.util.function.ToDoubleFunction<Throughput> y) {
+        double[] xs = new double[runs.size()];
+        double[] ys = new double[runs.size()];
+        int n = 0;
+        for (Throughput t : runs) {
+            double v = y.applyAsDouble(t);
+            if (!Double.isNaN(v)) {
+                xs[n] = log2(t.streams());
+                ys[n++] = v;
+            }
+        }
+        return new PanelChart.Line(name, Arrays.copyOf(xs, n), Arrays.copyOf(ys, n));
+    }
+
+    private static double log2(int v) {
+        return Math.log(v) / Math.log(2);
+    }
+
     // ---------------------------------------------------------------- --json
 
     private void writeJson(List<Throughput> runs, Map<Path, Held> idle, List<Throughput> shorts, Latencies fresh,
@@ -481,6 +557,8 @@ public final class SideBySide {
             number(row, "clientCpuSecondsPer100kTokens", t.client() == null || t.tokens() == 0 ? Double.NaN
                     : t.client().cpuPer100k(t.tokens()), 4);
             number(row, "clientCpuCores", t.client() == null ? Double.NaN : t.client().cpuSeconds() / t.client().seconds(), 3);
+            number(row, "clientBusiestThreadCpuShare", t.client() == null || t.client().busiestThreadCpuSeconds() < 0
+                    ? Double.NaN : t.client().busiestThreadCpuSeconds() / t.client().seconds(), 3);
             row.put("e2eP50Ms", round(ms(pct(t.e2e(), 50)), 3)).put("e2eP99Ms", round(ms(pct(t.e2e(), 99)), 3));
             number(row, "stepMs", t.stepMs(), 3);
         }

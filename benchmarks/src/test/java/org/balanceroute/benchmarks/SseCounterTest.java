@@ -22,12 +22,23 @@ class SseCounterTest {
         }
     }
 
-    /** The window holds every token; the answer fed in pieces of {@code size} bytes (direct buffers, as a socket's). */
+    /**
+     * The answer fed in pieces of {@code size} bytes, in heap buffers (as the client reads) at an
+     * offset in their arrays, and in direct ones.
+     */
     private static Outcome feed(byte[] answer, int size, Window w) {
+        Outcome heap = feed(answer, size, w, false);
+        Outcome direct = feed(answer, size, w, true);
+        assertEquals(heap.tokens(), direct.tokens());
+        assertEquals(heap.error(), direct.error());
+        return direct;
+    }
+
+    private static Outcome feed(byte[] answer, int size, Window w, boolean direct) {
         SseCounter counter = new SseCounter(System.nanoTime(), w);
         for (int at = 0; at < answer.length; at += size) {
             int n = Math.min(size, answer.length - at);
-            ByteBuffer b = ByteBuffer.allocateDirect(n + 7);
+            ByteBuffer b = direct ? ByteBuffer.allocateDirect(n + 7) : ByteBuffer.wrap(new byte[n + 11], 2, n + 7).slice();
             b.position(3);
             b.put(answer, at, n);
             b.flip().position(3);
@@ -51,7 +62,7 @@ class SseCounterTest {
                 Outcome o = feed(answer, size, w);
                 assertNull(o.error(), capture + " in reads of " + size);
                 assertEquals(128, o.tokens(), capture + " in reads of " + size);
-                assertEquals(128, w.tokens.sum(), capture + " in reads of " + size);
+                assertEquals(2 * 128, w.tokens.sum(), capture + " in reads of " + size + " (heap, then direct buffers)");
                 assertTrue(o.firstTokenNanos() >= o.startNanos());
             }
         }
@@ -93,9 +104,8 @@ class SseCounterTest {
 
     @Test
     void theLastCompletionTokensOfALineCounts() {
-        ByteBuffer line = ByteBuffer.wrap(("data: {\"completion_tokens\":1,\"usage\":{\"completion_tokens\": 42}}")
-                .getBytes(StandardCharsets.UTF_8));
-        assertEquals(42, SseCounter.completionTokens(line, 0, line.limit()));
+        byte[] line = "data: {\"completion_tokens\":1,\"usage\":{\"completion_tokens\": 42}}".getBytes(StandardCharsets.UTF_8);
+        assertEquals(42, SseCounter.completionTokens(line, 0, line.length));
         assertEquals(-1, SseCounter.completionTokens(line, 0, 20));
     }
 }
