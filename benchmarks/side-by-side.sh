@@ -7,6 +7,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tool=side-by-side
+# 8,192 streams on a cluster of 512 slots: the rest wait in the router's prompt pool, beyond the
+# distribution's maxPoolDepth (4,096, which would refuse them with 429); --max-pool-depth changes it
+pool_depth=16384
 source "$root/benchmarks/lib/harness.sh"
 
 peer_port=8410

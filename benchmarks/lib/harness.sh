@@ -8,6 +8,7 @@ port=8400
 port_base=18500
 time_factor=0.001
 router_capacity=""
+pool_depth="${pool_depth:-}"
 capacity=""
 logs="$root/benchmarks/target/$tool"
 
@@ -18,6 +19,7 @@ harness_usage() {
   --time-factor F      the cluster's wall seconds per modelled second ($time_factor: a 20 us step)
   --router-capacity B  the router's capacity per worker for this run (default: as configured, 64)
   --capacity B         the cluster's running requests per rank and the router's capacity (64)
+  --max-pool-depth N   the proxy's maxPoolDepth for this run (default: ${pool_depth:-as configured, 4096})
   --logs DIR           where the children's logs go (benchmarks/target/$tool)
 USAGE
 }
@@ -33,6 +35,7 @@ harness_option() {
     --time-factor) need "$@"; time_factor="$2" ;;
     --router-capacity) need "$@"; router_capacity="$2" ;;
     --capacity) need "$@"; capacity="$2"; router_capacity="$2" ;;
+    --max-pool-depth) need "$@"; pool_depth="$2" ;;
     --logs) need "$@"; logs="$2" ;;
     *) return 1 ;;
   esac
@@ -61,6 +64,7 @@ harness_setup() {
   number --port-base "$port_base" 1 65427
   [[ -z "$router_capacity" ]] || number --router-capacity "$router_capacity" 1 4096
   [[ -z "$capacity" ]] || number --capacity "$capacity" 1 4096
+  [[ -z "$pool_depth" ]] || number --max-pool-depth "$pool_depth" 0 1000000
   [[ "$time_factor" =~ ^[0-9]*\.?[0-9]+([eE]-?[0-9]+)?$ ]] \
     || { echo "$tool: --time-factor must be a number > 0, got '$time_factor'" >&2; exit 2; }
   prefill_url="http://127.0.0.1:$port_base"
@@ -135,6 +139,9 @@ configure() {
   set_property_in "$dir" org.balanceroute.pool-default instance.decode.workers "$decode_urls"
   if [[ -n "$router_capacity" ]]; then
     set_property_in "$dir" org.balanceroute.pool-default instance.decode.capacity "$router_capacity"
+  fi
+  if [[ -n "$pool_depth" ]]; then
+    set_property_in "$dir" org.balanceroute.proxy maxPoolDepth "$pool_depth"
   fi
 }
 
