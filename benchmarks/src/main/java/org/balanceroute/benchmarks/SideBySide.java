@@ -111,6 +111,7 @@ public final class SideBySide {
         defaults.concurrency = new int[] {64, 256, 1024, 4096, 8192};
         defaults.warmupSeconds = 5;
         defaults.durationSeconds = 15;
+        defaults.poolSamples = false;
         ProxyOverhead.main(args, defaults, USAGE, "side-by-side", t -> new SideBySide(t).run());
     }
 
