@@ -19,7 +19,7 @@ harness_usage() {
   --time-factor F      the cluster's wall seconds per modelled second ($time_factor: a 20 us step)
   --router-capacity B  the router's capacity per worker for this run (default: as configured, 64)
   --capacity B         the cluster's running requests per rank and the router's capacity (64)
-  --max-pool-depth N   the proxy's maxPoolDepth for this run (default: ${pool_depth:-as configured, 4096})
+  --max-pool-depth N   the proxy's maxPoolDepth and the connector's prefillQueueMax for this run (default: ${pool_depth:-as configured, 4096})
   --logs DIR           where the children's logs go (benchmarks/target/$tool)
 USAGE
 }
@@ -141,7 +141,9 @@ configure() {
     set_property_in "$dir" org.balanceroute.pool-default instance.decode.capacity "$router_capacity"
   fi
   if [[ -n "$pool_depth" ]]; then
+    # and as many may wait for a prefill slot: a closed loop of N streams starts N prefills at once
     set_property_in "$dir" org.balanceroute.proxy maxPoolDepth "$pool_depth"
+    set_property_in "$dir" org.balanceroute.connector.vllm prefillQueueMax "$pool_depth"
   fi
 }
 
