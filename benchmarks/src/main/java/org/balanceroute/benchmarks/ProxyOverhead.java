@@ -74,13 +74,13 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * chunks), so a request straddling the window's edge counts only the tokens inside it.
  *
  * <p>The client is Jetty 12's asynchronous {@link HttpClient} (HTTP/1.1, one selector, a small
- * pool, a connection per open stream): no thread per stream, and each answer's lines scanned in
- * the client's own buffers ({@link SseCounter}), so thousands of streams cost the client little
+ * pool, a connection of its own per stream, {@link OwnConnection}): no thread per stream, and each
+ * answer's lines scanned in the client's own buffers ({@link SseCounter}), so thousands of streams cost the client little
  * CPU, which matters when client, proxy and cluster share two cores. Its own CPU per token is
  * read over every window, so a reader can see it is not the ceiling. (It replaced the JDK's
- * HttpClient, whose line subscriber decoded every line into a String and which cost 2 to 3 CPU s
- * per 100k tokens, about what the proxy under test costs.) The side channels (the admin snapshot,
- * the engine's stats) go through a JDK client of their own.
+ * HttpClient, whose line subscriber decoded every line into a String and which cost 2 to 5 CPU s
+ * per 100k tokens, as much as the proxy under test, and could not hold 8,192 streams.) The side
+ * channels (the admin snapshot, the engine's stats) go through a JDK client of their own.
  */
 public final class ProxyOverhead {
 
@@ -152,10 +152,10 @@ public final class ProxyOverhead {
 
     /**
      * Jetty's asynchronous client on one selector and a small pool (callbacks are short; more
-     * threads would compete for the two cores with the proxy and the cluster), with room for
-     * tens of thousands of connections per destination (a stream holds one) and no idle
-     * connection kept past 4 s: between runs the proxies close the ones left idle, and a POST
-     * sent on one would fail with no answer.
+     * threads would compete for the two cores with the proxy and the cluster). Its own pool
+     * (the direct path's prefill hops, the latency phases, the probes) has room for tens of
+     * thousands of connections per destination and keeps none idle past 4 s: between runs the
+     * proxies close the ones left idle, and a POST sent on one would fail with no answer.
      */
     private static HttpClient loadClient() {
         QueuedThreadPool threads = new QueuedThreadPool(8, 2);
@@ -404,7 +404,7 @@ public final class ProxyOverhead {
     // ---------------------------------------------------------------- (b) throughput
 
     /**
-     * One closed-loop run's result. {@code proxy}, {@code engine}, {@code client}: /proc over the
+     * One closed-loop run's result. {@code runtime}, {@code engine}, {@code client}: /proc over the
      * measured window of the path's proxy process (the idle runtime's on direct), the simulated
      * cluster's JVM and this client's JVM (null when not read); {@code held}: what the proxy
      * process held with the streams open, just after the window (null when not probed).
