@@ -8,7 +8,7 @@ import org.osgi.annotation.versioning.ConsumerType;
  * Receives a decode answer as it comes, on the HTTP client's threads, in order:
  * {@link #onHeaders} once, then for a 200 {@code text/event-stream} answer the events of each
  * read of the body ({@link #onEvent(ByteBuffer, int, int)} per SSE event, then
- * {@link #onEventsRead()}), then exactly one of {@link #onEnd} or {@link #onFailure} (a failure
+ * {@link #onEventsRead(DecodeExchange)}), then exactly one of {@link #onEnd} or {@link #onFailure} (a failure
  * before the headers skips {@link #onHeaders}). Nothing is called after
  * {@link DecodeExchange#cancel()}. Must not block.
  *
@@ -36,6 +36,19 @@ public interface DecodeListener {
 
     /** The events of one read of the answer have all been given: what they queued can be written now. */
     default void onEventsRead() {
+    }
+
+    /**
+     * {@link #onEventsRead()} with flow control: return false to hold the reading of this answer
+     * (its bytes wait in the socket, and TCP slows the engine's writes) until
+     * {@code exchange.}{@link DecodeExchange#resume() resume()}, which the listener must arrange
+     * before it returns false (a client's output that is behind: resumed once it took what is
+     * queued). The connector calls this form; by default it calls {@link #onEventsRead()} and
+     * reads on.
+     */
+    default boolean onEventsRead(DecodeExchange exchange) {
+        onEventsRead();
+        return true;
     }
 
     /** One SSE event's data as text; by default, the byte form then {@link #onEventsRead()}. */

@@ -11,7 +11,7 @@
  * threads and must not block.
  */
 @Export
-@Version("2.0.0")
+@Version("2.1.0")
 package org.balanceroute.connector.vllm;
 
 import org.osgi.annotation.bundle.Export;

@@ -19,12 +19,17 @@ import java.util.Arrays;
  *
  * <p><b>Slow clients.</b> Nothing here blocks: a client that does not read leaves its events in
  * its own buffer (two arrays: the one being filled and the one the output may still hold), and
- * every other stream goes on. A client more than {@code limit} events behind (events buffered and
- * not yet handed to the output) is cut: its response is ended, {@code onClientGone} runs once
- * (the flow aborts the request upstream and in the router) and later events are dropped. The same
- * happens when a write fails (the client left): the output reports it, or the write throws. A
- * client that reads nothing while the engine is silent is cut by the container's idle timeout,
- * through the same failure.
+ * every other stream goes on. Once {@link #HOLD_BYTES} wait behind a write still in flight, the
+ * reader of the engine's answer is held ({@link #flush(Runnable)} says so): the engine's next
+ * events wait in the socket, not here, and the reader is resumed as soon as the output takes
+ * what waited - so a relay that is behind reads bigger batches instead of copying a growing
+ * buffer, and each stream's memory stays bounded. A stream held longer than the stall bound
+ * is cut by {@link StalledClients}. A client more than {@code limit} events behind (events
+ * buffered and not yet handed to the output) is cut too. Cut means: its response is ended,
+ * {@code onClientGone} runs once (the flow aborts the request upstream and in the router) and
+ * later events are dropped. The same happens when a write fails (the client left): the output
+ * reports it, or the write throws. A client that reads nothing while the engine is silent is cut
+ * by the container's idle timeout, through the same failure.
  *
  * <p>The same stream carries the {@code : ping} heartbeats written while the request still waits,
  * and the events of every decode hop of the request (a recomputed request is re-submitted, its
@@ -33,6 +38,7 @@ import java.util.Arrays;
  *
  * <p>Threading: any thread may call any method; a small lock guards the buffer (held to copy an
  * event in, or to swap the arrays, never during a write), and one thread at a time writes.
+ * The resume of a held reader runs on the writing thread, after its write.
  */
 final class ClientStream {
 
@@ -42,6 +48,11 @@ final class ClientStream {
     private static final int INITIAL = 1024;
     /** A buffer grown past this by a burst is let go once written, not kept for the stream's life. */
     private static final int KEEP_AT_MOST = 64 * 1024;
+    /**
+     * Bytes waiting for the client past which its reader is held: about a hundred token events,
+     * several writes' worth, so a stream that keeps up is never held.
+     */
+    static final int HOLD_BYTES = 32 * 1024;
 
     private volatile ClientOutput out;
     private final int limit;
@@ -66,9 +77,22 @@ final class ClientStream {
     /** Under the lock: the output was closed (the end, or the client gone). */
     private boolean closed;
 
+    /** Under the lock: what resumes the held reader; null when none is held. */
+    private Runnable resume;
+    /** Whether the reader is held, and since when (nanoTime): read by {@link StalledClients} without the lock. */
+    private volatile boolean holding;
+    private volatile long heldSince;
+    /** Told when a hold begins and ends; null: holds are not watched (tests, the warm-up). */
+    private final StalledClients stalls;
+
     ClientStream(int limit, Runnable onClientGone) {
+        this(limit, onClientGone, null);
+    }
+
+    ClientStream(int limit, Runnable onClientGone, StalledClients stalls) {
         this.limit = limit;
         this.onClientGone = onClientGone;
+        this.stalls = stalls;
     }
 
     /**
@@ -148,6 +172,41 @@ final class ClientStream {
     /** Writes what is buffered now, in one write and one flush (or as soon as the output is ready). */
     void flush() {
         drain();
+    }
+
+    /**
+     * {@link #flush()}, then whether the reader may read on: false when {@link #HOLD_BYTES} or
+     * more still wait for the client; {@code resume} then runs once the output took them (or
+     * never, if the stream is cut meanwhile: the flow cancels the reader then).
+     */
+    boolean flush(Runnable resume) {
+        drain();
+        boolean watch;
+        synchronized (lock) {
+            if (length < HOLD_BYTES || !started || dead || closing) {
+                return true;
+            }
+            this.resume = resume;
+            watch = !holding;
+            if (watch) {
+                heldSince = System.nanoTime(); // before holding: a sweep that sees the hold sees its start
+                holding = true;
+            }
+        }
+        if (watch && stalls != null) {
+            stalls.held(this);
+        }
+        return false;
+    }
+
+    /** Nanoseconds the reader has been held at {@code now}; -1 when it is not held. */
+    long heldFor(long now) {
+        return holding ? Math.max(0, now - heldSince) : -1;
+    }
+
+    /** Cuts a stream that stalled (its client took nothing for too long): as if it lagged too far. */
+    void cut() {
+        gone();
     }
 
     /** Ends the stream after the events buffered so far. */
@@ -230,6 +289,7 @@ final class ClientStream {
             byte[] buf = null;
             int n;
             boolean end;
+            Runnable resumeReader = null;
             synchronized (lock) {
                 n = length;
                 end = closing;
@@ -239,12 +299,18 @@ final class ClientStream {
                     spare = null;
                     length = 0;
                     events = 0;
+                    resumeReader = resume;
+                    resume = null;
+                    holding = false;
                 }
             }
             if (n > 0) {
                 inFlight = buf;
                 unflushed = true;
                 out.write(buf, 0, n);
+                if (resumeReader != null) {
+                    resumeReader.run(); // the next events gather while this write is in flight
+                }
             } else if (unflushed) {
                 unflushed = false;
                 out.flush();
@@ -272,6 +338,8 @@ final class ClientStream {
             dead = true;
             length = 0;
             events = 0;
+            resume = null; // the flow cancels the reader
+            holding = false;
             closeHere = !draining;
             if (draining) {
                 again = true;

@@ -10,7 +10,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.balanceroute.connector.vllm.VllmConnector;
@@ -100,6 +102,8 @@ public final class CompletionFlow {
     private static final Logger LOG = LoggerFactory.getLogger(CompletionFlow.class);
     /** Threads of the executor: its tasks never block (a placement starts a non-blocking decode request). */
     private static final int THREADS = 2;
+    /** How often held streams are checked for a stall: a cut comes at most this late. */
+    private static final long STALL_SWEEP_MILLIS = 500;
 
     /** Null while the router is away (its bundle updated); see Holding above. */
     private volatile RouterService router;
@@ -111,6 +115,9 @@ public final class CompletionFlow {
     private final Executor executor;
     /** One timer thread for every request's heartbeats. */
     private final ScheduledExecutorService pings;
+    /** Streams whose client is behind, swept on the timer: one stalled too long is cut. */
+    private final StalledClients stalls = new StalledClients(() -> this.settings.clientStallMillis());
+    private final ScheduledFuture<?> stallSweep;
     /** Where the event streams of {@link #handle(Endpoint, byte[], String, AsyncResponse)} go (tests); null in the runtime. */
     private final Supplier<ClientOutput> testOutputs;
     private volatile ProxySettings settings;
@@ -232,6 +239,8 @@ public final class CompletionFlow {
         // it is due: without this a cancelled one stays queued for the whole interval (15 s)
         timer.setRemoveOnCancelPolicy(true);
         this.pings = timer;
+        this.stallSweep = timer.scheduleWithFixedDelay(this::sweepStalls, STALL_SWEEP_MILLIS, STALL_SWEEP_MILLIS,
+                TimeUnit.MILLISECONDS);
     }
 
     private static ProxySettings settingsOrDefaults(ProxyConfig config) {
@@ -255,6 +264,23 @@ public final class CompletionFlow {
 
     ProxySettings settings() {
         return settings;
+    }
+
+    StalledClients stalls() {
+        return stalls;
+    }
+
+    /** The stall sweep's task on the timer (tests tell it from the heartbeats). */
+    ScheduledFuture<?> stallSweep() {
+        return stallSweep;
+    }
+
+    private void sweepStalls() {
+        int cut = stalls.sweep(System.nanoTime());
+        if (cut > 0) {
+            LOG.info("cut {} streaming client(s) that took nothing for {} ms (clientStallMillis)", cut,
+                    settings.clientStallMillis());
+        }
     }
 
     /** Streams in flight are left to end; nothing new starts, no more heartbeats. */

@@ -74,6 +74,8 @@ final class Hop implements DecodeListener {
     /** Tokens counted in the current read, reported to the router at its end. */
     private int unreported;
     private byte[] scratch;
+    /** Resumes this hop's decode reading, made once (the reads' callbacks are serialised). */
+    private Runnable resumeUpstream;
 
     Hop(Exchange exchange, ObjectNode hopBody, String upstreamId) {
         this.exchange = exchange;
@@ -303,14 +305,24 @@ final class Hop implements DecodeListener {
         relay.event(a, from, length);
     }
 
-    /** The read's events are queued: its tokens to the router in one report, its bytes to the client in one write. */
+    /**
+     * The read's events are queued: its tokens to the router in one report, its bytes to the
+     * client in one write; false holds the reading while the client is behind (resumed once its
+     * output took them).
+     */
     @Override
-    public void onEventsRead() {
+    public boolean onEventsRead(DecodeExchange upstream) {
         reportTokens();
         ClientStream r = relay;
-        if (r != null) {
-            r.flush();
+        if (r == null) {
+            return true;
         }
+        Runnable resume = resumeUpstream;
+        if (resume == null) {
+            resume = upstream::resume;
+            resumeUpstream = resume;
+        }
+        return r.flush(resume);
     }
 
     private void reportTokens() {

@@ -22,6 +22,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     int DEFAULT_MAX_TOKENS_LIMIT = 131_072;
     long DEFAULT_HOLD_TIMEOUT_MILLIS = 30_000;
     int DEFAULT_MAX_HELD_REQUESTS = 4096;
+    long DEFAULT_CLIENT_STALL_MILLIS = 30_000;
 
     @AttributeDefinition(min = "1024", max = "1073741824",
             description = "Largest request body accepted, bytes; larger ones get 413 (1024..1073741824)")
@@ -73,4 +74,10 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
             description = "Requests that may be held at once while the router or the connector is away; one more gets"
                     + " 503 with Retry-After at once (0..1000000)")
     int maxHeldRequests() default DEFAULT_MAX_HELD_REQUESTS;
+
+    @AttributeDefinition(min = "100", max = "3600000",
+            description = "A streaming client that takes nothing for this long while events wait for it is cut and"
+                    + " its request released (its decode slot and KV freed); meanwhile the relay stops reading the"
+                    + " engine's stream for it. ms (100..3600000)")
+    long clientStallMillis() default DEFAULT_CLIENT_STALL_MILLIS;
 }

@@ -3,7 +3,7 @@ package org.balanceroute.proxy.internal;
 /** The proxy's configuration, checked: {@link #from} names the invalid property and its range. */
 public record ProxySettings(int maxBodyBytes, long placementTimeoutMillis, int relayQueueEvents, int maxPoolDepth,
         int retryAfterSeconds, long pingIntervalMillis, int maxRecomputes, int maxTokensLimit,
-        long holdTimeoutMillis, int maxHeldRequests) {
+        long holdTimeoutMillis, int maxHeldRequests, long clientStallMillis) {
 
     /** Shortest heartbeat interval: below that, pings would be most of the traffic. */
     static final long MIN_PING_INTERVAL_MILLIS = 100;
@@ -13,7 +13,8 @@ public record ProxySettings(int maxBodyBytes, long placementTimeoutMillis, int r
                 ProxyConfig.DEFAULT_RELAY_QUEUE_EVENTS, ProxyConfig.DEFAULT_MAX_POOL_DEPTH,
                 ProxyConfig.DEFAULT_RETRY_AFTER_SECONDS, ProxyConfig.DEFAULT_PING_INTERVAL_MILLIS,
                 ProxyConfig.DEFAULT_MAX_RECOMPUTES, ProxyConfig.DEFAULT_MAX_TOKENS_LIMIT,
-                ProxyConfig.DEFAULT_HOLD_TIMEOUT_MILLIS, ProxyConfig.DEFAULT_MAX_HELD_REQUESTS);
+                ProxyConfig.DEFAULT_HOLD_TIMEOUT_MILLIS, ProxyConfig.DEFAULT_MAX_HELD_REQUESTS,
+                ProxyConfig.DEFAULT_CLIENT_STALL_MILLIS);
     }
 
     static ProxySettings from(ProxyConfig c) {
@@ -39,7 +40,8 @@ public record ProxySettings(int maxBodyBytes, long placementTimeoutMillis, int r
                 (int) range("maxRecomputes", c.maxRecomputes(), 0, 16),
                 (int) range("maxTokensLimit", c.maxTokensLimit(), 1, Integer.MAX_VALUE),
                 range("holdTimeoutMillis", c.holdTimeoutMillis(), 0, ProxyConfig.KV_ABORT_TIMEOUT_MILLIS - 1),
-                (int) range("maxHeldRequests", c.maxHeldRequests(), 0, 1_000_000));
+                (int) range("maxHeldRequests", c.maxHeldRequests(), 0, 1_000_000),
+                range("clientStallMillis", c.clientStallMillis(), 100, 3_600_000));
     }
 
     private static long range(String name, long v, long min, long max) {

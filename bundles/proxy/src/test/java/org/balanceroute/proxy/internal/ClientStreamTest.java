@@ -284,4 +284,105 @@ class ClientStreamTest {
         assertEquals(expected.toString(), out.text());
         assertEquals(0, gone.get());
     }
+
+    /** One event of {@code size} bytes of data (framing adds 8). */
+    private static byte[] payload(int size) {
+        byte[] b = new byte[size];
+        java.util.Arrays.fill(b, (byte) 'x');
+        return b;
+    }
+
+    @Test
+    void aReaderIsHeldOnceHoldBytesWaitBehindAWriteAndResumedWhenTheOutputTakesThem() {
+        Manual out = new Manual();
+        out.busyAfterWrite = true;
+        AtomicInteger resumed = new AtomicInteger();
+        StalledClients stalls = new StalledClients(() -> 60_000);
+        ClientStream s = new ClientStream(1_000_000, gone::incrementAndGet, stalls);
+        s.start(out);
+        byte[] event = payload(1016); // 1 KiB framed
+        s.event(event, 0, event.length);
+        assertTrue(s.flush(resumed::incrementAndGet), "written at once: nothing waits, read on");
+        assertEquals(1, out.writes.size());
+        int n = 0;
+        boolean readOn = true;
+        while (readOn) {
+            s.event(event, 0, event.length);
+            n++;
+            readOn = s.flush(resumed::incrementAndGet);
+        }
+        assertEquals(ClientStream.HOLD_BYTES / 1024, n, "held exactly when HOLD_BYTES wait behind the write in flight");
+        assertTrue(s.heldFor(System.nanoTime()) >= 0);
+        assertEquals(1, stalls.size(), "watched while held");
+        assertEquals(0, resumed.get(), "nothing taken yet: still held");
+        out.done(); // the write in flight is done: the waiting bytes go in one write, then the reader is resumed
+        assertEquals(2, out.writes.size());
+        assertEquals(ClientStream.HOLD_BYTES, out.writes.get(1).length);
+        assertEquals(1, resumed.get(), "resumed once, after the write");
+        assertEquals(-1, s.heldFor(System.nanoTime()));
+        assertEquals(0, stalls.sweep(System.nanoTime()), "no longer held: nothing to cut");
+        assertEquals(0, stalls.size(), "dropped by the sweep");
+        assertEquals(0, gone.get());
+    }
+
+    @Test
+    void aStreamHeldLongerThanTheStallBoundIsCutAndItsReaderNeverResumed() {
+        Manual out = new Manual();
+        out.ready = false; // the client reads nothing
+        AtomicInteger resumed = new AtomicInteger();
+        StalledClients stalls = new StalledClients(() -> 1_000);
+        ClientStream s = new ClientStream(1_000_000, gone::incrementAndGet, stalls);
+        s.start(out);
+        byte[] event = payload(ClientStream.HOLD_BYTES);
+        s.event(event, 0, event.length);
+        assertFalse(s.flush(resumed::incrementAndGet));
+        long now = System.nanoTime();
+        assertEquals(0, stalls.sweep(now + 999_000_000L), "within the bound: kept");
+        assertEquals(0, gone.get());
+        assertEquals(1, stalls.sweep(now + 1_001_000_000L), "past it: cut");
+        assertEquals(1, gone.get(), "the flow is told once");
+        assertEquals(1, out.closes, "the response ended");
+        assertEquals(0, stalls.size());
+        assertEquals(0, stalls.sweep(now + 5_000_000_000L));
+        assertEquals(0, resumed.get(), "a cut stream's reader is cancelled by the flow, not resumed");
+        assertFalse(s.event(event, 0, event.length), "later events are dropped");
+    }
+
+    @Test
+    void aResumeThatComesBeforeTheOutputIsReadyAgainIsNotLostUnderConcurrentWriters() throws Exception {
+        // the reader holds on one thread while the output's callbacks run on another: every hold must end
+        Manual out = new Manual();
+        out.busyAfterWrite = true;
+        ClientStream s = new ClientStream(1_000_000, gone::incrementAndGet);
+        s.start(out);
+        byte[] event = payload(4088);
+        java.util.concurrent.Semaphore resumes = new java.util.concurrent.Semaphore(0);
+        Thread output = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                boolean busy;
+                synchronized (out) {
+                    busy = !out.ready;
+                }
+                if (busy) {
+                    out.done();
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+        });
+        output.start();
+        try {
+            for (int i = 0; i < 20_000; i++) {
+                s.event(event, 0, event.length);
+                if (!s.flush(resumes::release)) {
+                    assertTrue(resumes.tryAcquire(10, java.util.concurrent.TimeUnit.SECONDS), "held read " + i
+                            + " was never resumed");
+                }
+            }
+        } finally {
+            output.interrupt();
+            output.join();
+        }
+        assertEquals(0, gone.get());
+    }
 }

@@ -29,7 +29,8 @@ class HoldingTest {
     /** A flow with the connector bound and no router yet. */
     private CompletionFlow flow(long holdTimeoutMillis, int maxHeldRequests) {
         flow = new CompletionFlow(null, connector, new ProxySettings(1 << 20, 60_000, 64, 0, 3, 0, 0,
-                ProxyConfig.DEFAULT_MAX_TOKENS_LIMIT, holdTimeoutMillis, maxHeldRequests), FlowFakes.sinks(sinks));
+                ProxyConfig.DEFAULT_MAX_TOKENS_LIMIT, holdTimeoutMillis, maxHeldRequests,
+                ProxyConfig.DEFAULT_CLIENT_STALL_MILLIS), FlowFakes.sinks(sinks));
         flow.observer(observer);
         return flow;
     }

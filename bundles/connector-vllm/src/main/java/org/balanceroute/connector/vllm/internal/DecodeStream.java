@@ -6,6 +6,7 @@ import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.util.Locale;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.balanceroute.connector.vllm.DecodeExchange;
@@ -22,8 +23,10 @@ import org.slf4j.LoggerFactory;
  * One decode answer, from the HTTP client's callbacks (serialised per exchange) to the listener.
  * The answer's content is pulled from the client's content source: every chunk available without
  * waiting (what the socket's reads brought, parsed; the engine sends one HTTP chunk per event),
- * then {@link DecodeListener#onEventsRead()} once before waiting for more, so a relay writes all
- * the events that arrived together in one write - never holding one back for another. An event
+ * then {@link DecodeListener#onEventsRead(DecodeExchange)} once before waiting for more, so a relay
+ * writes all the events that arrived together in one write - never holding one back for another.
+ * The listener may hold the reading there (its client is behind): nothing is demanded until
+ * {@link #resume()}, so the engine's bytes wait in the socket instead of in the relay. An event
  * stream is scanned in the client's buffers ({@link SseScanner}): each event is handed on in place
  * as soon as its blank line is read. Any other answer is collected whole (up to {@code maxBytes}).
  */
@@ -52,6 +55,11 @@ final class DecodeStream implements DecodeExchange {
     /** One demand callback for the stream's life, not a lambda per read. */
     private final Runnable readMore = this::readAvailable;
     private boolean overflow;
+    /** Reading, held by the listener, or resumed while reading (a hold about to begin does not happen). */
+    private final AtomicInteger flow = new AtomicInteger(READING);
+    private static final int READING = 0;
+    private static final int HELD = 1;
+    private static final int RESUMED = 2;
 
     DecodeStream(DecodeListener listener, int maxBytes, Runnable refused) {
         this.listener = listener;
@@ -118,7 +126,10 @@ final class DecodeStream implements DecodeExchange {
         while (true) {
             Content.Chunk chunk = source.read();
             if (chunk == null) {
-                eventsRead(fed);
+                if (!eventsRead(fed) && flow.compareAndSet(READING, HELD)) {
+                    return; // resume() demands
+                }
+                flow.set(READING); // a resume() that came while reading is spent
                 source.demand(readMore);
                 return;
             }
@@ -138,9 +149,23 @@ final class DecodeStream implements DecodeExchange {
         }
     }
 
-    private void eventsRead(boolean fed) {
-        if (fed && !cancelled) {
-            listener.onEventsRead();
+    /** Tells the listener a read's events are in; false when it holds the reading. */
+    private boolean eventsRead(boolean fed) {
+        return !fed || cancelled || listener.onEventsRead(this);
+    }
+
+    @Override
+    public void resume() {
+        while (true) {
+            int f = flow.get();
+            if (f == HELD) {
+                if (flow.compareAndSet(HELD, READING)) {
+                    source.demand(readMore);
+                    return;
+                }
+            } else if (f == RESUMED || flow.compareAndSet(READING, RESUMED)) {
+                return;
+            }
         }
     }
 
@@ -192,7 +217,7 @@ final class DecodeStream implements DecodeExchange {
             if (scanner != null) {
                 scanner.finish();
                 if (!cancelled) {
-                    listener.onEventsRead();
+                    listener.onEventsRead(this); // the end: nothing more to hold
                 }
             }
             listener.onEnd(status, contentType, buffer == null ? new byte[0] : buffer.toByteArray());

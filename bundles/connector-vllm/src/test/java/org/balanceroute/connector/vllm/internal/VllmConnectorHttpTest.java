@@ -471,6 +471,102 @@ class VllmConnectorHttpTest {
         }
     }
 
+    @Test
+    void aHeldAnswerIsReadOnlyAfterItsResumeAndEndsWholeInOrder() throws Exception {
+        int bursts = 40;
+        int perBurst = 50;
+        try (java.net.ServerSocket listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            // burst b + 1 is written once read b is held, and read b resumed once it was written: a
+            // reader that did not hold would be handed burst b + 1 before the resume
+            java.util.concurrent.Semaphore heldReads = new java.util.concurrent.Semaphore(0);
+            java.util.concurrent.Semaphore burstsWritten = new java.util.concurrent.Semaphore(0);
+            RawEngine.serve(listener, (in, out) -> inBursts(out, bursts, perBurst, heldReads, burstsWritten));
+            String url = "http://127.0.0.1:" + listener.getLocalPort();
+            VllmConnectorComponent c = new VllmConnectorComponent(connectTimeoutSettings(url, 0));
+            java.util.concurrent.BlockingQueue<org.balanceroute.connector.vllm.DecodeExchange> toResume =
+                    new java.util.concurrent.LinkedBlockingQueue<>();
+            java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean();
+            AtomicInteger holds = new AtomicInteger();
+            List<String> readWhileHeld = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Collected got = new Collected() {
+                @Override
+                public void onEvent(String data) {
+                    if (held.get()) {
+                        readWhileHeld.add(data);
+                    }
+                    super.onEvent(data);
+                }
+
+                @Override
+                public boolean onEventsRead(org.balanceroute.connector.vllm.DecodeExchange exchange) {
+                    held.set(true); // every read is held; another thread resumes it
+                    holds.incrementAndGet();
+                    toResume.add(exchange);
+                    heldReads.release();
+                    return false;
+                }
+            };
+            Thread resumer = new Thread(() -> {
+                try {
+                    while (true) {
+                        org.balanceroute.connector.vllm.DecodeExchange x = toResume.take();
+                        burstsWritten.tryAcquire(10, TimeUnit.SECONDS); // the next burst is on the wire (or there is none)
+                        held.set(false);
+                        x.resume();
+                    }
+                } catch (InterruptedException stop) {
+                    // the test is over
+                }
+            });
+            resumer.start();
+            try {
+                c.decode("r0", c.decodeWorker(0), "/v1/completions", json("{\"model\": \"m\", \"prompt\": \"x\", \"stream\": true}"), null, got);
+                got.done.get(20, TimeUnit.SECONDS);
+                assertEquals(bursts * perBurst + 1, got.events.size(), "every event, then [DONE]");
+                for (int k = 0; k < bursts * perBurst; k++) {
+                    assertEquals("{\"choices\": [{\"text\": \"t" + k + "\"}]}", got.events.get(k));
+                }
+                assertEquals("[DONE]", got.events.get(bursts * perBurst));
+                assertTrue(holds.get() > 1, "held after each read: " + holds.get());
+                assertEquals(0, readWhileHeld.size(), "nothing handed on between a hold and its resume; first: "
+                        + readWhileHeld.subList(0, Math.min(3, readWhileHeld.size())));
+            } finally {
+                resumer.interrupt();
+                resumer.join();
+                c.close();
+            }
+        }
+    }
+
+    /**
+     * A POST's answer: {@code bursts} writes of {@code perBurst} events each, then [DONE]; each
+     * write after the first waits for a held read, and each is told once flushed.
+     */
+    private static void inBursts(java.io.OutputStream out, int bursts, int perBurst,
+            java.util.concurrent.Semaphore heldReads, java.util.concurrent.Semaphore written)
+            throws java.io.IOException, InterruptedException {
+        out.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+        int k = 0;
+        for (int b = 0; b < bursts; b++) {
+            if (b > 0) {
+                heldReads.tryAcquire(10, TimeUnit.SECONDS);
+            }
+            StringBuilder burst = new StringBuilder();
+            for (int i = 0; i < perBurst; i++, k++) {
+                burst.append(chunk("data: {\"choices\": [{\"text\": \"t" + k + "\"}]}\n\n"));
+            }
+            out.write(burst.toString().getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            if (b > 0) {
+                written.release();
+            }
+        }
+        out.write((chunk("data: [DONE]\n\n") + "0\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        written.release(bursts); // the reads after the last burst have nothing more to wait for
+    }
+
     /** A POST's answer: ten events in one write, and once they are seen, one more and [DONE]. */
     private static void tenThenTwo(java.io.InputStream in, java.io.OutputStream out, CountDownLatch firstBurstSeen)
             throws java.io.IOException, InterruptedException {
