@@ -10,6 +10,11 @@ tool=side-by-side
 # 8,192 streams on a cluster of 512 slots: the rest wait in the router's prompt pool, beyond the
 # distribution's maxPoolDepth (4,096, which would refuse them with 429); --max-pool-depth changes it
 pool_depth=16384
+# the cluster's one prefill server answers in microseconds, so the connector's budget per prefill
+# instance (64) would cap the proxy at 64 prefills per round trip (measured: 3,700 prefills queued,
+# the pool empty, a third of the decode slots idle at 4,096 streams) where direct and the peer send
+# every prefill at once; --prefill-in-flight changes it
+prefill_in_flight=1024
 source "$root/benchmarks/lib/harness.sh"
 
 peer_port=8410

@@ -9,6 +9,7 @@ port_base=18500
 time_factor=0.001
 router_capacity=""
 pool_depth="${pool_depth:-}"
+prefill_in_flight="${prefill_in_flight:-}"
 capacity=""
 logs="$root/benchmarks/target/$tool"
 
@@ -20,6 +21,7 @@ harness_usage() {
   --router-capacity B  the router's capacity per worker for this run (default: as configured, 64)
   --capacity B         the cluster's running requests per rank and the router's capacity (64)
   --max-pool-depth N   the proxy's maxPoolDepth and the connector's prefillQueueMax for this run (default: ${pool_depth:-as configured, 4096})
+  --prefill-in-flight N  the connector's prefillMaxInFlight for this run (default: ${prefill_in_flight:-as configured, 64})
   --logs DIR           where the children's logs go (benchmarks/target/$tool)
 USAGE
 }
@@ -36,6 +38,7 @@ harness_option() {
     --router-capacity) need "$@"; router_capacity="$2" ;;
     --capacity) need "$@"; capacity="$2"; router_capacity="$2" ;;
     --max-pool-depth) need "$@"; pool_depth="$2" ;;
+    --prefill-in-flight) need "$@"; prefill_in_flight="$2" ;;
     --logs) need "$@"; logs="$2" ;;
     *) return 1 ;;
   esac
@@ -65,6 +68,7 @@ harness_setup() {
   [[ -z "$router_capacity" ]] || number --router-capacity "$router_capacity" 1 4096
   [[ -z "$capacity" ]] || number --capacity "$capacity" 1 4096
   [[ -z "$pool_depth" ]] || number --max-pool-depth "$pool_depth" 0 1000000
+  [[ -z "$prefill_in_flight" ]] || number --prefill-in-flight "$prefill_in_flight" 0 100000
   [[ "$time_factor" =~ ^[0-9]*\.?[0-9]+([eE]-?[0-9]+)?$ ]] \
     || { echo "$tool: --time-factor must be a number > 0, got '$time_factor'" >&2; exit 2; }
   prefill_url="http://127.0.0.1:$port_base"
@@ -144,6 +148,9 @@ configure() {
     # and as many may wait for a prefill slot: a closed loop of N streams starts N prefills at once
     set_property_in "$dir" org.balanceroute.proxy maxPoolDepth "$pool_depth"
     set_property_in "$dir" org.balanceroute.connector.vllm prefillQueueMax "$pool_depth"
+  fi
+  if [[ -n "$prefill_in_flight" ]]; then
+    set_property_in "$dir" org.balanceroute.connector.vllm prefillMaxInFlight "$prefill_in_flight"
   fi
 }
 

@@ -12,6 +12,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     int DEFAULT_PREFILL_MAX_IN_FLIGHT = 64;
     long DEFAULT_DRAIN_MILLIS = 10_000;
     int DEFAULT_PREFILL_QUEUE_MAX = 4096;
+    int DEFAULT_HEALTH_FAILURE_THRESHOLD = 3;
 
     @AttributeDefinition(description = "Bearer key sent as Authorization on both hops; empty: none")
     String apiKey() default "";
@@ -46,6 +47,11 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     @AttributeDefinition(description = "Health check period per endpoint (GET /health), ms (100..3600000); a decode"
             + " worker that fails it is taken out of routing until it answers 200 again")
     long healthIntervalMillis() default 5000;
+
+    @AttributeDefinition(min = "1", max = "100", description = "Health checks in a row that must fail (time out, or"
+            + " answer other than 200) before an endpoint is marked down, so one slow answer under load does not"
+            + " take a healthy engine out of routing; a refused connection marks it down at once (1..100)")
+    int healthFailureThreshold() default DEFAULT_HEALTH_FAILURE_THRESHOLD;
 
     @AttributeDefinition(description = "Connections per upstream endpoint; each open stream holds one (1..100000)")
     int maxConnectionsPerEndpoint() default 4096;

@@ -12,13 +12,14 @@ import java.util.List;
 public record ConnectorSettings(PoolTopology pool, String apiKey,
         long connectTimeoutMillis, long prefillTimeoutMillis, long decodeIdleTimeoutMillis, RetryPolicy retry,
         long healthIntervalMillis, int maxConnectionsPerEndpoint, int maxQueuedPerEndpoint, int maxResponseBytes,
-        int prefillMaxInFlight, int prefillQueueMax, int decodeConnectRetries, long drainMillis) {
+        int prefillMaxInFlight, int prefillQueueMax, int decodeConnectRetries, long drainMillis,
+        int healthFailureThreshold) {
 
     /** The same settings for another pool (the fleet changed). */
     public ConnectorSettings withPool(PoolTopology next) {
         return new ConnectorSettings(next, apiKey, connectTimeoutMillis, prefillTimeoutMillis, decodeIdleTimeoutMillis,
                 retry, healthIntervalMillis, maxConnectionsPerEndpoint, maxQueuedPerEndpoint, maxResponseBytes,
-                prefillMaxInFlight, prefillQueueMax, decodeConnectRetries, drainMillis);
+                prefillMaxInFlight, prefillQueueMax, decodeConnectRetries, drainMillis, healthFailureThreshold);
     }
 
     /** No pool yet: no endpoint. */
@@ -28,7 +29,7 @@ public record ConnectorSettings(PoolTopology pool, String apiKey,
     static ConnectorSettings defaults() {
         return new ConnectorSettings(NO_POOL, "", 2000, 60000, 300000, new RetryPolicy(2, 100, 30_000), 5000, 4096, 16384, 16 * 1024 * 1024,
                 ConnectorConfig.DEFAULT_PREFILL_MAX_IN_FLIGHT, ConnectorConfig.DEFAULT_PREFILL_QUEUE_MAX, 2,
-                ConnectorConfig.DEFAULT_DRAIN_MILLIS);
+                ConnectorConfig.DEFAULT_DRAIN_MILLIS, ConnectorConfig.DEFAULT_HEALTH_FAILURE_THRESHOLD);
     }
 
     static ConnectorSettings from(ConnectorConfig c) {
@@ -49,7 +50,8 @@ public record ConnectorSettings(PoolTopology pool, String apiKey,
                 (int) range("prefillMaxInFlight", c.prefillMaxInFlight(), 0, 100_000),
                 (int) range("prefillQueueMax", c.prefillQueueMax(), 0, 1_000_000),
                 (int) range("decodeConnectRetries", c.decodeConnectRetries(), 0, 10),
-                range("drainMillis", c.drainMillis(), 0, 600_000));
+                range("drainMillis", c.drainMillis(), 0, 600_000),
+                (int) range("healthFailureThreshold", c.healthFailureThreshold(), 1, 100));
     }
 
     private static long range(String name, long v, long min, long max) {

@@ -25,6 +25,9 @@ final class Endpoints {
     final AtomicIntegerArray decodeDown;
     /** When the evidence behind each decode mark was gathered (nanoTime); under the health lock. */
     final long[] decodeMarkedAt;
+    /** Health checks failed in a row, per prefill instance and per decode worker (reset by a 200). */
+    final AtomicIntegerArray prefillFailures;
+    final AtomicIntegerArray decodeFailures;
     /** Null in co-located mode. */
     final PrefillSlots prefillSlots;
 
@@ -40,6 +43,8 @@ final class Endpoints {
         prefillDown = new AtomicIntegerArray(prefill.size());
         decodeDown = new AtomicIntegerArray(decode.size());
         decodeMarkedAt = new long[decode.size()];
+        prefillFailures = new AtomicIntegerArray(prefill.size());
+        decodeFailures = new AtomicIntegerArray(decode.size());
         Arrays.fill(decodeMarkedAt, System.nanoTime());
         prefillSlots = prefill.isEmpty() ? null
                 : new PrefillSlots(prefillDown, s.prefillMaxInFlight(), s.prefillQueueMax());

@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One pool's endpoints in force and their health: every {@code healthIntervalMillis} each
- * endpoint's {@code GET /health} (with the rank header for a pinned worker); a failure marks it
- * down (logged once per transition), a 200 back up; a decode request refused at connect marks its
+ * endpoint's {@code GET /health} (with the rank header for a pinned worker); {@code
+ * healthFailureThreshold} failures in a row (or one refused connection) mark it down (logged once
+ * per transition, with the last failure), a 200 back up; a decode request refused at connect marks its
  * worker down at once ({@link #markDecode}). Decode marks are told to the
  * {@link AvailabilityListeners}, under their lock, which only health transitions, topology and
  * configuration changes take, never a request. Nothing fails when no engine runs: the checks only
@@ -98,25 +99,65 @@ final class HealthMonitor {
         ConnectorSettings s = ep.settings;
         String pool = s.pool().name();
         long timeout = Math.max(100, Math.min(2_000, s.healthIntervalMillis()));
+        int threshold = s.healthFailureThreshold();
         for (int i = 0; i < ep.prefill.size(); i++) {
             int index = i;
-            check(new Endpoint(ep.prefill.get(i), -1), s, timeout, up -> mark(ep.prefillDown, index, up,
-                    "pool " + pool + ": prefill instance " + index + " (" + ep.prefill.get(index) + ")"));
+            check(new Endpoint(ep.prefill.get(i), -1), s, timeout, c -> {
+                Boolean up = verdict(ep.prefillFailures, index, c, threshold);
+                if (up != null) {
+                    mark(ep.prefillDown, index, up, "pool " + pool + ": prefill instance " + index + " ("
+                            + ep.prefill.get(index) + ")", c.why);
+                }
+            });
         }
         for (int g = 0; g < ep.decode.size(); g++) {
             int worker = g;
             long sent = System.nanoTime();
-            check(ep.decode.get(g), s, timeout, up -> markDecode(ep, worker, up, sent, "health check"));
+            check(ep.decode.get(g), s, timeout, c -> {
+                Boolean up = verdict(ep.decodeFailures, worker, c, threshold);
+                if (up != null) {
+                    markDecode(ep, worker, up, sent, "health check: " + c.why);
+                }
+            });
         }
     }
 
-    private void check(Endpoint w, ConnectorSettings s, long timeout, Consumer<Boolean> outcome) {
+    /** One check's outcome: a 200, or why not (refused: the connection was refused). */
+    record Check(boolean ok, boolean refused, String why) {
+    }
+
+    private void check(Endpoint w, ConnectorSettings s, long timeout, Consumer<Check> outcome) {
         try {
             UpstreamGet.send(client, "GET", w, "/health", s, timeout)
-                    .whenComplete((r, e) -> outcome.accept(e == null && r.status() == 200));
+                    .whenComplete((r, e) -> outcome.accept(e != null
+                            ? new Check(false, refused(e), e.toString())
+                            : new Check(r.status() == 200, false, "status " + r.status())));
         } catch (RuntimeException e) {
-            outcome.accept(false);
+            outcome.accept(new Check(false, false, e.toString()));
         }
+    }
+
+    private static boolean refused(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof java.net.ConnectException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Up on a 200 (the failures in a row forgotten); down once {@code threshold} checks in a row
+     * failed, or at once when the connection was refused (nothing listens: no reason to wait);
+     * null: failed, but not enough times yet.
+     */
+    static Boolean verdict(AtomicIntegerArray failures, int index, Check c, int threshold) {
+        if (c.ok) {
+            failures.set(index, 0);
+            return Boolean.TRUE;
+        }
+        int inARow = failures.incrementAndGet(index);
+        return c.refused || inARow >= threshold ? Boolean.FALSE : null;
     }
 
     /**
@@ -141,12 +182,12 @@ final class HealthMonitor {
                 up ? "up: back in routing" : "down (" + why + "): out of routing");
     }
 
-    private static void mark(AtomicIntegerArray down, int index, boolean up, String what) {
+    private static void mark(AtomicIntegerArray down, int index, boolean up, String what, String why) {
         int was = down.getAndSet(index, up ? 0 : 1);
         if (was == 1 && up) {
             LOG.info("{} is up", what);
         } else if (was == 0 && !up) {
-            LOG.info("{} is down (health check failed)", what);
+            LOG.info("{} is down (health check failed: {})", what, why);
         }
     }
 }

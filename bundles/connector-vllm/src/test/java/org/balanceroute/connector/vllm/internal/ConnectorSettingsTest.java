@@ -41,4 +41,14 @@ class ConnectorSettingsTest {
         e = assertThrows(IllegalArgumentException.class, () -> from(Map.of("prefillQueueMax", 2_000_000)));
         assertEquals("prefillQueueMax = 2000000: must be in 0..1000000", e.getMessage());
     }
+
+    @Test
+    void theHealthFailureThresholdHasADefaultAndARange() {
+        assertEquals(3, from(Map.of()).healthFailureThreshold());
+        assertEquals(ConnectorSettings.defaults().healthFailureThreshold(), from(Map.of()).healthFailureThreshold());
+        assertEquals(1, from(Map.of("healthFailureThreshold", 1)).healthFailureThreshold());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> from(Map.of("healthFailureThreshold", 0)));
+        assertEquals("healthFailureThreshold = 0: must be in 1..100", e.getMessage());
+    }
 }

@@ -41,7 +41,7 @@ class VllmConnectorHttpTest {
     private static ConnectorSettings settings(List<String> prefill, List<String> decode, int retries,
             long healthIntervalMillis, int prefillMaxInFlight, int prefillQueueMax) {
         return new ConnectorSettings(pool(prefill, decode), "", 2000, 10_000, 10_000, new RetryPolicy(retries, 10, 100), healthIntervalMillis, 64, 1024, 1 << 20,
-                prefillMaxInFlight, prefillQueueMax, 0, 0);
+                prefillMaxInFlight, prefillQueueMax, 0, 0, 1);
     }
 
     /** One decode instance of the given workers. */
@@ -359,7 +359,7 @@ class VllmConnectorHttpTest {
     private static ConnectorSettings decodeSettings(String url, int connectRetries, long drainMillis,
             long connectTimeoutMillis) {
         return new ConnectorSettings(pool(List.of(), List.of(url)), "", connectTimeoutMillis, 10_000,
-                10_000, new RetryPolicy(0, 10, 100), 3_600_000, 64, 1024, 1 << 20, 64, 16, connectRetries, drainMillis);
+                10_000, new RetryPolicy(0, 10, 100), 3_600_000, 64, 1024, 1 << 20, 64, 16, connectRetries, drainMillis, 1);
     }
 
     /** A stopping connector lets the stream in flight end (within drainMillis) before it stops its HTTP client. */
