@@ -1,7 +1,6 @@
 package org.balanceroute.connector.vllm.internal;
 
 import java.io.ByteArrayOutputStream;
-import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.util.Locale;
@@ -207,7 +206,7 @@ final class DecodeStream implements DecodeExchange {
                 return;
             }
             body = null;
-            if (contentType == null && status == 0 && refusedAtConnect(result.getFailure())) {
+            if (contentType == null && status == 0 && HealthMonitor.refusedAtConnect(result.getFailure())) {
                 refused.run(); // no need to wait for the next health check to stop routing there
             }
             listener.onFailure(result.getFailure());
@@ -228,15 +227,6 @@ final class DecodeStream implements DecodeExchange {
         for (Throwable c = t; c != null; c = c.getCause()) {
             // Jetty's ClientConnector fails a connect that outlived connectTimeout so
             if (c instanceof SocketTimeoutException && "Connect Timeout".equals(c.getMessage())) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean refusedAtConnect(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof ConnectException) {
                 return true;
             }
         }

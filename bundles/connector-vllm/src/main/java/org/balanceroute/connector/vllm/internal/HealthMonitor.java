@@ -130,14 +130,15 @@ final class HealthMonitor {
         try {
             UpstreamGet.send(client, "GET", w, "/health", s, timeout)
                     .whenComplete((r, e) -> outcome.accept(e != null
-                            ? new Check(false, refused(e), e.toString())
+                            ? new Check(false, refusedAtConnect(e), e.toString())
                             : new Check(r.status() == 200, false, "status " + r.status())));
         } catch (RuntimeException e) {
             outcome.accept(new Check(false, false, e.toString()));
         }
     }
 
-    private static boolean refused(Throwable t) {
+    /** Whether nothing listened: the connection was refused (a decode request's, or a check's). */
+    static boolean refusedAtConnect(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof java.net.ConnectException) {
                 return true;
