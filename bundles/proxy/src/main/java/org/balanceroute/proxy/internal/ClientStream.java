@@ -2,7 +2,6 @@ package org.balanceroute.proxy.internal;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 /**
  * The client side of one SSE stream: a bounded buffer of framed events, written to the client's
@@ -18,8 +17,9 @@ import java.util.Arrays;
  * the next write, as soon as the output says it is ready.
  *
  * <p><b>Slow clients.</b> Nothing here blocks: a client that does not read leaves its events in
- * its own buffer (two arrays: the one being filled and the one the output may still hold), and
- * every other stream goes on. Once {@link #HOLD_BYTES} wait behind a write still in flight, the
+ * its own buffer (two arrays: the one being filled and the one the output may still hold, taken
+ * from a {@link ByteArrayPool} and handed back when the stream ended whole), and every other
+ * stream goes on. Once {@link #HOLD_BYTES} wait behind a write still in flight, the
  * reader of the engine's answer is held ({@link #flush(Runnable)} says so): the engine's next
  * events wait in the socket, not here, and the reader is resumed as soon as the output takes
  * what waited - so a relay that is behind reads bigger batches instead of copying a growing
@@ -45,9 +45,9 @@ final class ClientStream {
     private static final byte[] DATA = "data: ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] END = "\n\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] PING = ": ping\n\n".getBytes(StandardCharsets.US_ASCII);
-    private static final int INITIAL = 1024;
+    private static final byte[] NONE = new byte[0];
     /** A buffer grown past this by a burst is let go once written, not kept for the stream's life. */
-    private static final int KEEP_AT_MOST = 64 * 1024;
+    private static final int KEEP_AT_MOST = ByteArrayPool.LARGEST;
     /**
      * Bytes waiting for the client past which its reader is held: about a hundred token events,
      * several writes' worth, so a stream that keeps up is never held.
@@ -58,9 +58,12 @@ final class ClientStream {
     private final int limit;
     private final Runnable onClientGone;
     private final Object lock = new Object();
+    /** Where the buffers come from and go back to once the stream ended whole. */
+    private final ByteArrayPool arrays;
 
     // under the lock
-    private byte[] pending = new byte[INITIAL];
+    /** Taken from {@link #arrays} at the first event: a stream that only waits holds no buffer. */
+    private byte[] pending = NONE;
     private int length;
     private int events;
     private boolean started;
@@ -72,7 +75,7 @@ final class ClientStream {
     // the writer's own (one writer at a time)
     /** The array the output may still hold, and the one to fill next once it is free. */
     private byte[] inFlight;
-    private byte[] spare = new byte[INITIAL];
+    private byte[] spare;
     private boolean unflushed;
     /** Under the lock: the output was closed (the end, or the client gone). */
     private boolean closed;
@@ -86,13 +89,14 @@ final class ClientStream {
     private final StalledClients stalls;
 
     ClientStream(int limit, Runnable onClientGone) {
-        this(limit, onClientGone, null);
+        this(limit, onClientGone, null, new ByteArrayPool(0));
     }
 
-    ClientStream(int limit, Runnable onClientGone, StalledClients stalls) {
+    ClientStream(int limit, Runnable onClientGone, StalledClients stalls, ByteArrayPool arrays) {
         this.limit = limit;
         this.onClientGone = onClientGone;
         this.stalls = stalls;
+        this.arrays = arrays;
     }
 
     /**
@@ -226,7 +230,10 @@ final class ClientStream {
 
     private void append(byte[] b, int offset, int n) {
         if (length + n > pending.length) {
-            pending = Arrays.copyOf(pending, Math.max(length + n, pending.length * 2));
+            byte[] grown = arrays.take(Math.max(length + n, pending.length * 2));
+            System.arraycopy(pending, 0, grown, 0, length);
+            arrays.give(pending); // never in flight: the writer swaps it out before writing it
+            pending = grown;
         }
         System.arraycopy(b, offset, pending, length, n);
         length += n;
@@ -284,7 +291,10 @@ final class ClientStream {
                 // the output is done with the previous array: it is the next one to fill
                 byte[] free = inFlight;
                 inFlight = null;
-                spare = free.length > KEEP_AT_MOST ? new byte[INITIAL] : free;
+                if (free.length > KEEP_AT_MOST) {
+                    free = null; // a burst's: let go
+                }
+                spare = free;
             }
             byte[] buf = null;
             int n;
@@ -295,7 +305,7 @@ final class ClientStream {
                 end = closing;
                 if (n > 0) {
                     buf = pending;
-                    pending = spare != null ? spare : new byte[INITIAL];
+                    pending = spare != null ? spare : NONE;
                     spare = null;
                     length = 0;
                     events = 0;
@@ -317,9 +327,27 @@ final class ClientStream {
             } else {
                 if (end) {
                     closeOnce();
+                    recycle();
                 }
                 return;
             }
+        }
+    }
+
+    /**
+     * After the end, every byte written and flushed (the output took the last array back): the
+     * buffers go back to the pool. Not after a cut, where the output may still hold one.
+     */
+    private void recycle() {
+        byte[] last;
+        synchronized (lock) {
+            last = pending; // closing: nothing is appended any more
+            pending = NONE;
+        }
+        arrays.give(last);
+        if (spare != null) {
+            arrays.give(spare);
+            spare = null;
         }
     }
 

@@ -117,6 +117,11 @@ public final class CompletionFlow {
     private final ScheduledExecutorService pings;
     /** Streams whose client is behind, swept on the timer: one stalled too long is cut. */
     private final StalledClients stalls = new StalledClients(() -> this.settings.clientStallMillis());
+    /**
+     * The client streams' buffers, recycled between requests; keeps at most 32 MiB of free ones
+     * (what 256 streams' largest buffers take: the rest of a load's peak is left to the collector).
+     */
+    private final ByteArrayPool buffers = new ByteArrayPool(32L << 20);
     private final ScheduledFuture<?> stallSweep;
     /** Where the event streams of {@link #handle(Endpoint, byte[], String, AsyncResponse)} go (tests); null in the runtime. */
     private final Supplier<ClientOutput> testOutputs;
@@ -268,6 +273,10 @@ public final class CompletionFlow {
 
     StalledClients stalls() {
         return stalls;
+    }
+
+    ByteArrayPool buffers() {
+        return buffers;
     }
 
     /** The stall sweep's task on the timer (tests tell it from the heartbeats). */

@@ -128,7 +128,7 @@ final class Exchange {
     ClientStream openStream() {
         Object a = answer.get();
         if (a == null) {
-            ClientStream created = new ClientStream(settings.relayQueueEvents(), this::clientGone, flow.stalls());
+            ClientStream created = new ClientStream(settings.relayQueueEvents(), this::clientGone, flow.stalls(), flow.buffers());
             if (answer.compareAndSet(null, created)) {
                 ClientOutput out;
                 try {

@@ -222,6 +222,51 @@ class ClientStreamTest {
     }
 
     @Test
+    void aStreamThatEndedWholeHandsItsBuffersToTheNextStream() {
+        ByteArrayPool pool = new ByteArrayPool(1 << 20);
+        Manual first = new Manual();
+        first.busyAfterWrite = true;
+        ClientStream s = new ClientStream(1_000, gone::incrementAndGet, null, pool);
+        s.start(first);
+        s.event(bytes("one"), 0, 3);
+        s.flush();
+        s.event(bytes("two"), 0, 3); // behind the write in flight: the second array
+        s.event(bytes("[DONE]"), 0, 6);
+        s.close();
+        assertEquals(0, pool.keptBytes(), "the output still holds an array");
+        first.done();
+        first.done();
+        first.done();
+        assertEquals(1, first.closes);
+        assertEquals(2048, pool.keptBytes(), "both 1 KiB arrays back");
+        Manual second = new Manual();
+        ClientStream next = new ClientStream(1_000, gone::incrementAndGet, null, pool);
+        next.start(second);
+        next.event(bytes("x"), 0, 1);
+        next.flush();
+        assertTrue(first.arrays.stream().anyMatch(a -> a == second.arrays.get(0)), "a recycled array");
+        assertEquals("data: x\n\n", second.text(), "nothing of the first stream's bytes");
+        assertEquals(1024, pool.keptBytes());
+        assertEquals(0, gone.get());
+    }
+
+    @Test
+    void aStreamCutWhileAWriteIsInFlightHandsNothingBack() {
+        ByteArrayPool pool = new ByteArrayPool(1 << 20);
+        Manual out = new Manual();
+        out.busyAfterWrite = true;
+        ClientStream s = new ClientStream(1_000, gone::incrementAndGet, null, pool);
+        s.start(out);
+        s.event(bytes("one"), 0, 3);
+        s.flush();
+        s.event(bytes("two"), 0, 3);
+        out.failed.accept(new IOException("reset by peer"));
+        out.done();
+        assertEquals(1, gone.get());
+        assertEquals(0, pool.keptBytes(), "the output may still read the array it was given");
+    }
+
+    @Test
     void aFailureTheOutputReportsCutsTheStreamOnce() {
         Manual out = new Manual();
         relay.start(out);
@@ -298,7 +343,7 @@ class ClientStreamTest {
         out.busyAfterWrite = true;
         AtomicInteger resumed = new AtomicInteger();
         StalledClients stalls = new StalledClients(() -> 60_000);
-        ClientStream s = new ClientStream(1_000_000, gone::incrementAndGet, stalls);
+        ClientStream s = new ClientStream(1_000_000, gone::incrementAndGet, stalls, new ByteArrayPool(0));
         s.start(out);
         byte[] event = payload(1016); // 1 KiB framed
         s.event(event, 0, event.length);
@@ -331,7 +376,7 @@ class ClientStreamTest {
         out.ready = false; // the client reads nothing
         AtomicInteger resumed = new AtomicInteger();
         StalledClients stalls = new StalledClients(() -> 1_000);
-        ClientStream s = new ClientStream(1_000_000, gone::incrementAndGet, stalls);
+        ClientStream s = new ClientStream(1_000_000, gone::incrementAndGet, stalls, new ByteArrayPool(0));
         s.start(out);
         byte[] event = payload(ClientStream.HOLD_BYTES);
         s.event(event, 0, event.length);
