@@ -1112,12 +1112,14 @@ public final class ProxyOverhead {
      * /proc at {@code nanos} ({@link System#nanoTime()}): {@code utime + stime} of /proc/PID/stat
      * (the whole thread group), the sum over /proc/PID/task/* of {@code voluntary_ctxt_switches +
      * nonvoluntary_ctxt_switches} (/proc/PID/status alone counts the main thread only), the entries
-     * of /proc/PID/task and /proc/PID/fd, and {@code VmRSS}. Threads that end between two samples
+     * of /proc/PID/task and /proc/PID/fd, {@code VmRSS}, and the read and write system calls the
+     * process made ({@code syscr + syscw} of /proc/PID/io: a socket read or write is one; how well
+     * the relay batches tokens per call shows there). Threads that end between two samples
      * take their switches with them. A figure that cannot be read is -1; the CPU time is the one
      * that must be there (read twice before giving up).
      */
     record ProcSample(long nanos, double cpuSeconds, long switches, int threads, int openFds, long rssBytes,
-            Map<String, Double> threadCpu) {
+            long syscalls, Map<String, Double> threadCpu) {
 
         /**
          * From one sample to a later one; threads, open files and memory are the later sample's;
@@ -1125,7 +1127,7 @@ public final class ProxyOverhead {
          * threads' times were not read).
          */
         record Delta(double seconds, double cpuSeconds, long switches, int threads, int openFds, long rssBytes,
-                double busiestThreadCpuSeconds) {
+                long syscalls, double busiestThreadCpuSeconds) {
 
             /** CPU seconds per 100k tokens. */
             double cpuPer100k(long tokens) {
@@ -1142,7 +1144,7 @@ public final class ProxyOverhead {
             }
             return new Delta((nanos - before.nanos) / 1e9, cpuSeconds - before.cpuSeconds,
                     switches < 0 || before.switches < 0 ? -1 : switches - before.switches, threads, openFds, rssBytes,
-                    busiest);
+                    syscalls < 0 || before.syscalls < 0 ? -1 : syscalls - before.syscalls, busiest);
         }
 
         /** The delta from {@code before} to {@code after}; null when either is. */
@@ -1219,7 +1221,19 @@ public final class ProxyOverhead {
             } catch (IOException | RuntimeException e) {
                 System.err.println("proxy-overhead: cannot read /proc/" + pid + "/status: " + e);
             }
-            return new ProcSample(nanos, cpu, switches, threads, fds, rss, threadCpu);
+            long syscalls = -1;
+            try {
+                long sum = 0;
+                for (String line : java.nio.file.Files.readAllLines(proc.resolve("io"))) {
+                    if (line.startsWith("syscr:") || line.startsWith("syscw:")) {
+                        sum += Long.parseLong(line.substring(6).strip());
+                    }
+                }
+                syscalls = sum;
+            } catch (IOException | RuntimeException e) {
+                // another user's process: /proc/PID/io is not readable; the figure is left out
+            }
+            return new ProcSample(nanos, cpu, switches, threads, fds, rss, syscalls, threadCpu);
         }
 
         private static double cpuSeconds(java.nio.file.Path proc, int clockTicks) throws IOException {

@@ -276,19 +276,21 @@ public final class SideBySide {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "%n(b) what it costs, same runs: the proxy process over the window and with the"
                 + " streams open; the engine and this client over the window%n"));
-        sb.append(String.format(Locale.ROOT, "%7s %-13s %10s %8s %7s %7s %8s %9s %7s %10s %10s %12s%n", "streams", "path",
-                "cpu/100k", "csw/tok", "threads", "fds", "heap MB", "KB/stream", "rss MB", "engine/100k", "client/100k",
+        sb.append(String.format(Locale.ROOT, "%7s %-13s %10s %8s %8s %7s %7s %8s %9s %7s %10s %10s %12s%n", "streams", "path",
+                "cpu/100k", "csw/tok", "sys/tok", "threads", "fds", "heap MB", "KB/stream", "rss MB", "engine/100k", "client/100k",
                 "client% (1)"));
         for (Throughput t : runs) {
             boolean proxy = t.path() != Path.DIRECT && t.runtime() != null && t.tokens() > 0;
             Held h = t.held();
             Held i = idle.get(t.path());
             double perStream = heapPerStream(t, i);
-            sb.append(String.format(Locale.ROOT, "%7d %-13s %10s %8s %7s %7s %8s %9s %7s %11s %10s %12s%n", t.streams(),
+            sb.append(String.format(Locale.ROOT, "%7d %-13s %10s %8s %8s %7s %7s %8s %9s %7s %11s %10s %12s%n", t.streams(),
                     t.path().name,
                     proxy ? String.format(Locale.ROOT, "%.3f", t.runtime().cpuPer100k(t.tokens())) : "-",
                     proxy && t.runtime().switches() >= 0
                             ? String.format(Locale.ROOT, "%.3f", (double) t.runtime().switches() / t.tokens()) : "-",
+                    proxy && t.runtime().syscalls() >= 0
+                            ? String.format(Locale.ROOT, "%.2f", (double) t.runtime().syscalls() / t.tokens()) : "-",
                     count(h == null ? -1 : h.threads()), count(h == null ? -1 : h.openFds()),
                     h == null || h.heapAfterGcBytes() < 0 ? "-" : String.format(Locale.ROOT, "%.1f", h.heapAfterGcBytes() / 1048576.0),
                     Double.isNaN(perStream) ? "-" : String.format(Locale.ROOT, "%.1f", perStream / 1024),
@@ -308,7 +310,8 @@ public final class SideBySide {
         }
         sb.append("(cpu/100k, csw/tok: the proxy process's CPU seconds (utime + stime, /proc/PID/stat) per 100k tokens\n"
                 + " relayed in the window and its context switches (all threads) per token: the runtime's JVM, the peer's\n"
-                + " Python process; threads, fds (/proc/PID/fd), heap (a JVM's used heap after jcmd GC.run, GC.heap_info)\n"
+                + " Python process; sys/tok: its read and write system calls (syscr + syscw, /proc/PID/io) per token, 2 when\n"
+                + " every token costs a socket read and a write; threads, fds (/proc/PID/fd), heap (a JVM's used heap after jcmd GC.run, GC.heap_info)\n"
                 + " and rss: the proxy process's with the streams open, read right after the window; KB/stream: (heap -\n"
                 + " heap idle) / streams; engine/100k: the simulated cluster's JVM's CPU seconds per 100k tokens;\n"
                 + " client/100k: this load client's; client% (1): its CPU over the window, % of one core, and (in brackets)\n"
@@ -546,6 +549,8 @@ public final class SideBySide {
             number(row, "cpuSecondsPer100kTokens", proxy ? t.runtime().cpuPer100k(t.tokens()) : Double.NaN, 4);
             number(row, "contextSwitchesPerToken", proxy && t.runtime().switches() >= 0
                     ? (double) t.runtime().switches() / t.tokens() : Double.NaN, 4);
+            number(row, "syscallsPerToken", proxy && t.runtime().syscalls() >= 0
+                    ? (double) t.runtime().syscalls() / t.tokens() : Double.NaN, 4);
             Held h = t.held();
             count(row, "threads", h == null ? -1 : h.threads());
             count(row, "openFds", h == null ? -1 : h.openFds());
