@@ -496,11 +496,10 @@ public final class SideBySide {
             panels.add(new PanelChart.Panel(String.format(Locale.ROOT, "proxy process's CPU s per 100k tokens (%.0f s windows)",
                     o.durationSeconds), cpu));
         }
-        StringBuilder x = new StringBuilder("streams, log2 scale (");
-        for (int i = 0; i < streams.length; i++) {
-            x.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.3g = %,d", log2(streams[i]), streams[i]));
-        }
-        x.append(')');
+        // short enough to fit under each panel: the first and the last point only
+        int last = streams.length - 1;
+        String x = String.format(Locale.ROOT, "log2 of streams (%s = %,d ... %s = %,d)", axisNumber(log2(streams[0])),
+                streams[0], axisNumber(log2(streams[last])), streams[last]);
         String title = String.format(Locale.ROOT, "Side by side, %s: %d-token streams, 1 token per chunk, %.0f s windows",
                 ZonedDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE), o.streamMaxTokens, o.durationSeconds);
         try {
@@ -508,7 +507,7 @@ public final class SideBySide {
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            PanelChart.write(o.chart, title, x.toString(), "", panels.size(), panels);
+            PanelChart.write(o.chart, title, x, "", panels.size(), panels);
             System.err.println("side-by-side: drew " + o.chart);
         } catch (IOException | RuntimeException e) {
             throw new BenchmarkException("cannot draw " + o.chart + ": " + e);
@@ -528,6 +527,11 @@ public final class SideBySide {
             }
         }
         return new PanelChart.Line(name, Arrays.copyOf(xs, n), Arrays.copyOf(ys, n));
+    }
+
+    /** 6 for 6.0, 9.97 for log2(1,000). */
+    private static String axisNumber(double v) {
+        return String.format(Locale.ROOT, "%.2f", v).replaceAll("\\.?0+$", "");
     }
 
     private static double log2(int v) {
