@@ -115,6 +115,8 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
         client.setExecutor(threads);
         client.setConnectTimeout(settings.connectTimeoutMillis());
         client.setMaxConnectionsPerDestination(settings.maxConnectionsPerEndpoint());
+        client.getTransport().setConnectionPoolFactory(
+                destination -> new OldestFirstConnectionPool(destination, client.getMaxConnectionsPerDestination()));
         client.setMaxRequestsQueuedPerDestination(settings.maxQueuedPerEndpoint());
         client.setFollowRedirects(false);
         // heap buffers: the SSE scanner reads the bytes where they are, as an array
