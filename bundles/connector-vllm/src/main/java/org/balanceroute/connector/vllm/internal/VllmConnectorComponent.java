@@ -113,6 +113,7 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
         threads.setDaemon(true);
         client = new HttpClient();
         client.setExecutor(threads);
+        client.setByteBufferPool(NetworkBuffers.pool());
         client.setConnectTimeout(settings.connectTimeoutMillis());
         client.setMaxConnectionsPerDestination(settings.maxConnectionsPerEndpoint());
         client.getTransport().setConnectionPoolFactory(
