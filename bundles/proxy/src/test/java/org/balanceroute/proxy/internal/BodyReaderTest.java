@@ -120,6 +120,20 @@ class BodyReaderTest {
     }
 
     @Test
+    void aBodyOfItsDeclaredLengthIsWholeWithoutWaitingForTheEnd() throws IOException {
+        Arriving in = new Arriving(bytes(300, 'a'), bytes(300, 'b'));
+        read(in, 600, 1 << 20);
+        in.arrive();
+        assertNull(body);
+        in.arrive();
+        assertEquals(1, calls, "whole at its declared length");
+        assertEquals(600, body.length);
+        assertEquals('b', body[599]);
+        in.arrive(); // the end, once the container sees it
+        assertEquals(1, calls);
+    }
+
+    @Test
     void anEmptyBodyIsNoBytes() throws IOException {
         Arriving in = new Arriving();
         read(in, 0, 1024);
