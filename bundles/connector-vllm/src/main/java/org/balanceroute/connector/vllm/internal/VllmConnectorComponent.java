@@ -113,11 +113,11 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
         threads.setDaemon(true);
         client = new HttpClient();
         client.setExecutor(threads);
-        client.setByteBufferPool(NetworkBuffers.pool());
+        client.setByteBufferPool(ClientPools.buffers());
         client.setConnectTimeout(settings.connectTimeoutMillis());
         client.setMaxConnectionsPerDestination(settings.maxConnectionsPerEndpoint());
         client.getTransport().setConnectionPoolFactory(
-                destination -> new OldestFirstConnectionPool(destination, client.getMaxConnectionsPerDestination()));
+                destination -> ClientPools.connections(destination, client.getMaxConnectionsPerDestination()));
         client.setMaxRequestsQueuedPerDestination(settings.maxQueuedPerEndpoint());
         client.setFollowRedirects(false);
         // heap buffers: the SSE scanner reads the bytes where they are, as an array

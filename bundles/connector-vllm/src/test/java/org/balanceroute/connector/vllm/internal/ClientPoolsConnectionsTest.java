@@ -2,6 +2,7 @@ package org.balanceroute.connector.vllm.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetSocketAddress;
@@ -15,10 +16,11 @@ import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.Destination;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.RoundRobinConnectionPool;
 import org.junit.jupiter.api.Test;
 
 /** The connector's connection pool through a real HTTP client and server: busy connections are skipped, freed ones reused. */
-class OldestFirstConnectionPoolTest {
+class ClientPoolsConnectionsTest {
 
     @Test
     void freedConnectionsAreReusedBeforeNewOnesAreOpened() throws Exception {
@@ -46,7 +48,7 @@ class OldestFirstConnectionPoolTest {
         HttpClient client = new HttpClient();
         client.setMaxConnectionsPerDestination(16);
         client.getTransport().setConnectionPoolFactory(
-                d -> new OldestFirstConnectionPool(d, client.getMaxConnectionsPerDestination()));
+                d -> ClientPools.connections(d, client.getMaxConnectionsPerDestination()));
         client.start();
         try {
             String url = "http://127.0.0.1:" + server.getAddress().getPort();
@@ -57,12 +59,12 @@ class OldestFirstConnectionPoolTest {
                 client.newRequest(url + "/hold/" + i).send(r -> done.countDown());
             }
             Destination d = client.getDestinations().get(0);
-            OldestFirstConnectionPool pool = assertInstanceOf(OldestFirstConnectionPool.class, d.getConnectionPool());
+            RoundRobinConnectionPool pool = assertInstanceOf(RoundRobinConnectionPool.class, d.getConnectionPool());
             awaitActive(pool, 4);
             // the two oldest streams end: their connections are free again
             for (int i = 0; i < 2; i++) {
                 holds.get(i).countDown();
-                answered.get(i).await(10, TimeUnit.SECONDS);
+                assertTrue(answered.get(i).await(10, TimeUnit.SECONDS), "stream " + i + " answered");
             }
             for (int i = 0; i < 10; i++) {
                 Request q = client.newRequest(url + "/quick/" + i);
@@ -78,7 +80,7 @@ class OldestFirstConnectionPoolTest {
         }
     }
 
-    private static void awaitActive(OldestFirstConnectionPool pool, int n) throws InterruptedException {
+    private static void awaitActive(RoundRobinConnectionPool pool, int n) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (pool.getActiveConnectionCount() < n && System.nanoTime() < deadline) {
             Thread.sleep(5); // polls a condition, bounded: the four requests reach the server

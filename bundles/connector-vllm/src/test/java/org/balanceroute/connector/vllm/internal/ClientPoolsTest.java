@@ -14,13 +14,13 @@ import org.eclipse.jetty.io.RetainableByteBuffer;
 import org.junit.jupiter.api.Test;
 
 /** The client's network buffers: as many kept as were in use at once, within the byte bound. */
-class NetworkBuffersTest {
+class ClientPoolsTest {
 
     private static final int READ_BUFFER = 16 * 1024; // HttpClient's response buffer size
 
     @Test
     void buffersInUseAtOnceAreAllKeptForTheNextReads() {
-        ArrayByteBufferPool pool = NetworkBuffers.pool();
+        ArrayByteBufferPool pool = ClientPools.buffers();
         int streams = 1024;
         Set<ByteBuffer> first = Collections.newSetFromMap(new IdentityHashMap<>());
         List<RetainableByteBuffer> inUse = new ArrayList<>();
@@ -43,14 +43,14 @@ class NetworkBuffersTest {
 
     @Test
     void idleBuffersStayWithinTheByteBound() {
-        ArrayByteBufferPool pool = NetworkBuffers.pool();
-        int many = (int) (NetworkBuffers.MAX_IDLE_BYTES / READ_BUFFER) * 2;
+        ArrayByteBufferPool pool = ClientPools.buffers();
+        int many = (int) (ClientPools.MAX_IDLE_BUFFER_BYTES / READ_BUFFER) * 2;
         List<RetainableByteBuffer> inUse = new ArrayList<>();
         for (int i = 0; i < many; i++) {
             inUse.add(pool.acquire(READ_BUFFER, false));
         }
         inUse.forEach(RetainableByteBuffer::release);
-        assertTrue(pool.getAvailableHeapMemory() <= NetworkBuffers.MAX_IDLE_BYTES,
+        assertTrue(pool.getAvailableHeapMemory() <= ClientPools.MAX_IDLE_BUFFER_BYTES,
                 () -> "kept " + pool.getAvailableHeapMemory() + " bytes");
     }
 }
