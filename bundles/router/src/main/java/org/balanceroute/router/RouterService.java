@@ -66,6 +66,15 @@ public interface RouterService {
     /** Configuration PID and component name of the router. */
     String PID = "org.balanceroute.router";
 
+    /** Configuration property of PID {@value #PID}: the name of the active routing policy. */
+    String POLICY_PROPERTY = "policy";
+
+    /** Configuration property of PID {@value #PID}: the policy used while the configured one is absent. */
+    String FALLBACK_POLICY_PROPERTY = "fallbackPolicy";
+
+    /** Configuration property of PID {@value #PID}: 0, or the period of the router's own dispatch steps. */
+    String STEP_INTERVAL_MILLIS_PROPERTY = "stepIntervalMillis";
+
     /** Name reported as the active policy while neither the configured nor the fallback one is available. */
     String NO_POLICY = "none";
 

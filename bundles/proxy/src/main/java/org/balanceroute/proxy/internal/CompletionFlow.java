@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -22,6 +23,8 @@ import org.balanceroute.fleet.PoolTopology;
 import org.balanceroute.proxy.ProxyObserver;
 import org.balanceroute.proxy.ProxyObserver.Outcome;
 import org.balanceroute.router.RouterService;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -137,9 +140,10 @@ public final class CompletionFlow {
             policyOption = ReferencePolicyOption.GREEDY)
     private volatile ProxyObserver observer;
 
+    /** @throws ConfigurationException if the configuration is invalid (the activation fails) */
     @Activate
-    public CompletionFlow(ProxyConfig config) {
-        this(null, null, settingsOrDefaults(config));
+    public CompletionFlow(Map<String, Object> properties) {
+        this(null, null, ProxySettings.from(ConfigProperties.of(PID, properties)));
         warmUp();
     }
 
@@ -248,22 +252,13 @@ public final class CompletionFlow {
                 TimeUnit.MILLISECONDS);
     }
 
-    private static ProxySettings settingsOrDefaults(ProxyConfig config) {
-        try {
-            return ProxySettings.from(config);
-        } catch (IllegalArgumentException e) {
-            LOG.error("{}: invalid configuration, the defaults apply: {}", PID, e.getMessage());
-            return ProxySettings.defaults();
-        }
-    }
-
     /** A new configuration applies to the next requests; an invalid one is logged and the previous stays. */
     @Modified
-    void modified(ProxyConfig config) {
+    void modified(Map<String, Object> properties) {
         try {
-            settings = ProxySettings.from(config);
-        } catch (IllegalArgumentException e) {
-            LOG.error("{}: invalid configuration, the previous one stays in force: {}", PID, e.getMessage());
+            settings = ProxySettings.from(ConfigProperties.of(PID, properties));
+        } catch (ConfigurationException e) {
+            LOG.error("invalid configuration, the previous one stays in force: {}", e.getMessage());
         }
     }
 

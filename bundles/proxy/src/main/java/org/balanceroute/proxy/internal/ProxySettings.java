@@ -1,5 +1,9 @@
 package org.balanceroute.proxy.internal;
 
+import java.util.Map;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
+
 /** The proxy's configuration, checked: {@link #from} names the invalid property and its range. */
 public record ProxySettings(int maxBodyBytes, long placementTimeoutMillis, int relayQueueEvents, int maxPoolDepth,
         int retryAfterSeconds, long pingIntervalMillis, int maxRecomputes, int maxTokensLimit,
@@ -7,47 +11,36 @@ public record ProxySettings(int maxBodyBytes, long placementTimeoutMillis, int r
 
     /** Shortest heartbeat interval: below that, pings would be most of the traffic. */
     static final long MIN_PING_INTERVAL_MILLIS = 100;
+    static final long MAX_PING_INTERVAL_MILLIS = 600_000;
 
+    /** The metatype's defaults. */
     public static ProxySettings defaults() {
-        return new ProxySettings(ProxyConfig.DEFAULT_MAX_BODY_BYTES, ProxyConfig.DEFAULT_PLACEMENT_TIMEOUT_MILLIS,
-                ProxyConfig.DEFAULT_RELAY_QUEUE_EVENTS, ProxyConfig.DEFAULT_MAX_POOL_DEPTH,
-                ProxyConfig.DEFAULT_RETRY_AFTER_SECONDS, ProxyConfig.DEFAULT_PING_INTERVAL_MILLIS,
-                ProxyConfig.DEFAULT_MAX_RECOMPUTES, ProxyConfig.DEFAULT_MAX_TOKENS_LIMIT,
-                ProxyConfig.DEFAULT_HOLD_TIMEOUT_MILLIS, ProxyConfig.DEFAULT_MAX_HELD_REQUESTS,
-                ProxyConfig.DEFAULT_CLIENT_STALL_MILLIS);
+        return from(ConfigProperties.of(CompletionFlow.PID, Map.of()));
     }
 
-    static ProxySettings from(ProxyConfig c) {
-        c = org.balanceroute.api.ConfigValues.named(ProxyConfig.class, c); // a value that does not convert names its property
-        long placement = c.placementTimeoutMillis();
-        if (placement >= ProxyConfig.KV_ABORT_TIMEOUT_MILLIS) {
-            throw new IllegalArgumentException("placementTimeoutMillis = " + placement + ": must be below 480000 ms,"
-                    + " the engine's KV abort timeout (VLLM_MOONCAKE_ABORT_REQUEST_TIMEOUT, 480 s), after which a"
-                    + " request's prefilled KV is freed and its decode cannot pull it; must be in 1.."
-                    + (ProxyConfig.KV_ABORT_TIMEOUT_MILLIS - 1));
-        }
-        long ping = range("pingIntervalMillis", c.pingIntervalMillis(), 0, 600_000);
-        if (ping > 0 && ping < MIN_PING_INTERVAL_MILLIS) {
-            throw new IllegalArgumentException("pingIntervalMillis = " + ping + ": must be 0 (off) or in "
-                    + MIN_PING_INTERVAL_MILLIS + "..600000");
-        }
-        return new ProxySettings((int) range("maxBodyBytes", c.maxBodyBytes(), 1024, 1 << 30),
-                range("placementTimeoutMillis", placement, 1, ProxyConfig.KV_ABORT_TIMEOUT_MILLIS - 1),
-                (int) range("relayQueueEvents", c.relayQueueEvents(), 16, 1_000_000),
-                (int) range("maxPoolDepth", c.maxPoolDepth(), 0, 1_000_000),
-                (int) range("retryAfterSeconds", c.retryAfterSeconds(), 1, 3600),
+    /** @throws ConfigurationException naming the first invalid property and its range */
+    static ProxySettings from(ConfigProperties c) {
+        long placement = c.longValue("placementTimeoutMillis", ProxyConfig.DEFAULT_PLACEMENT_TIMEOUT_MILLIS, 1,
+                Long.MAX_VALUE);
+        c.require(placement < ProxyConfig.KV_ABORT_TIMEOUT_MILLIS, "placementTimeoutMillis", "below 480000 ms, the"
+                + " engine's KV abort timeout (VLLM_MOONCAKE_ABORT_REQUEST_TIMEOUT, 480 s), after which a request's"
+                + " prefilled KV is freed and its decode cannot pull it: an integer in [1, "
+                + (ProxyConfig.KV_ABORT_TIMEOUT_MILLIS - 1) + "]", placement);
+        long ping = c.longValue("pingIntervalMillis", ProxyConfig.DEFAULT_PING_INTERVAL_MILLIS, 0,
+                MAX_PING_INTERVAL_MILLIS);
+        c.require(ping == 0 || ping >= MIN_PING_INTERVAL_MILLIS, "pingIntervalMillis",
+                "0 (off) or in [" + MIN_PING_INTERVAL_MILLIS + ", " + MAX_PING_INTERVAL_MILLIS + "]", ping);
+        return new ProxySettings(c.intValue("maxBodyBytes", ProxyConfig.DEFAULT_MAX_BODY_BYTES, 1024, 1 << 30),
+                placement,
+                c.intValue("relayQueueEvents", ProxyConfig.DEFAULT_RELAY_QUEUE_EVENTS, 16, 1_000_000),
+                c.intValue("maxPoolDepth", ProxyConfig.DEFAULT_MAX_POOL_DEPTH, 0, 1_000_000),
+                c.intValue("retryAfterSeconds", ProxyConfig.DEFAULT_RETRY_AFTER_SECONDS, 1, 3600),
                 ping,
-                (int) range("maxRecomputes", c.maxRecomputes(), 0, 16),
-                (int) range("maxTokensLimit", c.maxTokensLimit(), 1, Integer.MAX_VALUE),
-                range("holdTimeoutMillis", c.holdTimeoutMillis(), 0, ProxyConfig.KV_ABORT_TIMEOUT_MILLIS - 1),
-                (int) range("maxHeldRequests", c.maxHeldRequests(), 0, 1_000_000),
-                range("clientStallMillis", c.clientStallMillis(), 100, 3_600_000));
-    }
-
-    private static long range(String name, long v, long min, long max) {
-        if (v < min || v > max) {
-            throw new IllegalArgumentException(name + " = " + v + ": must be in " + min + ".." + max);
-        }
-        return v;
+                c.intValue("maxRecomputes", ProxyConfig.DEFAULT_MAX_RECOMPUTES, 0, 16),
+                c.intValue("maxTokensLimit", ProxyConfig.DEFAULT_MAX_TOKENS_LIMIT, 1, Integer.MAX_VALUE),
+                c.longValue("holdTimeoutMillis", ProxyConfig.DEFAULT_HOLD_TIMEOUT_MILLIS, 0,
+                        ProxyConfig.KV_ABORT_TIMEOUT_MILLIS - 1),
+                c.intValue("maxHeldRequests", ProxyConfig.DEFAULT_MAX_HELD_REQUESTS, 0, 1_000_000),
+                c.longValue("clientStallMillis", ProxyConfig.DEFAULT_CLIENT_STALL_MILLIS, 100, 3_600_000));
     }
 }

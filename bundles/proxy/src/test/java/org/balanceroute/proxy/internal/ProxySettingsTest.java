@@ -5,18 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
-import org.balanceroute.testkit.ComponentConfigs;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
 import org.junit.jupiter.api.Test;
 
 class ProxySettingsTest {
 
     private static ProxySettings read(Map<String, ?> values) {
-        return ProxySettings.from(ComponentConfigs.of(ProxyConfig.class, values));
+        return ProxySettings.from(ConfigProperties.of(CompletionFlow.PID, values));
     }
 
     private static String rejected(String field, Object value) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> read(Map.of(field, value)));
-        assertTrue(e.getMessage().startsWith(field + " = "), e.getMessage());
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> read(Map.of(field, value)));
+        assertEquals(field, e.property());
+        assertTrue(e.getMessage().startsWith("org.balanceroute.proxy: " + field + " must be "), e.getMessage());
         return e.getMessage();
     }
 
@@ -51,6 +53,13 @@ class ProxySettingsTest {
         assertEquals(100, read(Map.of("pingIntervalMillis", 100L)).pingIntervalMillis());
         rejected("maxRecomputes", 17);
         rejected("maxRecomputes", -1);
+        assertEquals("org.balanceroute.proxy: maxBodyBytes must be an integer in [1024, 1073741824], got 'abc'",
+                rejected("maxBodyBytes", "abc"));
+    }
+
+    @Test
+    void anInvalidConfigurationFailsTheActivation() {
+        assertThrows(ConfigurationException.class, () -> new CompletionFlow(Map.of("maxPoolDepth", -1)));
     }
 
     @Test
@@ -58,9 +67,9 @@ class ProxySettingsTest {
         CompletionFlow flow = new CompletionFlow(new FlowFakes.Router(), new FlowFakes.Connector(),
                 read(Map.of("maxPoolDepth", 7)));
         try {
-            flow.modified(ComponentConfigs.of(ProxyConfig.class, Map.of("maxPoolDepth", 9, "pingIntervalMillis", 5L)));
+            flow.modified(Map.of("maxPoolDepth", 9, "pingIntervalMillis", 5L));
             assertEquals(7, flow.settings().maxPoolDepth());
-            flow.modified(ComponentConfigs.of(ProxyConfig.class, Map.of("maxPoolDepth", 9)));
+            flow.modified(Map.of("maxPoolDepth", 9));
             assertEquals(9, flow.settings().maxPoolDepth());
         } finally {
             flow.close();

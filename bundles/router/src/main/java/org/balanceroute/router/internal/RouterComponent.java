@@ -11,6 +11,8 @@ import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.SnapshotStore;
 import org.balanceroute.api.TerminationPredictor;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.FleetListener;
 import org.balanceroute.fleet.FleetService;
@@ -42,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * flow; each loop picks its active policy by the pool's {@code policy}, else the configuration's
  * {@code policy}, then {@code fallbackPolicy}.
  *
- * <p>Config-or-error: an invalid configuration is logged (field and range) and the previous
- * one stays in force; neither the constructor nor {@link #modified} throws for a bad value.
+ * <p>Config-or-error: an invalid update is logged (PID, property and range) and the previous
+ * configuration stays in force; an invalid configuration at activation fails the activation
+ * with the same message (there is no previous one to keep).
  *
  * <p>Lifecycle: the constructor builds a loop per pool known, the framework then binds the
  * policies and predictors present, and {@link #start()} starts the dispatch threads, which select
@@ -79,8 +82,8 @@ public final class RouterComponent implements RouterService, FleetListener {
     private volatile Pools pools;
 
     @Activate
-    public RouterComponent(RouterConfig config, @Reference(name = "fleet") FleetService fleet) {
-        this(config, System::nanoTime);
+    public RouterComponent(Map<String, Object> properties, @Reference(name = "fleet") FleetService fleet) {
+        this(properties, System::nanoTime);
         fleetChanged(fleet.fleet());
     }
 
@@ -88,16 +91,11 @@ public final class RouterComponent implements RouterService, FleetListener {
      * A router of one pool, {@value Fleet#DEFAULT_POOL}, until {@link #fleetChanged} says otherwise (tests).
      *
      * @param clock nanoseconds, for request arrival times and snapshots
+     * @throws ConfigurationException if the configuration is invalid (the activation fails)
      */
-    RouterComponent(RouterConfig config, LongSupplier clock) {
+    RouterComponent(Map<String, ?> properties, LongSupplier clock) {
         this.clock = clock;
-        RouterSettings s;
-        try {
-            s = RouterSettings.read(config);
-        } catch (IllegalArgumentException e) {
-            s = RouterSettings.defaults();
-            LOG.error("router: configuration {} rejected: {}; using the defaults {}", PID, e.getMessage(), s);
-        }
+        RouterSettings s = RouterSettings.read(ConfigProperties.of(PID, properties));
         synchronized (lock) {
             settings = s;
             PoolRouter only = newPool(Fleet.DEFAULT_POOL, "");
@@ -116,12 +114,12 @@ public final class RouterComponent implements RouterService, FleetListener {
     }
 
     @Modified
-    void modified(RouterConfig config) {
+    void modified(Map<String, Object> properties) {
         RouterSettings next;
         try {
-            next = RouterSettings.read(config);
-        } catch (IllegalArgumentException e) {
-            LOG.error("router: configuration {} rejected: {}; keeping {}", PID, e.getMessage(), settings());
+            next = RouterSettings.read(ConfigProperties.of(PID, properties));
+        } catch (ConfigurationException e) {
+            LOG.error("router: configuration rejected: {}; keeping {}", e.getMessage(), settings());
             return;
         }
         synchronized (lock) {

@@ -1,5 +1,7 @@
 package org.balanceroute.router.internal;
 
+import org.balanceroute.policy.balance.BalancePolicy;
+import org.balanceroute.policy.baseline.JoinShortestQueuePolicy;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
@@ -8,11 +10,12 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
         description = "The dispatch loop: which routing policy is active, the fallback and the stepping "
                 + "mode (the decode workers, their instances and each instance's capacity B come from the pool's "
                 + "topology, not from here). An invalid value is rejected with an error in the log, and the "
-                + "previous configuration stays in force.")
+                + "previous configuration stays in force (at start, the router does not start).")
 @interface RouterConfig {
 
-    String DEFAULT_POLICY = "br0";
-    String DEFAULT_FALLBACK_POLICY = "jsq";
+    // the policy bundles' own names (compile-time constants: no package import at runtime)
+    String DEFAULT_POLICY = BalancePolicy.BR0;
+    String DEFAULT_FALLBACK_POLICY = JoinShortestQueuePolicy.NAME;
     long DEFAULT_STEP_INTERVAL_MILLIS = 0;
     long MAX_STEP_INTERVAL_MILLIS = 60_000;
 

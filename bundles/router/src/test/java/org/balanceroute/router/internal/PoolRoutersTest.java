@@ -30,7 +30,6 @@ import org.balanceroute.fleet.PoolTopology;
 import org.balanceroute.policy.baseline.JoinShortestQueuePolicy;
 import org.balanceroute.router.Placement;
 import org.balanceroute.router.RouterService;
-import org.balanceroute.testkit.ComponentConfigs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -58,7 +57,7 @@ class PoolRoutersTest {
     }
 
     private RouterComponent start(Fleet fleet, RoutingPolicy... policies) {
-        router = new RouterComponent(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq")), System::nanoTime);
+        router = new RouterComponent((Map.of("policy", "jsq")), System::nanoTime);
         router.fleetChanged(fleet);
         for (RoutingPolicy p : policies) {
             router.bindPolicy(p, Map.of(RoutingPolicy.NAME_PROPERTY, p.name(), "service.id", (long) serviceIds.incrementAndGet()));

@@ -29,7 +29,6 @@ import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.router.Placement;
 import org.balanceroute.router.ReplicaShare;
 import org.balanceroute.router.ReplicasStatus;
-import org.balanceroute.testkit.ComponentConfigs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -59,7 +58,7 @@ class ReplicatedRoutingTest {
         final Map<Long, Integer> workerOf = new ConcurrentHashMap<>();
 
         Replica(boolean join) {
-            router = new RouterComponent(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "br0")),
+            router = new RouterComponent((Map.of("policy", "br0")),
                     System::nanoTime);
             Map<String, Object> props = new HashMap<>();
             props.put(RoutingPolicy.NAME_PROPERTY, "br0");
@@ -385,7 +384,7 @@ class ReplicatedRoutingTest {
         await("b follows a", () -> "br0".equals(b.router.activePolicy())
                 && b.router.replicas().dispatcher().equals(a.id()));
         long t0 = System.nanoTime();
-        a.router.modified(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq")));
+        a.router.modified((Map.of("policy", "jsq")));
         await("the follower shows jsq", () -> "jsq".equals(b.router.activePolicy()));
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         assertTrue(ms < ReplicaRole.KEEPALIVE_MILLIS / 2, "the view with the new policy went out at once, not with"

@@ -24,13 +24,14 @@ import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.TerminationPredictor;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
 import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.policy.baseline.JoinShortestQueuePolicy;
 import org.balanceroute.router.Placement;
 import org.balanceroute.router.RouterService;
 import org.balanceroute.router.StepResult;
-import org.balanceroute.testkit.ComponentConfigs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -75,7 +76,7 @@ class RouterComponentTest {
         Map<String, Object> c = new HashMap<>(config);
         Object workers = c.remove("workers");
         Object capacity = c.remove("capacity");
-        router = new RouterComponent(ComponentConfigs.of(RouterConfig.class, c), clock);
+        router = new RouterComponent((c), clock);
         for (RoutingPolicy p : policies) {
             bind(p);
         }
@@ -92,7 +93,7 @@ class RouterComponentTest {
         Map<String, Object> c = new HashMap<>(config);
         Object workers = c.remove("workers");
         Object capacity = c.remove("capacity");
-        router.modified(ComponentConfigs.of(RouterConfig.class, c));
+        router.modified((c));
         if (workers != null) {
             setLayout((Integer) workers, capacity == null ? 64 : (Integer) capacity);
         }
@@ -296,11 +297,11 @@ class RouterComponentTest {
                 new ToLastWorker());
         reconfigure(Map.of("policy", "  "));
         reconfigure(Map.of("policy", "jsq", "stepIntervalMillis", -1L));
-        router.modified(ComponentConfigs.of(RouterConfig.class,
-                Map.of("policy", "jsq", "stepIntervalMillis", new IllegalArgumentException("not a number: 'eight'"))));
+        reconfigure(Map.of("policy", "jsq", "stepIntervalMillis", "eight"));
         sync();
         assertEquals("br0", router.configuredPolicy());
         assertEquals("br0", router.activePolicy());
+        assertFalse(router.automaticStepping());
         assertEquals(2, router.snapshot().workers());
 
         reconfigure(Map.of("policy", "to-last", "workers", 2, "capacity", 4));
@@ -309,21 +310,20 @@ class RouterComponentTest {
     }
 
     @Test
-    void invalidInitialConfigurationUsesTheDefaults() throws Exception {
-        start(Map.of("policy", "jsq", "stepIntervalMillis", -3L), br0(), new JoinShortestQueuePolicy());
-        assertEquals("br0", router.configuredPolicy());
-        assertFalse(router.automaticStepping(), "the default stepping");
-        assertEquals(8, router.snapshot().workers());
-        assertEquals(64, router.snapshot().capacity(), "B is the layout's");
+    void invalidInitialConfigurationFailsTheActivationNamingPidAndProperty() {
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> new RouterComponent(Map.of("policy", "jsq", "stepIntervalMillis", 60_001L), () -> 0L));
+        assertEquals("org.balanceroute.router: stepIntervalMillis must be an integer in [0, 60000], got 60001",
+                e.getMessage());
+        e = assertThrows(ConfigurationException.class,
+                () -> new RouterComponent(Map.of("fallbackPolicy", " "), () -> 0L));
+        assertEquals("org.balanceroute.router: fallbackPolicy must be a non-empty policy name, got ''", e.getMessage());
     }
 
     @Test
-    void settingsErrorsNameTheFieldAndTheRange() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new RouterSettings("br0", "jsq", 60_001));
-        assertEquals("stepIntervalMillis must be an integer in [0, 60000], got 60001", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> new RouterSettings("br0", "", 0));
-        assertTrue(e.getMessage().startsWith("fallbackPolicy must be a non-empty policy name"), e.getMessage());
+    void absentPropertiesAreTheMetatypeDefaults() {
+        RouterSettings s = RouterSettings.read(ConfigProperties.of(RouterService.PID, Map.of()));
+        assertEquals(new RouterSettings("br0", "jsq", 0), s);
     }
 
     @Test
@@ -607,7 +607,7 @@ class RouterComponentTest {
 
     @Test
     void untilTheWorkerSetIsKnownRequestsWaitInThePool() throws Exception {
-        router = new RouterComponent(ComponentConfigs.of(RouterConfig.class, Map.of("policy", "jsq")), () -> 0L);
+        router = new RouterComponent((Map.of("policy", "jsq")), () -> 0L);
         bind(new JoinShortestQueuePolicy());
         router.start();
         CompletableFuture<Placement> waiting = router.submit(1, 100, 0, 10);

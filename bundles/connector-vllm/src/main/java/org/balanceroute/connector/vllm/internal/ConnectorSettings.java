@@ -1,8 +1,11 @@
 package org.balanceroute.connector.vllm.internal;
 
-import org.balanceroute.fleet.PoolTopology;
-
 import java.util.List;
+import java.util.Map;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
+import org.balanceroute.connector.vllm.VllmConnector;
+import org.balanceroute.fleet.PoolTopology;
 
 /**
  * The connector's configuration, checked: {@link #from} names the first invalid property and its
@@ -22,42 +25,35 @@ public record ConnectorSettings(PoolTopology pool, String apiKey,
                 prefillMaxInFlight, prefillQueueMax, decodeConnectRetries, drainMillis, healthFailureThreshold);
     }
 
+    /** The longest retry backoff (unless the first one is longer). */
+    private static final long MAX_BACKOFF_MILLIS = 30_000;
+
     /** No pool yet: no endpoint. */
     static final PoolTopology NO_POOL = new PoolTopology("none", PoolTopology.ANY_MODEL, List.of(), List.of(), List.of());
 
-    /** The documented defaults (ConnectorConfig's). */
+    /** The metatype's defaults. */
     static ConnectorSettings defaults() {
-        return new ConnectorSettings(NO_POOL, "", 2000, 60000, 300000, new RetryPolicy(2, 100, 30_000), 5000, 4096, 16384, 16 * 1024 * 1024,
-                ConnectorConfig.DEFAULT_PREFILL_MAX_IN_FLIGHT, ConnectorConfig.DEFAULT_PREFILL_QUEUE_MAX, 2,
-                ConnectorConfig.DEFAULT_DRAIN_MILLIS, ConnectorConfig.DEFAULT_HEALTH_FAILURE_THRESHOLD);
+        return from(ConfigProperties.of(VllmConnector.PID, Map.of()));
     }
 
-    static ConnectorSettings from(ConnectorConfig c) {
-        c = org.balanceroute.api.ConfigValues.named(ConnectorConfig.class, c); // a value that does not convert names its property
-        long maxBackoff = 30_000;
+    /** @throws ConfigurationException naming the first invalid property and its range */
+    static ConnectorSettings from(ConfigProperties c) {
+        long backoff = c.longValue("retryBackoffMillis", ConnectorConfig.DEFAULT_RETRY_BACKOFF_MILLIS, 0, 60_000);
         return new ConnectorSettings(NO_POOL,
-                c.apiKey() == null ? "" : c.apiKey().trim(),
-                range("connectTimeoutMillis", c.connectTimeoutMillis(), 1, 600_000),
-                range("prefillTimeoutMillis", c.prefillTimeoutMillis(), 1, 3_600_000),
-                range("decodeIdleTimeoutMillis", c.decodeIdleTimeoutMillis(), 1, 3_600_000),
-                new RetryPolicy((int) range("prefillRetries", c.prefillRetries(), 0, 10),
-                        range("retryBackoffMillis", c.retryBackoffMillis(), 0, 60_000),
-                        Math.max(maxBackoff, c.retryBackoffMillis())),
-                range("healthIntervalMillis", c.healthIntervalMillis(), 100, 3_600_000),
-                (int) range("maxConnectionsPerEndpoint", c.maxConnectionsPerEndpoint(), 1, 100_000),
-                (int) range("maxQueuedPerEndpoint", c.maxQueuedPerEndpoint(), 1, 1_000_000),
-                (int) range("maxResponseBytes", c.maxResponseBytes(), 1024, 1 << 30),
-                (int) range("prefillMaxInFlight", c.prefillMaxInFlight(), 0, 100_000),
-                (int) range("prefillQueueMax", c.prefillQueueMax(), 0, 1_000_000),
-                (int) range("decodeConnectRetries", c.decodeConnectRetries(), 0, 10),
-                range("drainMillis", c.drainMillis(), 0, 600_000),
-                (int) range("healthFailureThreshold", c.healthFailureThreshold(), 1, 100));
-    }
-
-    private static long range(String name, long v, long min, long max) {
-        if (v < min || v > max) {
-            throw new IllegalArgumentException(name + " = " + v + ": must be in " + min + ".." + max);
-        }
-        return v;
+                c.text("apiKey", ConnectorConfig.DEFAULT_API_KEY),
+                c.longValue("connectTimeoutMillis", ConnectorConfig.DEFAULT_CONNECT_TIMEOUT_MILLIS, 1, 600_000),
+                c.longValue("prefillTimeoutMillis", ConnectorConfig.DEFAULT_PREFILL_TIMEOUT_MILLIS, 1, 3_600_000),
+                c.longValue("decodeIdleTimeoutMillis", ConnectorConfig.DEFAULT_DECODE_IDLE_TIMEOUT_MILLIS, 1, 3_600_000),
+                new RetryPolicy(c.intValue("prefillRetries", ConnectorConfig.DEFAULT_PREFILL_RETRIES, 0, 10), backoff,
+                        Math.max(MAX_BACKOFF_MILLIS, backoff)),
+                c.longValue("healthIntervalMillis", ConnectorConfig.DEFAULT_HEALTH_INTERVAL_MILLIS, 100, 3_600_000),
+                c.intValue("maxConnectionsPerEndpoint", ConnectorConfig.DEFAULT_MAX_CONNECTIONS_PER_ENDPOINT, 1, 100_000),
+                c.intValue("maxQueuedPerEndpoint", ConnectorConfig.DEFAULT_MAX_QUEUED_PER_ENDPOINT, 1, 1_000_000),
+                c.intValue("maxResponseBytes", ConnectorConfig.DEFAULT_MAX_RESPONSE_BYTES, 1024, 1 << 30),
+                c.intValue("prefillMaxInFlight", ConnectorConfig.DEFAULT_PREFILL_MAX_IN_FLIGHT, 0, 100_000),
+                c.intValue("prefillQueueMax", ConnectorConfig.DEFAULT_PREFILL_QUEUE_MAX, 0, 1_000_000),
+                c.intValue("decodeConnectRetries", ConnectorConfig.DEFAULT_DECODE_CONNECT_RETRIES, 0, 10),
+                c.longValue("drainMillis", ConnectorConfig.DEFAULT_DRAIN_MILLIS, 0, 600_000),
+                c.intValue("healthFailureThreshold", ConnectorConfig.DEFAULT_HEALTH_FAILURE_THRESHOLD, 1, 100));
     }
 }

@@ -25,6 +25,8 @@ import org.eclipse.jetty.client.AbstractConnectionPool;
 import org.eclipse.jetty.client.Destination;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -83,9 +85,11 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
     private volatile Connected connected;
 
     /** The fleet's pools from the start; {@link #fleetChanged} follows its changes. */
+    /** @throws ConfigurationException if the configuration is invalid (the activation fails) */
     @Activate
-    public VllmConnectorComponent(ConnectorConfig config, @Reference(name = "fleet") FleetService fleet) throws Exception {
-        this(settingsOrDefaults(config));
+    public VllmConnectorComponent(Map<String, Object> properties, @Reference(name = "fleet") FleetService fleet)
+            throws Exception {
+        this(ConnectorSettings.from(ConfigProperties.of(PID, properties)));
         fleetChanged(fleet.fleet());
         Thread t = new Thread(() -> {
             try {
@@ -138,15 +142,6 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
         }
     }
 
-    private static ConnectorSettings settingsOrDefaults(ConnectorConfig config) {
-        try {
-            return ConnectorSettings.from(config);
-        } catch (IllegalArgumentException e) {
-            LOG.error("{}: invalid configuration, the defaults apply: {}", PID, e.getMessage());
-            return ConnectorSettings.defaults();
-        }
-    }
-
     private PoolConnector newPool(PoolTopology pool) {
         return new PoolConnector(this, new HealthMonitor(client, scheduler, listeners, settings.withPool(pool)),
                 prefills, decodes);
@@ -154,12 +149,12 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
 
     /** The new settings, in force in every pool. */
     @Modified
-    void modified(ConnectorConfig config) {
+    void modified(Map<String, Object> properties) {
         ConnectorSettings s;
         try {
-            s = ConnectorSettings.from(config);
-        } catch (IllegalArgumentException e) {
-            LOG.error("{}: invalid configuration, the previous one stays in force: {}", PID, e.getMessage());
+            s = ConnectorSettings.from(ConfigProperties.of(PID, properties));
+        } catch (ConfigurationException e) {
+            LOG.error("invalid configuration, the previous one stays in force: {}", e.getMessage());
             return;
         }
         synchronized (listeners) {

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.balanceroute.testkit.ComponentConfigs;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
+import org.balanceroute.connector.vllm.VllmConnector;
 import org.junit.jupiter.api.Test;
 
 class ConnectorSettingsTest {
@@ -25,7 +27,7 @@ class ConnectorSettingsTest {
     private static ConnectorSettings from(Map<String, Object> overrides) {
         Map<String, Object> m = new HashMap<>();
         m.putAll(overrides);
-        return ConnectorSettings.from(ComponentConfigs.of(ConnectorConfig.class, m));
+        return ConnectorSettings.from(ConfigProperties.of(VllmConnector.PID, m));
     }
 
     @Test
@@ -35,11 +37,11 @@ class ConnectorSettingsTest {
         assertEquals(4096, d.prefillQueueMax());
         assertEquals(ConnectorSettings.defaults().prefillMaxInFlight(), d.prefillMaxInFlight());
         assertEquals(0, from(Map.of("prefillMaxInFlight", 0, "prefillQueueMax", 0)).prefillQueueMax());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        ConfigurationException e = assertThrows(ConfigurationException.class,
                 () -> from(Map.of("prefillMaxInFlight", -1)));
-        assertEquals("prefillMaxInFlight = -1: must be in 0..100000", e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> from(Map.of("prefillQueueMax", 2_000_000)));
-        assertEquals("prefillQueueMax = 2000000: must be in 0..1000000", e.getMessage());
+        assertEquals("org.balanceroute.connector.vllm: prefillMaxInFlight must be an integer in [0, 100000], got -1", e.getMessage());
+        e = assertThrows(ConfigurationException.class, () -> from(Map.of("prefillQueueMax", 2_000_000)));
+        assertEquals("org.balanceroute.connector.vllm: prefillQueueMax must be an integer in [0, 1000000], got 2000000", e.getMessage());
     }
 
     @Test
@@ -47,8 +49,8 @@ class ConnectorSettingsTest {
         assertEquals(3, from(Map.of()).healthFailureThreshold());
         assertEquals(ConnectorSettings.defaults().healthFailureThreshold(), from(Map.of()).healthFailureThreshold());
         assertEquals(1, from(Map.of("healthFailureThreshold", 1)).healthFailureThreshold());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        ConfigurationException e = assertThrows(ConfigurationException.class,
                 () -> from(Map.of("healthFailureThreshold", 0)));
-        assertEquals("healthFailureThreshold = 0: must be in 1..100", e.getMessage());
+        assertEquals("org.balanceroute.connector.vllm: healthFailureThreshold must be an integer in [1, 100], got 0", e.getMessage());
     }
 }

@@ -37,7 +37,6 @@ import org.balanceroute.fleet.DecodeInstance;
 import org.balanceroute.fleet.Endpoint;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.PoolTopology;
-import org.balanceroute.testkit.ComponentConfigs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -249,7 +248,7 @@ class PoolsHttpTest {
         VllmConnectorComponent c = connector();
         c.fleetChanged(fleet(pool("a", List.of(pa), List.of(decodeEngine("a"))),
                 pool("b", List.of(pb), List.of(decodeEngine("b")))));
-        c.modified(ComponentConfigs.of(ConnectorConfig.class, Map.of("apiKey", "k")));
+        c.modified(Map.of("apiKey", "k"));
         c.pool("a").prefill("r", PATH, body()).get(10, TimeUnit.SECONDS);
         c.pool("b").prefill("r", PATH, body()).get(10, TimeUnit.SECONDS);
         assertEquals(List.of("Bearer k"), pa.authorizations());
