@@ -1,5 +1,6 @@
 package org.balanceroute.cli;
 
+import org.balanceroute.policy.balance.BalanceProperties;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.predictor.survival.SurvivalSettings;
 import picocli.CommandLine.Option;
@@ -75,10 +76,13 @@ class BalanceOptions {
         } catch (IllegalArgumentException e) {
             // BalanceSettings names its fields as Java does; the CLI user knows them as options
             String msg = e.getMessage();
-            for (String[] pair : new String[][] {{"sGreedy", "--s-greedy"}, {"rMax", "--r-max"},
-                    {"horizon", "--horizon"}, {"alpha", "--alpha"}, {"beta", "--beta"}, {"gamma", "--gamma"},
-                    {"confidence", "--confidence"}, {"stage1Worker", "--stage1-worker"},
-                    {"horizonMargin", "--horizon-margin"}, {"projectedSlots", "--projected-slots"}}) {
+            for (String[] pair : new String[][] {{BalanceProperties.S_GREEDY, "--s-greedy"},
+                    {BalanceProperties.R_MAX, "--r-max"}, {BalanceProperties.HORIZON, "--horizon"},
+                    {BalanceProperties.ALPHA, "--alpha"}, {BalanceProperties.BETA, "--beta"},
+                    {BalanceProperties.GAMMA, "--gamma"}, {BalanceProperties.CONFIDENCE, "--confidence"},
+                    {BalanceProperties.STAGE1_WORKER, "--stage1-worker"},
+                    {BalanceProperties.HORIZON_MARGIN, "--horizon-margin"},
+                    {BalanceProperties.PROJECTED_SLOTS, "--projected-slots"}}) {
                 if (msg.startsWith(pair[0] + " ")) {
                     msg = pair[1] + msg.substring(pair[0].length());
                 }

@@ -19,6 +19,7 @@ import java.util.function.IntFunction;
 import org.balanceroute.chart.LoadChart;
 import org.balanceroute.core.DecodeLayout;
 import org.balanceroute.policy.balance.BalancePolicy;
+import org.balanceroute.policy.balance.BalanceProperties;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.predictor.survival.SurvivalSettings;
 import org.balanceroute.simulator.DecodeSimulator;
@@ -538,16 +539,8 @@ final class SimulateCommand extends CliCommand {
         cfg.put("replicas", replicas.count());
         cfg.put("syncDelayMs", replicas.syncDelayMs());
         cfg.put("clusterMode", replicas.mode().optionValue());
-        cfg.put("sGreedy", balance.sGreedyFor(config.workers()));
-        cfg.put("rMax", balance.rMax());
-        cfg.put("horizon", balance.horizon());
-        cfg.put("alpha", balance.alpha());
-        cfg.put("beta", balance.beta());
-        cfg.put("gamma", balance.gamma());
-        cfg.put("confidence", balance.confidence());
-        cfg.put("stage1Worker", balance.stage1Worker().value());
-        cfg.put("horizonMargin", balance.horizonMargin().value());
-        cfg.put("projectedSlots", balance.projectedSlots());
+        cfg.putAll(BalanceProperties.toMap(balance));
+        cfg.put(BalanceProperties.S_GREEDY, balance.sGreedyFor(config.workers())); // the G it ran with, not 0
         cfg.put("predictorQuantile", this.balance.predictorQuantile);
         cfg.put("predictorWindow", this.balance.predictorWindow);
         List<Map<String, Object>> rows = new ArrayList<>();

@@ -42,7 +42,7 @@ public record BalanceSettings(int sGreedy, int rMax, int horizon, double alpha, 
 
         /** @throws IllegalArgumentException naming the field and the values */
         public static Stage1Worker parse(String value) {
-            return option(Stage1Worker.class, "stage1Worker", value);
+            return option(Stage1Worker.class, BalanceProperties.STAGE1_WORKER, value);
         }
     }
 
@@ -62,7 +62,7 @@ public record BalanceSettings(int sGreedy, int rMax, int horizon, double alpha, 
 
         /** @throws IllegalArgumentException naming the field and the values */
         public static HorizonMargin parse(String value) {
-            return option(HorizonMargin.class, "horizonMargin", value);
+            return option(HorizonMargin.class, BalanceProperties.HORIZON_MARGIN, value);
         }
     }
 
@@ -104,16 +104,16 @@ public record BalanceSettings(int sGreedy, int rMax, int horizon, double alpha, 
      * admin API validates against exactly what is checked here. Numbers must also be finite.
      */
     public BalanceSettings {
-        require(sGreedy >= MIN_S_GREEDY, "sGreedy", sGreedy, ">= " + MIN_S_GREEDY + " (0 means G)");
-        require(rMax >= MIN_R_MAX && rMax <= MAX_R_MAX, "rMax", rMax, MIN_R_MAX + ".." + MAX_R_MAX);
-        require(horizon >= MIN_HORIZON && horizon <= MAX_HORIZON, "horizon", horizon, MIN_HORIZON + ".." + MAX_HORIZON);
-        require(alpha >= MIN_ALPHA && Double.isFinite(alpha), "alpha", alpha, "> 0");
-        require(beta >= MIN_BETA && Double.isFinite(beta), "beta", beta, ">= 0");
-        require(gamma >= MIN_GAMMA && gamma <= MAX_GAMMA, "gamma", gamma, "(0, 1]");
-        require(confidence >= MIN_CONFIDENCE && confidence <= MAX_CONFIDENCE, "confidence", confidence, "[0, 1]");
-        require(stage1Worker != null, "stage1Worker", stage1Worker, "one of slots, margin");
-        require(horizonMargin != null, "horizonMargin", horizonMargin, "one of min, mean, now");
-        require(projectedSlots >= MIN_PROJECTED_SLOTS && projectedSlots <= MAX_PROJECTED_SLOTS, "projectedSlots",
+        require(sGreedy >= MIN_S_GREEDY, BalanceProperties.S_GREEDY, sGreedy, ">= " + MIN_S_GREEDY + " (0 means G)");
+        require(rMax >= MIN_R_MAX && rMax <= MAX_R_MAX, BalanceProperties.R_MAX, rMax, MIN_R_MAX + ".." + MAX_R_MAX);
+        require(horizon >= MIN_HORIZON && horizon <= MAX_HORIZON, BalanceProperties.HORIZON, horizon, MIN_HORIZON + ".." + MAX_HORIZON);
+        require(alpha >= MIN_ALPHA && Double.isFinite(alpha), BalanceProperties.ALPHA, alpha, "> 0");
+        require(beta >= MIN_BETA && Double.isFinite(beta), BalanceProperties.BETA, beta, ">= 0");
+        require(gamma >= MIN_GAMMA && gamma <= MAX_GAMMA, BalanceProperties.GAMMA, gamma, "(0, 1]");
+        require(confidence >= MIN_CONFIDENCE && confidence <= MAX_CONFIDENCE, BalanceProperties.CONFIDENCE, confidence, "[0, 1]");
+        require(stage1Worker != null, BalanceProperties.STAGE1_WORKER, stage1Worker, "one of slots, margin");
+        require(horizonMargin != null, BalanceProperties.HORIZON_MARGIN, horizonMargin, "one of min, mean, now");
+        require(projectedSlots >= MIN_PROJECTED_SLOTS && projectedSlots <= MAX_PROJECTED_SLOTS, BalanceProperties.PROJECTED_SLOTS,
                 projectedSlots, MIN_PROJECTED_SLOTS + ".." + MAX_PROJECTED_SLOTS + " (0 = off)");
     }
 

@@ -10,7 +10,7 @@
  * with the {@link org.balanceroute.policy.balance.TwoStageDispatcher} once per decode step.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package org.balanceroute.policy.balance;
 
 import org.osgi.annotation.bundle.Export;

@@ -1,7 +1,6 @@
 package org.balanceroute.tuner.internal;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -15,7 +14,10 @@ import org.balanceroute.admin.PolicyAdmin;
 import org.balanceroute.api.CompletionListener;
 import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.api.RequestView;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
 import org.balanceroute.policy.balance.BalancePolicy;
+import org.balanceroute.policy.balance.BalanceProperties;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.router.RouterService;
 import org.balanceroute.simulator.ParameterTuner;
@@ -59,7 +61,7 @@ public final class TunerComponent implements CompletionListener {
     private final RouterService router;
     private final PolicyAdmin admin;
     private final ScheduledExecutorService thread;
-    private volatile Settings settings;
+    private volatile TunerSettings settings;
     private volatile RecentRequests record;
     private volatile boolean cancelled;
     private ScheduledFuture<?> schedule; // guarded by this
@@ -67,81 +69,13 @@ public final class TunerComponent implements CompletionListener {
     private Map<String, Object> last; // guarded by this
     private int runs; // guarded by this
 
-    /** The configuration, read once per change. */
-    record Settings(long windowNanos, int maxRequests, long budgetMillis, double intervalMinutes, boolean autoApply,
-            double margin, RobustChoice choice, int replays, ParameterTuner.Grid grid, String brhPolicy, double stepA,
-            double stepB) {
-
-        static Settings of(TunerConfig c) {
-            require(c.windowMinutes() >= 0.01, "windowMinutes", c.windowMinutes(), ">= 0.01");
-            require(c.maxRequests() >= 2 && c.maxRequests() <= 1_000_000, "maxRequests", c.maxRequests(),
-                    "in [2, 1000000]");
-            require(c.budgetSeconds() >= 0.1, "budgetSeconds", c.budgetSeconds(), ">= 0.1");
-            require(c.intervalMinutes() >= 0, "intervalMinutes", c.intervalMinutes(), ">= 0");
-            require(c.margin() >= 0 && c.margin() <= 1, "margin", c.margin(), "in [0, 1]");
-            require(c.parts() >= 1 && c.parts() <= RobustChoice.MAX_PARTS, "parts", c.parts(),
-                    "in [1, " + RobustChoice.MAX_PARTS + "]");
-            require(c.quorum() > 0.5 && c.quorum() <= 1, "quorum", c.quorum(), "in (0.5, 1]");
-            require(c.agreement() >= -1 && c.agreement() <= 1, "agreement", c.agreement(), "in [-1, 1]");
-            require(c.replays() >= 1 && c.replays() <= ParameterTuner.MAX_REPLAYS, "replays", c.replays(),
-                    "in [1, " + ParameterTuner.MAX_REPLAYS + "]");
-            require(c.stepA() >= 0 && c.stepB() >= 0 && c.stepA() + c.stepB() > 0, "stepA/stepB",
-                    c.stepA() + "/" + c.stepB(), ">= 0, not both 0");
-            require(c.brhPolicy().equals(BalancePolicy.BRH_SURVIVAL) || c.brhPolicy().equals(BalancePolicy.BRH_EXACT),
-                    "brhPolicy", c.brhPolicy(), "brh-survival or brh-exact");
-            List<Double> gammas = numbers("gammas", c.gammas());
-            for (double g : gammas) {
-                require(g > 0 && g <= 1, "gammas", g, "in (0, 1]");
-            }
-            List<Integer> horizons = new ArrayList<>();
-            for (double h : numbers("horizons", c.horizons())) {
-                require(h == Math.rint(h) && h >= 0 && h <= BalanceSettings.MAX_HORIZON, "horizons", h,
-                        "whole numbers in [0, " + BalanceSettings.MAX_HORIZON + "]");
-                horizons.add((int) h);
-            }
-            List<Double> betas = numbers("betas", c.betas());
-            for (double b : betas) {
-                require(b >= 0, "betas", b, ">= 0");
-            }
-            return new Settings((long) (c.windowMinutes() * 60e9), c.maxRequests(), (long) (c.budgetSeconds() * 1000),
-                    c.intervalMinutes(), c.autoApply(), c.margin(), new RobustChoice(c.parts(), c.quorum(), c.agreement()),
-                    c.replays(), new ParameterTuner.Grid(betas, gammas, horizons, c.withBr0()), c.brhPolicy(), c.stepA(), c.stepB());
-        }
-
-        private static List<Double> numbers(String field, String csv) {
-            List<Double> out = new ArrayList<>();
-            for (String s : csv.split(",")) {
-                if (s.isBlank()) {
-                    continue;
-                }
-                try {
-                    out.add(Double.parseDouble(s.trim()));
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException(field + " must be comma-separated numbers, got '" + csv + "'");
-                }
-            }
-            return out;
-        }
-
-        private static void require(boolean ok, String field, Object value, String range) {
-            if (!ok) {
-                throw new IllegalArgumentException(field + " must be " + range + ", got " + value);
-            }
-        }
-    }
-
+    /** @throws ConfigurationException if the configuration is invalid (the activation fails) */
     @Activate
-    public TunerComponent(TunerConfig config, @Reference(name = "router") RouterService router,
+    public TunerComponent(Map<String, Object> properties, @Reference(name = "router") RouterService router,
             @Reference(name = "policyAdmin") PolicyAdmin admin) {
         this.router = router;
         this.admin = admin;
-        Settings s;
-        try {
-            s = Settings.of(config);
-        } catch (IllegalArgumentException e) {
-            LOG.error("tuner: configuration {} rejected: {}; using the defaults", TunerConfig.PID, e.getMessage());
-            s = Settings.of(Defaults.CONFIG);
-        }
+        TunerSettings s = TunerSettings.read(ConfigProperties.of(TunerConfig.PID, properties));
         this.settings = s;
         this.record = new RecentRequests(s.maxRequests());
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -154,13 +88,12 @@ public final class TunerComponent implements CompletionListener {
     }
 
     @Modified
-    void modified(TunerConfig config) {
-        Settings next;
+    void modified(Map<String, Object> properties) {
+        TunerSettings next;
         try {
-            next = Settings.of(config);
-        } catch (IllegalArgumentException e) {
-            LOG.error("tuner: configuration {} rejected: {}; keeping the previous one", TunerConfig.PID,
-                    e.getMessage());
+            next = TunerSettings.read(ConfigProperties.of(TunerConfig.PID, properties));
+        } catch (ConfigurationException e) {
+            LOG.error("tuner: configuration rejected: {}; keeping the previous one", e.getMessage());
             return;
         }
         if (next.maxRequests() != settings.maxRequests()) {
@@ -243,7 +176,7 @@ public final class TunerComponent implements CompletionListener {
         m.put("state", running != null && !running.isDone() ? "running" : "idle");
         m.put("runs", runs);
         m.put("recorded", record.recorded());
-        Settings s = settings;
+        TunerSettings s = settings;
         m.put("windowMinutes", s.windowNanos() / 60e9);
         m.put("budgetSeconds", s.budgetMillis() / 1000.0);
         m.put("intervalMinutes", s.intervalMinutes());
@@ -258,7 +191,7 @@ public final class TunerComponent implements CompletionListener {
     }
 
     private Map<String, Object> search(String reason, boolean applyAsked) {
-        Settings s = settings;
+        TunerSettings s = settings;
         Map<String, Object> report = new LinkedHashMap<>();
         report.put("reason", reason);
         List<TraceRequest> traffic = record.window(s.windowNanos());
@@ -272,7 +205,8 @@ public final class TunerComponent implements CompletionListener {
         }
         String active = router.activePolicy();
         boolean br = active.equals(BalancePolicy.BR0) || active.startsWith(BalancePolicy.BRH_PREFIX);
-        BalanceSettings current = br ? settingsOf(router.policyParameters(active)) : BalanceSettings.defaults();
+        BalanceSettings current = br ? BalanceProperties.fromMap(router.policyParameters(active))
+                : BalanceSettings.defaults();
         String brh = active.equals(BalancePolicy.BRH_EXACT) ? BalancePolicy.BRH_EXACT
                 : active.equals(BalancePolicy.BRH_SURVIVAL) ? BalancePolicy.BRH_SURVIVAL : s.brhPolicy();
         SimulationConfig replay = new SimulationConfig(snap.workers(), snap.capacity(), s.stepA(), s.stepB(), 0, 0, 0, 1);
@@ -319,9 +253,9 @@ public final class TunerComponent implements CompletionListener {
     private boolean apply(ParameterTuner.Candidate best, Map<String, Object> report) {
         Map<String, Object> params = new LinkedHashMap<>();
         if (!best.policy().equals(BalancePolicy.BR0)) {
-            params.put("horizon", best.settings().horizon());
-            params.put("beta", best.settings().beta());
-            params.put("gamma", best.settings().gamma());
+            params.put(BalanceProperties.HORIZON, best.settings().horizon());
+            params.put(BalanceProperties.BETA, best.settings().beta());
+            params.put(BalanceProperties.GAMMA, best.settings().gamma());
         }
         try {
             PolicyAdmin.ChangeResult result = admin.change(best.policy(), params, APPLY_WAIT);
@@ -347,26 +281,5 @@ public final class TunerComponent implements CompletionListener {
         m.put("steadyThroughputTokPerS", r.steadyThroughputTokPerS());
         m.put("steadyTpotP95Ms", r.steadyTpotP95Ms());
         return m;
-    }
-
-    /** The BR settings a policy reports (its configuration properties), the defaults for what it leaves out. */
-    static BalanceSettings settingsOf(Map<String, Object> p) {
-        BalanceSettings d = BalanceSettings.defaults();
-        return new BalanceSettings(intOf(p, "sGreedy", d.sGreedy()), intOf(p, "rMax", d.rMax()),
-                intOf(p, "horizon", d.horizon()), numberOf(p, "alpha", d.alpha()), numberOf(p, "beta", d.beta()),
-                numberOf(p, "gamma", d.gamma()), numberOf(p, "confidence", d.confidence()),
-                BalanceSettings.Stage1Worker.parse(String.valueOf(p.getOrDefault("stage1Worker",
-                        d.stage1Worker().value()))),
-                BalanceSettings.HorizonMargin.parse(String.valueOf(p.getOrDefault("horizonMargin",
-                        d.horizonMargin().value()))),
-                intOf(p, "projectedSlots", d.projectedSlots()));
-    }
-
-    private static int intOf(Map<String, Object> p, String key, int fallback) {
-        return p.get(key) instanceof Number n ? n.intValue() : fallback;
-    }
-
-    private static double numberOf(Map<String, Object> p, String key, double fallback) {
-        return p.get(key) instanceof Number n ? n.doubleValue() : fallback;
     }
 }

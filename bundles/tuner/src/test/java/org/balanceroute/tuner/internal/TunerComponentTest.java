@@ -3,6 +3,7 @@ package org.balanceroute.tuner.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Proxy;
@@ -15,6 +16,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.balanceroute.admin.PolicyAdmin;
 import org.balanceroute.api.PoolSnapshot;
+import org.balanceroute.api.config.ConfigurationException;
 import org.balanceroute.core.TrackedRequest;
 import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.router.RouterService;
@@ -56,12 +58,6 @@ class TunerComponentTest {
         }
     }
 
-    static TunerConfig config(Map<String, Object> overrides) {
-        return (TunerConfig) Proxy.newProxyInstance(TunerConfig.class.getClassLoader(),
-                new Class<?>[] {TunerConfig.class}, (p, m, a) -> m.getName().equals("annotationType")
-                        ? TunerConfig.class : overrides.getOrDefault(m.getName(), m.getDefaultValue()));
-    }
-
     /** A bursty workload on 4 workers of 8 slots, fed as the router would: one completion at a time. */
     static void feed(TunerComponent tuner, int n) {
         SplittableRandom random = new SplittableRandom(3);
@@ -76,8 +72,8 @@ class TunerComponentTest {
     @Test
     void reportsTheBestWithoutApplyingWhenAutoApplyIsOff() throws Exception {
         Fakes f = new Fakes();
-        TunerComponent tuner = new TunerComponent(config(Map.of("horizons", "20,80", "gammas", "0.64,0.86",
-                "betas", "14.67,43")), f.router(), f.admin());
+        TunerComponent tuner = new TunerComponent(Map.of("horizons", "20,80", "gammas", "0.64,0.86",
+                "betas", "14.67,43"), f.router(), f.admin());
         try {
             feed(tuner, 400);
             Map<String, Object> report = tuner.start("test").get(60, TimeUnit.SECONDS);
@@ -112,8 +108,8 @@ class TunerComponentTest {
     void autoApplyGoesThroughPolicyAdminOnTheTunerThreadWhenTheGainClearsTheMargin() throws Exception {
         Fakes f = new Fakes();
         // one part: the whole window's winner, which on this workload is not the settings in force
-        TunerComponent tuner = new TunerComponent(config(Map.of("autoApply", true, "margin", 0.0, "parts", 1,
-                "horizons", "20,80", "gammas", "0.64,0.86", "betas", "14.67,43")), f.router(), f.admin());
+        TunerComponent tuner = new TunerComponent(Map.of("autoApply", true, "margin", 0.0, "parts", 1,
+                "horizons", "20,80", "gammas", "0.64,0.86", "betas", "14.67,43"), f.router(), f.admin());
         try {
             feed(tuner, 400);
             Map<String, Object> report = tuner.start("test").get(60, TimeUnit.SECONDS);
@@ -129,7 +125,7 @@ class TunerComponentTest {
                 assertEquals(List.of("balanceroute-tuner"), f.changeThreads);
             }
             // a margin no gain can clear: reported, not applied
-            tuner.modified(config(Map.of("autoApply", true, "margin", 1.0, "horizons", "20,80")));
+            tuner.modified(Map.of("autoApply", true, "margin", 1.0, "horizons", "20,80"));
             Map<String, Object> again = tuner.start("test").get(60, TimeUnit.SECONDS);
             assertEquals(false, again.get("applied"));
             assertTrue(((String) again.get("applyMessage")).contains("below the margin")
@@ -143,7 +139,7 @@ class TunerComponentTest {
     @Test
     void theDispatchThreadOnlyRecordsAndABadConfigurationKeepsThePreviousOne() throws Exception {
         Fakes f = new Fakes();
-        TunerComponent tuner = new TunerComponent(config(Map.of()), f.router(), f.admin());
+        TunerComponent tuner = new TunerComponent(Map.of(), f.router(), f.admin());
         try {
             long before = System.nanoTime();
             feed(tuner, 2000);
@@ -151,23 +147,27 @@ class TunerComponentTest {
             assertEquals(2000L, tuner.recorded());
             assertEquals("idle", tuner.status().get("state"));
             assertEquals(0, tuner.status().get("runs"));
-            tuner.modified(config(Map.of("gammas", "0")));
+            ConfigurationException e = assertThrows(ConfigurationException.class,
+                    () -> new TunerComponent(Map.of("gammas", "0.5, 0"), f.router(), f.admin()));
+            assertEquals("org.balanceroute.tuner: gammas must be comma-separated numbers in (0, 1], got '0'",
+                    e.getMessage());
+            tuner.modified(Map.of("gammas", "0"));
             assertEquals(false, tuner.status().get("autoApply"));
-            tuner.modified(config(Map.of("parts", 0, "autoApply", true)));
-            tuner.modified(config(Map.of("quorum", 0.5, "autoApply", true)));
-            tuner.modified(config(Map.of("replays", 0, "autoApply", true)));
-            tuner.modified(config(Map.of("replays", ParameterTuner.MAX_REPLAYS + 1, "autoApply", true)));
-            tuner.modified(config(Map.of("agreement", 1.5, "autoApply", true)));
+            tuner.modified(Map.of("parts", 0, "autoApply", true));
+            tuner.modified(Map.of("quorum", 0.5, "autoApply", true));
+            tuner.modified(Map.of("replays", 0, "autoApply", true));
+            tuner.modified(Map.of("replays", ParameterTuner.MAX_REPLAYS + 1, "autoApply", true));
+            tuner.modified(Map.of("agreement", 1.5, "autoApply", true));
             assertEquals(false, tuner.status().get("autoApply"));
             assertEquals(1, tuner.status().get("parts"));
             assertEquals(0.5, tuner.status().get("agreement"));
             assertEquals(1.0, tuner.status().get("quorum"));
             assertEquals(ParameterTuner.DEFAULT_REPLAYS, tuner.status().get("replays"));
-            tuner.modified(config(Map.of("windowMinutes", 0.5, "autoApply", true)));
+            tuner.modified(Map.of("windowMinutes", 0.5, "autoApply", true));
             assertEquals(0.5, (Double) tuner.status().get("windowMinutes"), 1e-9);
             assertEquals(true, tuner.status().get("autoApply"));
             f.active = "jsq";
-            tuner.modified(config(Map.of("windowMinutes", 5.0)));
+            tuner.modified(Map.of("windowMinutes", 5.0));
             Map<String, Object> report = tuner.start("test").get(60, TimeUnit.SECONDS);
             assertEquals("jsq", ((Map<?, ?>) report.get("current")).get("policy"));
             assertFalse(report.containsKey("error"), report.toString());

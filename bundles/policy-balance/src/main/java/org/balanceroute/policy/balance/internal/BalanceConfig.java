@@ -1,12 +1,13 @@
 package org.balanceroute.policy.balance.internal;
 
+import org.balanceroute.policy.balance.BalanceProperties;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.osgi.service.metatype.annotations.Option;
 
 /**
- * The BR-0 / BR-H tunables, configuration PID {@value #PID}, shared by the {@code br0},
+ * The BR-0 / BR-H tunables, configuration PID {@value BalanceProperties#PID}, shared by the {@code br0},
  * {@code brh-survival} and {@code brh-exact} components (each names it in its
  * {@code balanceroute.policy.pid} service property). This metatype is the schema the admin API
  * and the web console show and validate against: its defaults, minima and maxima are
@@ -20,10 +21,8 @@ import org.osgi.service.metatype.annotations.Option;
         description = "Tunables of the barrier-aware policies br0, brh-survival and brh-exact "
                 + "(one configuration shared by all three; br0 uses S_greedy and R_max, the others "
                 + "are BR-H's). An invalid value is rejected with an error in the log, and the "
-                + "previous settings stay in force.")
+                + "previous settings stay in force (at start, the policies do not start).")
 @interface BalanceConfig {
-
-    String PID = "org.balanceroute.policy.balance";
 
     @AttributeDefinition(name = "S_greedy", min = "" + BalanceSettings.MIN_S_GREEDY,
             description = "Stage 1 (greedy) runs while the total free slots exceed this; 0 means G, "

@@ -1,8 +1,8 @@
 package org.balanceroute.policy.balance.internal;
 
-import org.balanceroute.testkit.ComponentConfigs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -15,7 +15,9 @@ import org.balanceroute.api.TerminationPredictor;
 import org.balanceroute.core.PoolState;
 import org.balanceroute.core.Router;
 import org.balanceroute.core.TrackedRequest;
+import org.balanceroute.api.config.ConfigurationException;
 import org.balanceroute.policy.balance.BalancePolicy;
+import org.balanceroute.policy.balance.BalanceProperties;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.junit.jupiter.api.Test;
 
@@ -29,12 +31,8 @@ class BalanceComponentsTest {
         public void onCompleted(RequestView r, int out) { }
     }
 
-    private static BalanceConfig config(Map<String, ?> values) {
-        return ComponentConfigs.of(BalanceConfig.class, values);
-    }
-
     private static Map<String, Object> defaults() {
-        return BalanceSettingsReader.parameters(BalanceSettings.defaults());
+        return BalanceProperties.toMap(BalanceSettings.defaults());
     }
 
     /** Runs a small random workload through a policy; returns the worker of every request. */
@@ -66,12 +64,12 @@ class BalanceComponentsTest {
 
     @Test
     void componentsDecideExactlyAsThePlainPolicies() {
-        Map<String, ?> tuned = Map.of("rMax", 4, "sGreedy", 2);
+        Map<String, Object> tuned = Map.of("rMax", 4, "sGreedy", 2);
         BalanceSettings settings = new BalanceSettings(2, 4, 80, 1, 14.67, 0.64, 0.5);
-        assertEquals(run(BalancePolicy.br0(settings)), run(new Br0PolicyComponent(config(tuned))));
+        assertEquals(run(BalancePolicy.br0(settings)), run(new Br0PolicyComponent(tuned)));
         CountingPredictor a = new CountingPredictor(), b = new CountingPredictor();
         assertEquals(run(BalancePolicy.brh("survival", settings, a)),
-                run(new BrhSurvivalPolicyComponent(config(tuned), b)));
+                run(new BrhSurvivalPolicyComponent(tuned, b)));
         assertEquals(a.asked, b.asked);
         assertTrue(b.asked > 0, "BR-H asks its predictor");
     }
@@ -79,15 +77,15 @@ class BalanceComponentsTest {
     @Test
     void namesAndParameters() {
         CountingPredictor p = new CountingPredictor();
-        Br0PolicyComponent br0 = new Br0PolicyComponent(config(Map.of()));
+        Br0PolicyComponent br0 = new Br0PolicyComponent(Map.of());
         assertEquals("br0", br0.name());
         assertTrue(br0.usesPromptPool());
         assertEquals(defaults(), br0.parameters());
         assertEquals(List.of("sGreedy", "rMax", "horizon", "alpha", "beta", "gamma", "confidence", "stage1Worker",
                 "horizonMargin", "projectedSlots"),
                 List.copyOf(br0.parameters().keySet()));
-        assertEquals("brh-survival", new BrhSurvivalPolicyComponent(config(Map.of()), p).name());
-        assertEquals("brh-exact", new BrhExactPolicyComponent(config(Map.of()), p).name());
+        assertEquals("brh-survival", new BrhSurvivalPolicyComponent(Map.of(), p).name());
+        assertEquals("brh-exact", new BrhExactPolicyComponent(Map.of(), p).name());
         Br0BypassPolicyComponent bypass = new Br0BypassPolicyComponent();
         assertEquals("br0-bypass", bypass.name());
         assertFalse(bypass.usesPromptPool());
@@ -96,33 +94,27 @@ class BalanceComponentsTest {
 
     @Test
     void anInvalidConfigurationKeepsTheLastGoodSettings() {
-        Br0PolicyComponent br0 = new Br0PolicyComponent(config(Map.of("rMax", 4)));
+        Br0PolicyComponent br0 = new Br0PolicyComponent(Map.of("rMax", 4));
         assertEquals(4, br0.settings().rMax());
-        assertFalse(br0.reconfigure(config(Map.of("rMax", 99))));
-        assertFalse(br0.reconfigure(config(Map.of("gamma", 0.0))));
-        assertFalse(br0.reconfigure(config(Map.of("alpha", new IllegalArgumentException("cannot coerce 'x'")))));
-        br0.modified(config(Map.of("confidence", 2.0)));
+        assertFalse(br0.reconfigure(Map.of("rMax", 99)));
+        assertFalse(br0.reconfigure(Map.of("gamma", 0.0)));
+        assertFalse(br0.reconfigure(Map.of("alpha", "x")));
+        br0.modified(Map.of("confidence", 2.0));
         assertEquals(4, br0.settings().rMax());
         assertEquals(BalanceSettings.DEFAULT_CONFIDENCE, br0.settings().confidence());
 
-        assertTrue(br0.reconfigure(config(Map.of("rMax", 6, "horizon", 10))));
+        assertTrue(br0.reconfigure(Map.of("rMax", 6, "horizon", 10)));
         assertEquals(6, br0.settings().rMax());
         assertEquals(6, br0.parameters().get("rMax"));
         assertEquals(10, br0.parameters().get("horizon"));
     }
 
     @Test
-    void anInvalidFirstConfigurationStartsFromTheDefaults() {
-        Br0PolicyComponent br0 = new Br0PolicyComponent(config(Map.of("horizon", -5)));
-        assertEquals(BalanceSettings.defaults(), br0.settings());
-    }
-
-    @Test
-    void readerErrorsNameTheField() {
-        BalanceSettingsReader.Result r = BalanceSettingsReader.read(config(Map.of("rMax", 17)));
-        assertFalse(r.ok());
-        assertEquals("rMax must be 1..16, got 17", r.error());
-        r = BalanceSettingsReader.read(config(Map.of("beta", new IllegalArgumentException("not a number: 'x'"))));
-        assertTrue(r.error().startsWith("beta is not a valid number"), r.error());
+    void anInvalidFirstConfigurationFailsTheActivationNamingPidAndProperty() {
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> new Br0PolicyComponent(Map.of("horizon", -5)));
+        assertEquals("org.balanceroute.policy.balance: horizon must be an integer in [0, 1000], got -5", e.getMessage());
+        e = assertThrows(ConfigurationException.class, () -> new Br0PolicyComponent(Map.of("beta", "x")));
+        assertEquals("beta", e.property());
     }
 }
