@@ -4,6 +4,8 @@ import java.util.Map;
 import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.RoutingPolicy;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Modified;
@@ -27,7 +29,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Config-or-error: a weight outside [{@value #MIN_QUEUED_WEIGHT}, {@value #MAX_QUEUED_WEIGHT}]
  * or not a number (written by hand; the admin API refuses it first) is logged and the weight in
- * force stays. Threading: {@link #route} runs on the router's dispatch thread, {@link #modified}
+ * force stays; at activation it fails the activation. Threading: {@link #route} runs on the router's dispatch thread, {@link #modified}
  * on the configuration thread; the weight and its parameter map are published together through
  * a volatile field.
  */
@@ -41,6 +43,8 @@ public final class LeastRunningPolicy implements RoutingPolicy {
     /** The configuration PID of its tunable. */
     public static final String PID = "org.balanceroute.policy.example";
 
+    /** The configuration property of its one tunable. */
+    public static final String QUEUED_WEIGHT = "queuedWeight";
     public static final int DEFAULT_QUEUED_WEIGHT = 0;
     public static final int MIN_QUEUED_WEIGHT = 0;
     public static final int MAX_QUEUED_WEIGHT = 16;
@@ -62,7 +66,7 @@ public final class LeastRunningPolicy implements RoutingPolicy {
     private record Current(int queuedWeight, Map<String, Object> parameters) {
 
         Current(int queuedWeight) {
-            this(queuedWeight, Map.of("queuedWeight", queuedWeight));
+            this(queuedWeight, Map.of(QUEUED_WEIGHT, queuedWeight));
         }
     }
 
@@ -72,29 +76,30 @@ public final class LeastRunningPolicy implements RoutingPolicy {
     public LeastRunningPolicy() {
     }
 
+    /** @throws ConfigurationException if the configuration is invalid (the activation fails) */
     @Activate
-    public LeastRunningPolicy(Config config) {
-        modified(config);
+    public LeastRunningPolicy(Map<String, Object> properties) {
+        current = new Current(queuedWeight(properties));
     }
 
+    /** A valid weight applies; an invalid one is logged and the weight in force stays. */
     @Modified
-    void modified(Config config) {
+    void modified(Map<String, Object> properties) {
         int w;
         try {
-            w = config.queuedWeight();
-        } catch (RuntimeException e) { // the framework's conversion of a malformed value fails on access
-            LOG.error("policy {}: configuration {} rejected: queuedWeight is not an integer ({}); keeping {}", NAME, PID,
-                    e.getMessage(), current.queuedWeight());
-            return;
-        }
-        if (w < MIN_QUEUED_WEIGHT || w > MAX_QUEUED_WEIGHT) {
-            LOG.error("policy {}: configuration {} rejected: queuedWeight must be in [{}, {}], got {}; keeping {}", NAME,
-                    PID, MIN_QUEUED_WEIGHT, MAX_QUEUED_WEIGHT, w, current.queuedWeight());
+            w = queuedWeight(properties);
+        } catch (ConfigurationException e) {
+            LOG.error("policy {}: configuration rejected: {}; keeping {}", NAME, e.getMessage(), current.queuedWeight());
             return;
         }
         if (w != current.queuedWeight()) {
             current = new Current(w);
         }
+    }
+
+    private static int queuedWeight(Map<String, ?> properties) {
+        return ConfigProperties.of(PID, properties).intValue(QUEUED_WEIGHT, DEFAULT_QUEUED_WEIGHT, MIN_QUEUED_WEIGHT,
+                MAX_QUEUED_WEIGHT);
     }
 
     @Override

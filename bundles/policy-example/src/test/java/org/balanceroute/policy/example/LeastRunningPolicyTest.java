@@ -1,11 +1,12 @@
 package org.balanceroute.policy.example;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.Map;
 import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RequestView;
-import org.balanceroute.testkit.ComponentConfigs;
+import org.balanceroute.api.config.ConfigurationException;
 import org.junit.jupiter.api.Test;
 
 class LeastRunningPolicyTest {
@@ -28,7 +29,7 @@ class LeastRunningPolicyTest {
     };
 
     private static LeastRunningPolicy withWeight(Object weight) {
-        return new LeastRunningPolicy(ComponentConfigs.of(LeastRunningPolicy.Config.class, Map.of("queuedWeight", weight)));
+        return new LeastRunningPolicy(Map.of("queuedWeight", weight));
     }
 
     @Test
@@ -41,13 +42,18 @@ class LeastRunningPolicyTest {
     @Test
     void anInvalidWeightKeepsTheOneInForce() {
         LeastRunningPolicy p = withWeight(2);
-        p.modified(ComponentConfigs.of(LeastRunningPolicy.Config.class,
-                Map.of("queuedWeight", LeastRunningPolicy.MAX_QUEUED_WEIGHT + 1)));
+        p.modified(Map.of("queuedWeight", LeastRunningPolicy.MAX_QUEUED_WEIGHT + 1));
         assertEquals(Map.of("queuedWeight", 2), p.parameters());
-        p.modified(ComponentConfigs.of(LeastRunningPolicy.Config.class,
-                Map.of("queuedWeight", new IllegalArgumentException("not a number: x"))));
+        p.modified(Map.of("queuedWeight", "x"));
         assertEquals(Map.of("queuedWeight", 2), p.parameters());
-        p.modified(ComponentConfigs.of(LeastRunningPolicy.Config.class, Map.of("queuedWeight", 16)));
+        p.modified(Map.of("queuedWeight", 16));
         assertEquals(Map.of("queuedWeight", 16), p.parameters());
+    }
+
+    @Test
+    void anInvalidFirstWeightFailsTheActivation() {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> withWeight(17));
+        assertEquals("org.balanceroute.policy.example: queuedWeight must be an integer in [0, 16], got 17",
+                e.getMessage());
     }
 }

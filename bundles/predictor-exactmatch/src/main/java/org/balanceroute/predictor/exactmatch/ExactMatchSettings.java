@@ -1,5 +1,8 @@
 package org.balanceroute.predictor.exactmatch;
 
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
+
 /**
  * Settings of {@link ExactMatchPredictor}.
  *
@@ -43,6 +46,22 @@ public record ExactMatchSettings(int minCount, int maxPrompts, int maxLengthsPer
             throw new IllegalArgumentException(
                     "maxPrompts must be in [" + MIN_MAX_PROMPTS + ", " + MAX_PROMPTS + "], got " + maxPrompts);
         }
+    }
+
+    /**
+     * The settings a configuration gives: properties {@code minCount}, {@code maxPrompts},
+     * {@code maxLengthsPerPrompt}.
+     *
+     * @throws ConfigurationException naming the first invalid property and its range
+     */
+    public static ExactMatchSettings read(ConfigProperties c) {
+        int lengths = c.intValue("maxLengthsPerPrompt", DEFAULT_MAX_LENGTHS_PER_PROMPT, MIN_MAX_LENGTHS_PER_PROMPT,
+                MAX_LENGTHS_PER_PROMPT);
+        int minCount = c.intValue("minCount", DEFAULT_MIN_COUNT, MIN_MIN_COUNT, MAX_LENGTHS_PER_PROMPT);
+        c.require(minCount <= lengths, "minCount", "an integer in [" + MIN_MIN_COUNT + ", maxLengthsPerPrompt = "
+                + lengths + "]", minCount);
+        return new ExactMatchSettings(minCount, c.intValue("maxPrompts", DEFAULT_MAX_PROMPTS, MIN_MAX_PROMPTS,
+                MAX_PROMPTS), lengths);
     }
 
     public static ExactMatchSettings defaults() {

@@ -4,7 +4,7 @@
  * back to the global survival predictor where that history says nothing (spec section 5).
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package org.balanceroute.predictor.exactmatch;
 
 import org.osgi.annotation.bundle.Export;

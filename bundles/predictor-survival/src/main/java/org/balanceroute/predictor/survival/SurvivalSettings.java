@@ -1,5 +1,8 @@
 package org.balanceroute.predictor.survival;
 
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
+
 /**
  * Settings of {@link SurvivalPredictor}. The confidence gate is not here: the routing policy
  * passes it on every call.
@@ -60,5 +63,20 @@ public record SurvivalSettings(long minSamples, double quantile, int window) {
 
     public static SurvivalSettings defaults() {
         return new SurvivalSettings(DEFAULT_MIN_SAMPLES);
+    }
+
+    /**
+     * The settings a predictor's configuration gives (the survival predictor's, and the fallback of
+     * the exact-match one): properties {@code minSamples}, {@code quantile}, {@code window}.
+     *
+     * @throws ConfigurationException naming the first invalid property and its range
+     */
+    public static SurvivalSettings read(ConfigProperties c) {
+        long minSamples = c.longValue("minSamples", DEFAULT_MIN_SAMPLES, MIN_MIN_SAMPLES, Long.MAX_VALUE);
+        double quantile = c.doubleValue("quantile", DEFAULT_QUANTILE, MIN_QUANTILE, MAX_QUANTILE);
+        int window = c.intValue("window", DEFAULT_WINDOW, MIN_WINDOW, MAX_WINDOW);
+        c.require(window == 0 || window >= minSamples, "window",
+                "0 (every length) or in [minSamples = " + minSamples + ", " + MAX_WINDOW + "]", window);
+        return new SurvivalSettings(minSamples, quantile, window);
     }
 }

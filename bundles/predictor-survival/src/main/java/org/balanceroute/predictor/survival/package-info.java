@@ -5,7 +5,7 @@
  * predictors that fall back to it.
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package org.balanceroute.predictor.survival;
 
 import org.osgi.annotation.bundle.Export;

@@ -1,5 +1,6 @@
 package org.balanceroute.policy.baseline.internal;
 
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.policy.baseline.PowerOfTwoChoicesPolicy;
@@ -23,7 +24,7 @@ public final class PowerOfTwoChoicesPolicyComponent extends SeededPolicy {
     static final String PID = "org.balanceroute.policy.baseline.p2c";
 
     @Activate
-    public PowerOfTwoChoicesPolicyComponent(Config config) {
-        super(PowerOfTwoChoicesPolicy.NAME, config, seed -> new PowerOfTwoChoicesPolicy(new SplittableRandom(seed)));
+    public PowerOfTwoChoicesPolicyComponent(Map<String, Object> properties) {
+        super(PowerOfTwoChoicesPolicy.NAME, PID, properties, seed -> new PowerOfTwoChoicesPolicy(new SplittableRandom(seed)));
     }
 }

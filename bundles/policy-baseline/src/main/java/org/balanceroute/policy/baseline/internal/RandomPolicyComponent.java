@@ -1,5 +1,6 @@
 package org.balanceroute.policy.baseline.internal;
 
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.policy.baseline.RandomPolicy;
@@ -23,7 +24,7 @@ public final class RandomPolicyComponent extends SeededPolicy {
     static final String PID = "org.balanceroute.policy.baseline.random";
 
     @Activate
-    public RandomPolicyComponent(Config config) {
-        super(RandomPolicy.NAME, config, seed -> new RandomPolicy(new SplittableRandom(seed)));
+    public RandomPolicyComponent(Map<String, Object> properties) {
+        super(RandomPolicy.NAME, PID, properties, seed -> new RandomPolicy(new SplittableRandom(seed)));
     }
 }

@@ -4,9 +4,13 @@ import java.util.Map;
 import java.util.function.LongFunction;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.SwappablePolicy;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A baseline adapter whose policy draws from a seeded generator ({@code SplittableRandom(seed)},
@@ -33,14 +37,28 @@ abstract class SeededPolicy extends SwappablePolicy<Long> {
         long seed() default DEFAULT_SEED;
     }
 
-    SeededPolicy(String name, Config config, LongFunction<RoutingPolicy> factory) {
-        super(name, config.seed(), factory::apply, seed -> Map.of(SEED, seed));
+    private static final Logger LOG = LoggerFactory.getLogger(SeededPolicy.class);
+
+    private final String pid;
+
+    /** @throws ConfigurationException if the seed is not an integer (the activation fails) */
+    SeededPolicy(String name, String pid, Map<String, ?> properties, LongFunction<RoutingPolicy> factory) {
+        super(name, seed(pid, properties), factory::apply, seed -> Map.of(SEED, seed));
+        this.pid = pid;
     }
 
-    /** Applies a (possibly) new seed. */
+    /** Applies a (possibly) new seed; one that is not an integer is logged and the seed in force stays. */
     @Modified
-    final void modified(Config config) {
-        update(config.seed());
+    final void modified(Map<String, Object> properties) {
+        try {
+            update(seed(pid, properties));
+        } catch (ConfigurationException e) {
+            LOG.error("policy {}: configuration rejected: {}; keeping seed {}", name(), e.getMessage(), seed());
+        }
+    }
+
+    private static long seed(String pid, Map<String, ?> properties) {
+        return ConfigProperties.of(pid, properties).longValue(SEED, Config.DEFAULT_SEED, Long.MIN_VALUE, Long.MAX_VALUE);
     }
 
     final long seed() {

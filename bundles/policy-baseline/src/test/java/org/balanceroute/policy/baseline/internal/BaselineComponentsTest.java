@@ -1,6 +1,5 @@
 package org.balanceroute.policy.baseline.internal;
 
-import org.balanceroute.testkit.ComponentConfigs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
@@ -31,8 +30,8 @@ class BaselineComponentsTest {
     void everyBaselineRegistersUnderTheSimulatorsName() {
         List<RoutingPolicy> all = List.of(new JoinShortestQueuePolicyComponent(), new RoundRobinPolicyComponent(),
                 new LeastTokensPolicyComponent(), new VllmAscendPolicyComponent(),
-                new RandomPolicyComponent(ComponentConfigs.of(RandomPolicyComponent.Config.class, Map.of())),
-                new PowerOfTwoChoicesPolicyComponent(ComponentConfigs.of(PowerOfTwoChoicesPolicyComponent.Config.class, Map.of())));
+                new RandomPolicyComponent(Map.of()),
+                new PowerOfTwoChoicesPolicyComponent(Map.of()));
         assertEquals(List.of("jsq", "round-robin", "least-tokens", "vllm-ascend", "random", "p2c"),
                 all.stream().map(RoutingPolicy::name).toList());
         for (RoutingPolicy p : all) {
@@ -43,28 +42,30 @@ class BaselineComponentsTest {
 
     @Test
     void seededBaselinesDrawWhatTheSimulatorDraws() {
-        RandomPolicyComponent random = new RandomPolicyComponent(ComponentConfigs.of(RandomPolicyComponent.Config.class, Map.of()));
+        RandomPolicyComponent random = new RandomPolicyComponent(Map.of());
         assertEquals(Map.of("seed", 1L), random.parameters());
         assertEquals(java.util.Arrays.toString(picks(new RandomPolicy(new SplittableRandom(1)), 50)),
                 java.util.Arrays.toString(picks(random, 50)));
 
         PowerOfTwoChoicesPolicyComponent p2c = new PowerOfTwoChoicesPolicyComponent(
-                ComponentConfigs.of(PowerOfTwoChoicesPolicyComponent.Config.class, Map.of("seed", 9L)));
+                Map.of("seed", 9L));
         assertEquals(java.util.Arrays.toString(picks(new PowerOfTwoChoicesPolicy(new SplittableRandom(9)), 50)),
                 java.util.Arrays.toString(picks(p2c, 50)));
     }
 
     @Test
     void aNewSeedRestartsTheSequenceAndTheSameSeedChangesNothing() {
-        RandomPolicyComponent random = new RandomPolicyComponent(ComponentConfigs.of(RandomPolicyComponent.Config.class, Map.of()));
+        RandomPolicyComponent random = new RandomPolicyComponent(Map.of());
         int[] first = picks(random, 5);
-        random.modified(ComponentConfigs.of(RandomPolicyComponent.Config.class, Map.of("seed", 1L)));
+        random.modified(Map.of("seed", 1L));
         int[] next = picks(random, 5);
         RandomPolicy reference = new RandomPolicy(new SplittableRandom(1));
         picks(reference, 5);
         assertEquals(java.util.Arrays.toString(picks(reference, 5)), java.util.Arrays.toString(next),
                 "same seed: the sequence goes on");
-        random.modified(ComponentConfigs.of(RandomPolicyComponent.Config.class, Map.of("seed", 1234L)));
+        random.modified(Map.of("seed", "not a number"));
+        assertEquals(1L, random.seed(), "an invalid seed keeps the one in force");
+        random.modified(Map.of("seed", 1234L));
         assertEquals(1234L, random.seed());
         assertEquals(java.util.Arrays.toString(picks(new RandomPolicy(new SplittableRandom(1234)), 20)),
                 java.util.Arrays.toString(picks(random, 20)));

@@ -1,7 +1,10 @@
 package org.balanceroute.predictor.exactmatch.internal;
 
+import java.util.Map;
 import org.balanceroute.api.SwappablePredictor;
 import org.balanceroute.api.TerminationPredictor;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
 import org.balanceroute.predictor.exactmatch.ExactMatchPredictor;
 import org.balanceroute.predictor.exactmatch.ExactMatchSettings;
 import org.balanceroute.predictor.survival.SurvivalSettings;
@@ -19,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * {@code balanceroute.predictor=exact-match}, configured by PID {@value #PID}. The router teaches
  * it every completion whatever policy is active; {@code brh-exact} asks it.
  *
- * <p>Config-or-error: an invalid configuration is logged (field and range) and the settings in
- * force are kept. A valid change builds a new predictor, so what it has learned (per-prompt
+ * <p>Config-or-error: an invalid update is logged (PID, property and range) and the settings in
+ * force are kept; an invalid configuration at activation fails the activation. A valid change builds a new predictor, so what it has learned (per-prompt
  * histories and the survival fallback) restarts from nothing.
  *
  * <p>Threading: as {@link SwappablePredictor}: called only from the router's single dispatch
@@ -84,36 +87,31 @@ public final class ExactMatchPredictorComponent extends SwappablePredictor<Exact
     record Settings(ExactMatchSettings exact, SurvivalSettings survival) {
     }
 
+    /** @throws ConfigurationException if the configuration is invalid (the activation fails) */
     @Activate
-    public ExactMatchPredictorComponent(Config config) {
-        super(ExactMatchPredictor.NAME, initial(config), s -> new ExactMatchPredictor(s.exact(), s.survival()));
+    public ExactMatchPredictorComponent(Map<String, Object> properties) {
+        super(ExactMatchPredictor.NAME, read(properties), s -> new ExactMatchPredictor(s.exact(), s.survival()));
     }
 
-    private static Settings initial(Config config) {
-        Settings settings = read(config, "using the defaults");
-        return settings == null ? new Settings(ExactMatchSettings.defaults(), SurvivalSettings.defaults()) : settings;
-    }
-
+    /** A valid configuration applies (learning restarts if it changed); an invalid one is logged and the settings stay. */
     @Modified
-    void modified(Config config) {
-        Settings settings = read(config, "keeping " + settings());
-        if (settings != null && update(settings)) {
-            LOG.info("predictor {}: settings now {}; learning restarts", ExactMatchPredictor.NAME, settings);
+    void modified(Map<String, Object> properties) {
+        Settings next;
+        try {
+            next = read(properties);
+        } catch (ConfigurationException e) {
+            LOG.error("predictor {}: configuration rejected: {}; keeping {}", ExactMatchPredictor.NAME, e.getMessage(),
+                    settings());
+            return;
+        }
+        if (update(next)) {
+            LOG.info("predictor {}: settings now {}; learning restarts", ExactMatchPredictor.NAME, next);
         }
     }
 
-    /** The settings, or null after logging why the configuration is rejected and what stays ({@code kept}). */
-    private static Settings read(Config raw, String kept) {
-        Config config = org.balanceroute.api.ConfigValues.named(Config.class, raw);
-        try {
-            return new Settings(
-                    new ExactMatchSettings(config.minCount(), config.maxPrompts(), config.maxLengthsPerPrompt()),
-                    new SurvivalSettings(config.minSamples(), config.quantile(), config.window()));
-        } catch (RuntimeException e) {
-            LOG.error("predictor {}: configuration {} rejected: {}; {}", ExactMatchPredictor.NAME, PID,
-                    e.getMessage(), kept);
-            return null;
-        }
+    private static Settings read(Map<String, ?> properties) {
+        ConfigProperties c = ConfigProperties.of(PID, properties);
+        return new Settings(ExactMatchSettings.read(c), SurvivalSettings.read(c));
     }
 
     /** The exact-match settings in force. */

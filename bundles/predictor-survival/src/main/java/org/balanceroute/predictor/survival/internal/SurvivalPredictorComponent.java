@@ -1,7 +1,10 @@
 package org.balanceroute.predictor.survival.internal;
 
+import java.util.Map;
 import org.balanceroute.api.SwappablePredictor;
 import org.balanceroute.api.TerminationPredictor;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
 import org.balanceroute.predictor.survival.SurvivalPredictor;
 import org.balanceroute.predictor.survival.SurvivalSettings;
 import org.osgi.service.component.annotations.Activate;
@@ -18,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * {@code balanceroute.predictor=survival}, configured by PID {@value #PID}. The router teaches it
  * every completion whatever policy is active; {@code brh-survival} asks it.
  *
- * <p>Config-or-error: an invalid configuration is logged (field and range) and the settings in
- * force are kept. A valid change of {@code minSamples} builds a new predictor, so what it has
+ * <p>Config-or-error: an invalid update is logged (PID, property and range) and the settings in
+ * force are kept; an invalid configuration at activation fails the activation. A valid change of {@code minSamples} builds a new predictor, so what it has
  * learned restarts from nothing.
  *
  * <p>Threading: as {@link SwappablePredictor}: called only from the router's single dispatch
@@ -56,35 +59,25 @@ public final class SurvivalPredictorComponent extends SwappablePredictor<Surviva
         int window() default SurvivalSettings.DEFAULT_WINDOW;
     }
 
+    /** @throws ConfigurationException if the configuration is invalid (the activation fails) */
     @Activate
-    public SurvivalPredictorComponent(Config config) {
-        super(SurvivalPredictor.NAME, initial(config), SurvivalPredictor::new);
+    public SurvivalPredictorComponent(Map<String, Object> properties) {
+        super(SurvivalPredictor.NAME, SurvivalSettings.read(ConfigProperties.of(PID, properties)), SurvivalPredictor::new);
     }
 
-    private static SurvivalSettings initial(Config config) {
-        SurvivalSettings settings = read(config, "using the defaults");
-        return settings == null ? SurvivalSettings.defaults() : settings;
-    }
-
+    /** A valid configuration applies (learning restarts if it changed); an invalid one is logged and the settings stay. */
     @Modified
-    void modified(Config config) {
-        SurvivalSettings settings = read(config, "keeping minSamples=" + settings().minSamples() + ", quantile="
-                + settings().quantile() + ", window=" + settings().window());
-        if (settings != null && update(settings)) {
-            LOG.info("predictor {}: minSamples now {}, quantile {}, window {}; learning restarts", SurvivalPredictor.NAME,
-                    settings.minSamples(), settings.quantile(), settings.window());
-        }
-    }
-
-    /** The settings, or null after logging why the configuration is rejected and what stays ({@code kept}). */
-    private static SurvivalSettings read(Config raw, String kept) {
-        Config config = org.balanceroute.api.ConfigValues.named(Config.class, raw);
+    void modified(Map<String, Object> properties) {
+        SurvivalSettings next;
         try {
-            return new SurvivalSettings(config.minSamples(), config.quantile(), config.window());
-        } catch (RuntimeException e) {
-            LOG.error("predictor {}: configuration {} rejected: {}; {}", SurvivalPredictor.NAME, PID, e.getMessage(),
-                    kept);
-            return null;
+            next = SurvivalSettings.read(ConfigProperties.of(PID, properties));
+        } catch (ConfigurationException e) {
+            LOG.error("predictor {}: configuration rejected: {}; keeping {}", SurvivalPredictor.NAME, e.getMessage(),
+                    settings());
+            return;
+        }
+        if (update(next)) {
+            LOG.info("predictor {}: settings now {}; learning restarts", SurvivalPredictor.NAME, next);
         }
     }
 }

@@ -1,11 +1,12 @@
 package org.balanceroute.predictor.survival.internal;
 
-import org.balanceroute.testkit.ComponentConfigs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.Map;
 import org.balanceroute.api.RequestView;
 import org.balanceroute.api.TerminationPredictor;
+import org.balanceroute.api.config.ConfigurationException;
 import org.balanceroute.predictor.survival.SurvivalSettings;
 import org.junit.jupiter.api.Test;
 
@@ -20,13 +21,9 @@ class SurvivalPredictorComponentTest {
         public long arrivalNanos() { return 0; }
     };
 
-    private static SurvivalPredictorComponent.Config config(Map<String, ?> values) {
-        return ComponentConfigs.of(SurvivalPredictorComponent.Config.class, values);
-    }
-
     @Test
     void learnsAndPredictsThroughTheAdapter() {
-        SurvivalPredictorComponent p = new SurvivalPredictorComponent(config(Map.of("minSamples", 2L)));
+        SurvivalPredictorComponent p = new SurvivalPredictorComponent(Map.of("minSamples", 2L));
         assertEquals("survival", p.name());
         assertEquals(TerminationPredictor.SURVIVES, p.predictEnd(REQUEST, 10, 0.5));
         p.onCompleted(REQUEST, 8);
@@ -36,23 +33,25 @@ class SurvivalPredictorComponentTest {
 
     @Test
     void anInvalidConfigurationKeepsTheSettingsAndWhatWasLearned() {
-        SurvivalPredictorComponent p = new SurvivalPredictorComponent(config(Map.of("minSamples", 2L)));
+        SurvivalPredictorComponent p = new SurvivalPredictorComponent(Map.of("minSamples", 2L));
         p.onCompleted(REQUEST, 8);
         p.onCompleted(REQUEST, 8);
-        p.modified(config(Map.of("minSamples", 0L)));
+        p.modified(Map.of("minSamples", 0L));
         assertEquals(new SurvivalSettings(2), p.settings());
         assertEquals(3, p.predictEnd(REQUEST, 10, 0.5));
-        p.modified(config(Map.of("minSamples", 2L)));
+        p.modified(Map.of("minSamples", 2L));
         assertEquals(3, p.predictEnd(REQUEST, 10, 0.5), "the same settings again change nothing");
 
-        p.modified(config(Map.of("minSamples", 1L)));
+        p.modified(Map.of("minSamples", 1L));
         assertEquals(new SurvivalSettings(1), p.settings());
         assertEquals(TerminationPredictor.SURVIVES, p.predictEnd(REQUEST, 10, 0.5), "a real change restarts learning");
     }
 
     @Test
-    void anInvalidFirstConfigurationStartsFromTheDefaults() {
-        assertEquals(SurvivalSettings.defaults(),
-                new SurvivalPredictorComponent(config(Map.of("minSamples", -1L))).settings());
+    void anInvalidFirstConfigurationFailsTheActivation() {
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> new SurvivalPredictorComponent(Map.of("minSamples", 32L, "window", 31)));
+        assertEquals("org.balanceroute.predictor.survival: window must be 0 (every length) or in [minSamples = 32, "
+                + "1048576], got 31", e.getMessage());
     }
 }
