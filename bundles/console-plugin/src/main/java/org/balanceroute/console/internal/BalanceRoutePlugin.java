@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
@@ -30,6 +31,8 @@ import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
 import org.balanceroute.admin.PolicyAdmin.UnknownPoolException;
 import org.balanceroute.admin.auth.ConsoleCredentials;
 import org.balanceroute.api.PoolSnapshot;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.FleetService;
 import org.balanceroute.router.ReplicasStatus;
@@ -41,6 +44,7 @@ import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -105,11 +109,12 @@ public final class BalanceRoutePlugin extends HttpServlet {
     private final transient RouterService router;
     private final transient ConfigurationAdmin configurationAdmin;
     private final transient UnaryOperator<String> frameworkProperty;
-    private final transient PoolHistories histories;
+    /** Replaced whole, with the interval, when the history's configuration changes. */
+    private transient volatile History history;
     private final transient CsrfTokens csrf;
-    private final long intervalMillis;
     private final transient LongSupplier clock;
     private final transient ScheduledExecutorService sampler;
+    private transient ScheduledFuture<?> sampling; // guarded by this
     private final transient AtomicReference<ReplicasStatus> replicas = new AtomicReference<>();
     private final transient AtomicReference<String> lastSampleProblem = new AtomicReference<>();
 
@@ -121,23 +126,32 @@ public final class BalanceRoutePlugin extends HttpServlet {
             policyOption = ReferencePolicyOption.GREEDY)
     private transient volatile FleetService fleetService;
 
+    /** The rings of samples and the interval they were taken at. */
+    private record History(PoolHistories pools, HistorySettings settings) {
+
+        History(HistorySettings settings) {
+            this(new PoolHistories(settings.historySamples()), settings);
+        }
+    }
+
+    /** @throws ConfigurationException if the configuration is invalid (the activation fails) */
     @Activate
     public BalanceRoutePlugin(@Reference(name = "router") RouterService router,
             @Reference(name = "configurationAdmin") ConfigurationAdmin configurationAdmin, BundleContext context,
-            ConsolePluginConfig config) {
-        this(router, configurationAdmin, context::getProperty, historySamples(config), interval(config),
-                CsrfTokens.random(), System::currentTimeMillis, true);
+            Map<String, Object> properties) {
+        this(router, configurationAdmin, context::getProperty,
+                HistorySettings.read(ConfigProperties.of(ConsolePluginConfig.PID, properties)), CsrfTokens.random(),
+                System::currentTimeMillis, true);
     }
 
     /** For tests: no sampler thread unless {@code sample}; samples are taken with {@link #sample()}. */
     BalanceRoutePlugin(RouterService router, ConfigurationAdmin configurationAdmin,
-            UnaryOperator<String> frameworkProperty, int historySamples, long intervalMillis, CsrfTokens csrf,
+            UnaryOperator<String> frameworkProperty, HistorySettings settings, CsrfTokens csrf,
             LongSupplier clock, boolean sample) {
         this.router = router;
         this.configurationAdmin = configurationAdmin;
         this.frameworkProperty = frameworkProperty;
-        this.histories = new PoolHistories(historySamples);
-        this.intervalMillis = intervalMillis;
+        this.history = new History(settings);
         this.csrf = csrf;
         this.clock = clock;
         if (sample) {
@@ -146,30 +160,38 @@ public final class BalanceRoutePlugin extends HttpServlet {
                 t.setDaemon(true);
                 return t;
             });
-            sampler.scheduleAtFixedRate(this::sample, 0, intervalMillis, TimeUnit.MILLISECONDS);
+            schedule(settings.sampleIntervalMillis());
         } else {
             sampler = null;
         }
     }
 
-    private static int historySamples(ConsolePluginConfig c) {
-        return setting("historySamples", c.historySamples(), ConsolePluginConfig.MIN_HISTORY_SAMPLES,
-                ConsolePluginConfig.MAX_HISTORY_SAMPLES, ConsolePluginConfig.DEFAULT_HISTORY_SAMPLES);
-    }
-
-    private static long interval(ConsolePluginConfig c) {
-        return setting("sampleIntervalMillis", c.sampleIntervalMillis(), ConsolePluginConfig.MIN_SAMPLE_INTERVAL_MILLIS,
-                ConsolePluginConfig.MAX_SAMPLE_INTERVAL_MILLIS, ConsolePluginConfig.DEFAULT_SAMPLE_INTERVAL_MILLIS);
-    }
-
-    /** The configured value, or the default (after an error naming the property and its range) if out of range. */
-    private static int setting(String name, int value, int min, int max, int defaultValue) {
-        if (value < min || value > max) {
-            LOG.error("console: {} {} must be an integer in [{}, {}], got {}; using {}", ConsolePluginConfig.PID, name,
-                    min, max, value, defaultValue);
-            return defaultValue;
+    /**
+     * A valid new history configuration restarts the history with it (as a restart of the page
+     * would); an invalid one is logged and the history in force goes on.
+     */
+    @Modified
+    void modified(Map<String, Object> properties) {
+        HistorySettings next;
+        try {
+            next = HistorySettings.read(ConfigProperties.of(ConsolePluginConfig.PID, properties));
+        } catch (ConfigurationException e) {
+            LOG.error("console: configuration rejected: {}; keeping {}", e.getMessage(), history.settings());
+            return;
         }
-        return value;
+        if (!next.equals(history.settings())) {
+            history = new History(next);
+            if (sampler != null) {
+                schedule(next.sampleIntervalMillis());
+            }
+        }
+    }
+
+    private synchronized void schedule(long intervalMillis) {
+        if (sampling != null) {
+            sampling.cancel(false);
+        }
+        sampling = sampler.scheduleAtFixedRate(this::sample, 0, intervalMillis, TimeUnit.MILLISECONDS);
     }
 
     @Deactivate
@@ -206,6 +228,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
     /** One sample of every routed pool's router into its history, and the cluster's status (once per interval). */
     void sample() {
         long now = clock.getAsLong();
+        PoolHistories histories = history.pools();
         String problem = null;
         try {
             List<String> routed = router.pools();
@@ -258,7 +281,7 @@ public final class BalanceRoutePlugin extends HttpServlet {
         } catch (RuntimeException e) {
             LOG.debug("console: the pools' policies: {}", e.toString());
         }
-        return FleetView.json(fleet(), primary, histories.latest(), active);
+        return FleetView.json(fleet(), primary, history.pools().latest(), active);
     }
 
     // ---------------------------------------------------------------- GET
@@ -306,17 +329,19 @@ public final class BalanceRoutePlugin extends HttpServlet {
      */
     ObjectNode state(UnaryOperator<String> parameter, String user) {
         String primary = primaryPool();
+        History current = history;
+        PoolHistories histories = current.pools();
         LoadHistory own = histories.get(primary);
         ObjectNode o = StateJson.JSON.createObjectNode();
         o.put("time", clock.getAsLong());
         o.put("csrfToken", csrf.issue(user));
-        o.set("history", history(own, since(parameter, "since." + primary, "since")));
+        o.set("history", samples(current, own, since(parameter, "since." + primary, "since")));
         o.set("latest", StateJson.latest(own == null ? null : own.latest()));
         ObjectNode others = o.putObject("histories");
         for (String name : histories.pools()) {
             LoadHistory h = histories.get(name);
             if (!name.equals(primary) && h != null) {
-                others.set(name, history(h, since(parameter, "since." + name, null)));
+                others.set(name, samples(current, h, since(parameter, "since." + name, null)));
             }
         }
         o.set("fleet", fleetJson(primary));
@@ -340,12 +365,12 @@ public final class BalanceRoutePlugin extends HttpServlet {
     }
 
     /** A pool's samples after {@code since} (none without a history yet). */
-    private JsonNode history(LoadHistory h, long since) {
+    private static JsonNode samples(History current, LoadHistory h, long since) {
         // the newest first: a sample added between the two reads is then sent, not skipped by seq
         LoadHistory.Sample newest = h == null ? null : h.latest();
         List<LoadHistory.Sample> samples = h == null ? List.of() : h.since(since);
         long seq = samples.isEmpty() ? (newest == null ? 0 : newest.seq()) : samples.get(samples.size() - 1).seq();
-        return StateJson.history(samples, histories.capacity(), intervalMillis, seq);
+        return StateJson.history(samples, current.pools().capacity(), current.settings().sampleIntervalMillis(), seq);
     }
 
     private JsonNode policies() {

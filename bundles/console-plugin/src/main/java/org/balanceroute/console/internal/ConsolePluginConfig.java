@@ -7,7 +7,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 @ObjectClassDefinition(name = "BalanceRoute console page",
         description = "The chart history of /system/console/balanceroute: how often the router's view is sampled "
                 + "and how many samples are kept (server-side, one ring for every viewer). An invalid value is "
-                + "logged and the default used.")
+                + "rejected with an error in the log, and the previous configuration stays in force.")
 @interface ConsolePluginConfig {
 
     String PID = "org.balanceroute.console";

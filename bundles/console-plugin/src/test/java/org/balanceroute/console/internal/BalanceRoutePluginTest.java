@@ -2,6 +2,7 @@ package org.balanceroute.console.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,6 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.balanceroute.admin.PolicyAdmin.ParameterDescription;
 import org.balanceroute.admin.PolicyAdmin.PolicyDescription;
 import org.balanceroute.api.PoolSnapshot;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
 import org.balanceroute.router.ReplicasStatus;
 import org.balanceroute.router.ReplicaShare;
 import org.balanceroute.router.RouterService;
@@ -49,7 +52,7 @@ class BalanceRoutePluginTest {
     private final BalanceRoutePlugin plugin = new BalanceRoutePlugin(Fakes.withPools(
             Fakes.router(snapshot, cluster, "br0", List.of("br0", "brh-survival", "jsq", "least-running"), drains),
             others),
-            Fakes.configs(configs), k -> null, 600, 1000, csrf, now::get, false);
+            Fakes.configs(configs), k -> null, new HistorySettings(600, 1000), csrf, now::get, false);
 
     {
         plugin.policyAdmin(admin);
@@ -80,6 +83,29 @@ class BalanceRoutePluginTest {
         assertEquals(CsrfTokens.Verdict.VALID, csrf.check(token, "admin"));
         assertTrue(r.body().contains("/system/console/balanceroute/res/uplot/uPlot.iife.min.js"));
         assertEquals(404, get("/balanceroute/nothing.json", Map.of()).status);
+    }
+
+    @Test
+    void anInvalidHistoryConfigurationKeepsTheHistoryInForce() throws Exception {
+        plugin.sample();
+        plugin.modified(Map.of("historySamples", 5));
+        plugin.modified(Map.of("sampleIntervalMillis", "often"));
+        JsonNode kept = json(get("/balanceroute/state.json", Map.of())).path("history");
+        assertEquals(600, kept.path("capacity").asInt());
+        assertEquals(1000, kept.path("intervalMillis").asLong());
+        assertEquals(1, kept.path("samples").size(), "the samples taken stay");
+
+        plugin.modified(Map.of("historySamples", 20, "sampleIntervalMillis", 500));
+        JsonNode changed = json(get("/balanceroute/state.json", Map.of())).path("history");
+        assertEquals(20, changed.path("capacity").asInt());
+        assertEquals(500, changed.path("intervalMillis").asLong());
+    }
+
+    @Test
+    void anInvalidFirstHistoryConfigurationNamesPidAndProperty() {
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> HistorySettings.read(ConfigProperties.of(ConsolePluginConfig.PID, Map.of("historySamples", 5))));
+        assertEquals("org.balanceroute.console: historySamples must be an integer in [10, 86400], got 5", e.getMessage());
     }
 
     @Test
