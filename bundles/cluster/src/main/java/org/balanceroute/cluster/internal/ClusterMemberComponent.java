@@ -10,6 +10,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.balanceroute.api.SnapshotStore;
+import org.balanceroute.api.config.ConfigurationException;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
@@ -38,8 +39,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Reconfiguration</b> re-creates the member: a valid new configuration stops the member
  * (as deactivation does) and starts one with the new settings; the replica id stays
  * ({@link ReplicaId}). Config-or-error: an invalid configuration is logged naming the PID and the
- * property, and the member in force stays as it is; an invalid first configuration starts no
- * member.
+ * property, and the member in force stays as it is; an invalid first configuration fails the
+ * activation with that message (no member starts).
  */
 @Component(name = ClusterSettings.PID, configurationPolicy = ConfigurationPolicy.REQUIRE, immediate = true,
         service = {})
@@ -176,16 +177,16 @@ public final class ClusterMemberComponent {
     ClusterMemberComponent(BundleContext context, Map<String, Object> properties, String replicaId) {
         this.context = context;
         this.replicaId = replicaId;
-        ClusterSettings settings = read(properties);
-        if (settings != null) {
-            begin(settings);
-        }
+        begin(ClusterSettings.from(properties));
     }
 
     @Modified
     void modified(Map<String, Object> properties) {
-        ClusterSettings settings = read(properties);
-        if (settings == null) {
+        ClusterSettings settings;
+        try {
+            settings = ClusterSettings.from(properties);
+        } catch (ConfigurationException e) {
+            LOG.error("cluster: configuration rejected: {}; the member in force stays", e.getMessage());
             return;
         }
         synchronized (lock) {
@@ -219,18 +220,6 @@ public final class ClusterMemberComponent {
     HazelcastInstance instance() {
         synchronized (lock) {
             return current == null ? null : current.instance;
-        }
-    }
-
-    private ClusterSettings read(Map<String, Object> properties) {
-        try {
-            return ClusterSettings.from(properties);
-        } catch (IllegalArgumentException e) {
-            synchronized (lock) {
-                LOG.error("cluster: configuration {} rejected: {}; {}", ClusterSettings.PID, e.getMessage(),
-                        current == null ? "no member is started" : "the member in force stays");
-            }
-            return null;
         }
     }
 

@@ -7,10 +7,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
 
 /**
- * The settings of PID {@value #PID}, validated: every constructor argument out of range throws
- * an {@link IllegalArgumentException} naming the property and its range, so that an invalid
+ * The settings of PID {@value #PID}, as {@link #from} checked them: a value out of range throws
+ * a {@link ConfigurationException} naming the property and its range, so that an invalid
  * configuration is rejected as a whole and the one in force stays.
  *
  * @param clusterName        Hazelcast's cluster name: only members with the same one join
@@ -69,57 +71,8 @@ public record ClusterSettings(String clusterName, List<String> members, int host
     private static final Pattern PID_NAME = Pattern.compile("[A-Za-z0-9._~-]+");
 
     public ClusterSettings {
-        if (clusterName == null || !CLUSTER_NAME.matcher(clusterName).matches()) {
-            throw new IllegalArgumentException("clusterName must be 1..100 characters of A-Z a-z 0-9 . _ -, got '"
-                    + clusterName + "'");
-        }
-        if (clusterName.equals(HAZELCAST_DEFAULT_CLUSTER_NAME)) {
-            throw new IllegalArgumentException("clusterName must not be Hazelcast's default 'dev'");
-        }
         members = List.copyOf(members);
-        if (members.isEmpty()) {
-            throw new IllegalArgumentException("members must list at least one host or host:port");
-        }
-        for (String m : members) {
-            checkMember(m);
-        }
-        if (hostPorts < 1 || hostPorts > PORT_COUNT) {
-            throw new IllegalArgumentException("hostPorts must be 1.." + PORT_COUNT + ", got " + hostPorts);
-        }
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("port must be 1..65535, got " + port);
-        }
-        if (portAutoIncrement && port + PORT_COUNT - 1 > 65535) {
-            throw new IllegalArgumentException("port must be 1.." + (65536 - PORT_COUNT)
-                    + " with portAutoIncrement (it scans " + PORT_COUNT + " ports), got " + port);
-        }
-        checkInterface(bindInterface);
-        if (heartbeatIntervalSeconds < 1 || heartbeatIntervalSeconds > 60) {
-            throw new IllegalArgumentException("heartbeatIntervalSeconds must be 1..60, got " + heartbeatIntervalSeconds);
-        }
-        if (maxNoHeartbeatSeconds < 2 * heartbeatIntervalSeconds || maxNoHeartbeatSeconds > 3600) {
-            throw new IllegalArgumentException("maxNoHeartbeatSeconds must be 2 * heartbeatIntervalSeconds ("
-                    + 2 * heartbeatIntervalSeconds + ")..3600, got " + maxNoHeartbeatSeconds);
-        }
-        if (joinWaitSeconds < 0 || joinWaitSeconds > 60) {
-            throw new IllegalArgumentException("joinWaitSeconds must be 0..60, got " + joinWaitSeconds);
-        }
-        if (mergeFirstRunDelaySeconds < 1 || mergeFirstRunDelaySeconds > 3600) {
-            throw new IllegalArgumentException("mergeFirstRunDelaySeconds must be 1..3600, got " + mergeFirstRunDelaySeconds);
-        }
-        if (mergeNextRunDelaySeconds < 1 || mergeNextRunDelaySeconds > 3600) {
-            throw new IllegalArgumentException("mergeNextRunDelaySeconds must be 1..3600, got " + mergeNextRunDelaySeconds);
-        }
         sharedPids = List.copyOf(new LinkedHashSet<>(sharedPids));
-        for (String pid : sharedPids) {
-            if (!PID_NAME.matcher(pid).matches()) {
-                throw new IllegalArgumentException("sharedPids: '" + pid + "' is not a PID");
-            }
-            if (NEVER_SHARED.contains(pid)) {
-                throw new IllegalArgumentException("sharedPids must not contain " + pid
-                        + " (never shared: per-replica ports and addresses, credentials)");
-            }
-        }
     }
 
     /** The defaults of every property. */
@@ -131,22 +84,40 @@ public record ClusterSettings(String clusterName, List<String> members, int host
      * The settings of a configuration's properties (ConfigAdmin values: text from a {@code .cfg}
      * file, or typed), a property absent taking its default.
      *
-     * @throws IllegalArgumentException naming the property whose value is invalid
+     * @throws ConfigurationException naming the property whose value is invalid
      */
-    public static ClusterSettings from(Map<String, ?> p) {
-        return new ClusterSettings(
-                text(p, "clusterName", DEFAULT_CLUSTER_NAME),
-                list(p, "members", DEFAULT_MEMBERS),
-                integer(p, "hostPorts", DEFAULT_HOST_PORTS),
-                integer(p, "port", DEFAULT_PORT),
-                bool(p, "portAutoIncrement", DEFAULT_PORT_AUTO_INCREMENT),
-                text(p, "bindInterface", DEFAULT_BIND_INTERFACE),
-                integer(p, "heartbeatIntervalSeconds", DEFAULT_HEARTBEAT_INTERVAL_SECONDS),
-                integer(p, "maxNoHeartbeatSeconds", DEFAULT_MAX_NO_HEARTBEAT_SECONDS),
-                integer(p, "joinWaitSeconds", DEFAULT_JOIN_WAIT_SECONDS),
-                integer(p, "mergeFirstRunDelaySeconds", DEFAULT_MERGE_FIRST_RUN_DELAY_SECONDS),
-                integer(p, "mergeNextRunDelaySeconds", DEFAULT_MERGE_NEXT_RUN_DELAY_SECONDS),
-                list(p, "sharedPids", DEFAULT_SHARED_PIDS));
+    public static ClusterSettings from(Map<String, ?> properties) {
+        ConfigProperties c = ConfigProperties.of(PID, properties);
+        String clusterName = c.text("clusterName", DEFAULT_CLUSTER_NAME);
+        c.require(CLUSTER_NAME.matcher(clusterName).matches(), "clusterName", "1..100 characters of A-Z a-z 0-9 . _ -",
+                clusterName);
+        c.require(!clusterName.equals(HAZELCAST_DEFAULT_CLUSTER_NAME), "clusterName", "other than Hazelcast's default",
+                clusterName);
+        List<String> members = c.list("members", DEFAULT_MEMBERS);
+        c.require(!members.isEmpty(), "members", "a list of at least one host or host:port", "");
+        for (String m : members) {
+            c.require(validMember(m), "members", "hosts or host:port with a port in [1, 65535]", m);
+        }
+        int hostPorts = c.intValue("hostPorts", DEFAULT_HOST_PORTS, 1, PORT_COUNT);
+        boolean autoIncrement = c.bool("portAutoIncrement", DEFAULT_PORT_AUTO_INCREMENT);
+        int port = c.intValue("port", DEFAULT_PORT, 1, 65535);
+        c.require(!autoIncrement || port <= 65536 - PORT_COUNT, "port", "an integer in [1, " + (65536 - PORT_COUNT)
+                + "] with portAutoIncrement (it scans " + PORT_COUNT + " ports)", port);
+        String bindInterface = c.text("bindInterface", DEFAULT_BIND_INTERFACE);
+        c.require(validInterface(bindInterface), "bindInterface", "an IPv4 address of this host (Hazelcast's interface"
+                + " syntax: an octet may be * or a range 10-20)", bindInterface);
+        int heartbeat = c.intValue("heartbeatIntervalSeconds", DEFAULT_HEARTBEAT_INTERVAL_SECONDS, 1, 60);
+        int maxNoHeartbeat = c.intValue("maxNoHeartbeatSeconds", DEFAULT_MAX_NO_HEARTBEAT_SECONDS, 2 * heartbeat, 3600);
+        List<String> sharedPids = c.list("sharedPids", DEFAULT_SHARED_PIDS);
+        for (String pid : sharedPids) {
+            c.require(PID_NAME.matcher(pid).matches(), "sharedPids", "a list of PIDs", pid);
+            // ports and addresses differ per replica; credentials stay where they were set
+            c.require(!NEVER_SHARED.contains(pid), "sharedPids", "PIDs other than " + NEVER_SHARED, pid);
+        }
+        return new ClusterSettings(clusterName, members, hostPorts, port, autoIncrement, bindInterface, heartbeat,
+                maxNoHeartbeat, c.intValue("joinWaitSeconds", DEFAULT_JOIN_WAIT_SECONDS, 0, 60),
+                c.intValue("mergeFirstRunDelaySeconds", DEFAULT_MERGE_FIRST_RUN_DELAY_SECONDS, 1, 3600),
+                c.intValue("mergeNextRunDelaySeconds", DEFAULT_MERGE_NEXT_RUN_DELAY_SECONDS, 1, 3600), sharedPids);
     }
 
     /**
@@ -182,116 +153,31 @@ public record ClusterSettings(String clusterName, List<String> members, int host
         return new ArrayList<>(out);
     }
 
-    private static void checkMember(String m) {
+    private static boolean validMember(String m) {
         int colon = m.lastIndexOf(':');
         String host = m;
         if (colon > 0 && (m.charAt(0) != '[' || m.charAt(colon - 1) == ']')) {
             host = m.substring(0, colon);
-            String portText = m.substring(colon + 1);
             int p;
             try {
-                p = Integer.parseInt(portText);
+                p = Integer.parseInt(m.substring(colon + 1));
             } catch (NumberFormatException e) {
-                p = -1;
+                return false;
             }
             if (p < 1 || p > 65535) {
-                throw new IllegalArgumentException("members: '" + m + "' has no port 1..65535 after the ':'");
+                return false;
             }
         }
-        if (!HOST.matcher(host).matches()) {
-            throw new IllegalArgumentException("members: '" + m + "' is not host or host:port");
-        }
+        return HOST.matcher(host).matches();
     }
 
-    private static void checkInterface(String address) {
-        String[] octets = address == null ? new String[0] : address.split("\\.", -1);
+    private static boolean validInterface(String address) {
+        String[] octets = address.split("\\.", -1);
         boolean ok = octets.length == 4;
         for (int i = 0; ok && i < 4; i++) {
             ok = IPV4_OCTET.matcher(octets[i]).matches()
                     && Arrays.stream(octets[i].split("-")).allMatch(o -> o.equals("*") || Integer.parseInt(o) <= 255);
         }
-        if (!ok) {
-            throw new IllegalArgumentException("bindInterface must be an IPv4 address of this host (Hazelcast's "
-                    + "interface syntax: an octet may be * or a range 10-20), got '" + address + "'");
-        }
-    }
-
-    private static String text(Map<String, ?> p, String key, String fallback) {
-        Object v = p.get(key);
-        if (v == null) {
-            return fallback;
-        }
-        if (v instanceof String[] a && a.length == 1) {
-            v = a[0];
-        }
-        if (!(v instanceof String s)) {
-            throw new IllegalArgumentException(key + " must be text, got " + describe(v));
-        }
-        return s.trim();
-    }
-
-    private static List<String> list(Map<String, ?> p, String key, String fallback) {
-        Object v = p.get(key);
-        List<String> items = new ArrayList<>();
-        if (v == null) {
-            v = fallback;
-        }
-        if (v instanceof String s) {
-            for (String part : s.split(",")) {
-                if (!part.isBlank()) {
-                    items.add(part.trim());
-                }
-            }
-        } else if (v instanceof String[] a) {
-            for (String s : a) {
-                items.addAll(list(Map.of(key, s), key, ""));
-            }
-        } else if (v instanceof Iterable<?> it) {
-            for (Object o : it) {
-                items.addAll(list(Map.of(key, String.valueOf(o)), key, ""));
-            }
-        } else {
-            throw new IllegalArgumentException(key + " must be a comma-separated list, got " + describe(v));
-        }
-        return items;
-    }
-
-    private static int integer(Map<String, ?> p, String key, int fallback) {
-        Object v = p.get(key);
-        if (v == null) {
-            return fallback;
-        }
-        if (v instanceof Integer || v instanceof Short || v instanceof Byte) {
-            return ((Number) v).intValue();
-        }
-        if (v instanceof Long l && l == l.intValue()) {
-            return l.intValue();
-        }
-        if (v instanceof String s) {
-            try {
-                return Integer.parseInt(s.trim());
-            } catch (NumberFormatException e) {
-                // reported below
-            }
-        }
-        throw new IllegalArgumentException(key + " must be a whole number, got " + describe(v));
-    }
-
-    private static boolean bool(Map<String, ?> p, String key, boolean fallback) {
-        Object v = p.get(key);
-        if (v == null) {
-            return fallback;
-        }
-        if (v instanceof Boolean b) {
-            return b;
-        }
-        if (v instanceof String s && (s.trim().equalsIgnoreCase("true") || s.trim().equalsIgnoreCase("false"))) {
-            return Boolean.parseBoolean(s.trim());
-        }
-        throw new IllegalArgumentException(key + " must be true or false, got " + describe(v));
-    }
-
-    private static String describe(Object v) {
-        return v instanceof String s ? "'" + s + "'" : String.valueOf(v) + " (" + v.getClass().getSimpleName() + ")";
+        return ok;
     }
 }

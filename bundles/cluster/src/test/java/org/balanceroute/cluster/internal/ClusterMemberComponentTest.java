@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.core.HazelcastInstance;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.balanceroute.api.SnapshotStore;
+import org.balanceroute.api.config.ConfigurationException;
 import org.junit.jupiter.api.Test;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
@@ -111,12 +113,14 @@ class ClusterMemberComponentTest {
     }
 
     @Test
-    void anInvalidFirstConfigurationStartsNothingAndAnInvalidChangeKeepsTheMember() {
+    void anInvalidFirstConfigurationFailsTheActivationAndAnInvalidChangeKeepsTheMember() {
         FakeContext fake = new FakeContext();
         int port = TestMembers.freePort();
         Map<String, Object> bad = config(port, "dev");
-        ClusterMemberComponent none = new ClusterMemberComponent(fake.context(), bad, "r-2");
-        none.deactivate();
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> new ClusterMemberComponent(fake.context(), bad, "r-2"));
+        assertEquals("org.balanceroute.cluster: clusterName must be other than Hazelcast's default, got 'dev'",
+                e.getMessage());
         assertEquals(List.of(), fake.log);
 
         ClusterMemberComponent c = new ClusterMemberComponent(fake.context(), config(port, "component-test-2"), "r-2");

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.balanceroute.api.config.ConfigurationException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -87,16 +88,17 @@ class ClusterSettingsTest {
     void everyBadValueNamesItsProperty(String property, String value) {
         Map<String, Object> p = new HashMap<>();
         p.put(property, value);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClusterSettings.from(p));
-        assertTrue(e.getMessage().startsWith(property), e.getMessage());
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> ClusterSettings.from(p));
+        assertEquals(property, e.property());
+        assertTrue(e.getMessage().startsWith("org.balanceroute.cluster: " + property + " must be "), e.getMessage());
     }
 
     @Test
     void typedValuesOfTheWrongTypeNameTheirProperty() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        ConfigurationException e = assertThrows(ConfigurationException.class,
                 () -> ClusterSettings.from(Map.of("clusterName", 5)));
-        assertTrue(e.getMessage().startsWith("clusterName"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> ClusterSettings.from(Map.of("port", 5701L << 33)));
-        assertTrue(e.getMessage().startsWith("port"), e.getMessage());
+        assertEquals("org.balanceroute.cluster: clusterName must be text, got 5", e.getMessage());
+        e = assertThrows(ConfigurationException.class, () -> ClusterSettings.from(Map.of("port", 5701L << 33)));
+        assertEquals("port", e.property());
     }
 }
