@@ -20,6 +20,12 @@ import org.osgi.annotation.versioning.ProviderType;
 @ProviderType
 public interface PoolView {
 
+    /** The shipped B: a decode instance's capacity when its configuration does not give one. */
+    int DEFAULT_CAPACITY = 64;
+
+    /** The largest B a pool's configuration may give a decode instance. */
+    int MAX_CAPACITY = 4096;
+
     /** Number of DP decode workers over all groups (G when there is one group). */
     int workers();
 

@@ -3,6 +3,7 @@ package org.balanceroute.enginesim;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
+import org.balanceroute.api.PoolView;
 
 /**
  * Settings of a simulated cluster; immutable, built with {@link #builder()}. Every value is
@@ -187,7 +188,7 @@ public final class SimConfig {
         private double stepB = 0.020;
         private double stepC = 0;
         private double timeFactor = 1.0;
-        private int capacity = 64;
+        private int capacity = PoolView.DEFAULT_CAPACITY;
         private int streamInterval = 1;
         private long seed = 1;
         private double prefillPerToken = 2e-5;
@@ -324,7 +325,7 @@ public final class SimConfig {
             check(finiteAtLeast(stepB, 0), "step-b", ">= 0", stepB);
             check(finiteAtLeast(stepC, 0), "step-c", ">= 0", stepC);
             check(finiteAtLeast(timeFactor, 0) && timeFactor > 0, "time-factor", "> 0", timeFactor);
-            check(capacity >= 1 && capacity <= 4096, "capacity", "1..4096", capacity);
+            check(capacity >= 1 && capacity <= PoolView.MAX_CAPACITY, "capacity", "1.." + PoolView.MAX_CAPACITY, capacity);
             check(streamInterval >= 1 && streamInterval <= 4096, "stream-interval", "1..4096", streamInterval);
             check(finiteAtLeast(prefillPerToken, 0), "prefill-per-token", ">= 0", prefillPerToken);
             check(finiteAtLeast(prefillFixed, 0), "prefill-fixed", ">= 0", prefillFixed);

@@ -13,6 +13,9 @@ public final class Fleet {
     /** Factory PID of a pool's configuration: one configuration, one file, per pool. */
     public static final String FACTORY_PID = "org.balanceroute.pool";
 
+    /** A pool's configuration property naming its own routing policy (absent or empty: the router's). */
+    public static final String POLICY_PROPERTY = "policy";
+
     /** The pool a configuration without pools becomes, and the one {@code PUT /admin/policy} acts on. */
     public static final String DEFAULT_POOL = "default";
 

@@ -1,5 +1,6 @@
 package org.balanceroute.simulator;
 
+import org.balanceroute.api.PoolView;
 import org.balanceroute.core.DecodeLayout;
 import org.balanceroute.core.StepCost;
 
@@ -24,7 +25,7 @@ public record SimulationConfig(int workers, int capacity, double stepA, double s
         double prefillPerToken, double prefillFixed, long seed, DecodeLayout layout, boolean flatView) {
 
     public static final int DEFAULT_WORKERS = 8;
-    public static final int DEFAULT_CAPACITY = 64;
+    public static final int DEFAULT_CAPACITY = PoolView.DEFAULT_CAPACITY;
     public static final double DEFAULT_STEP_A = 2e-7;
     public static final double DEFAULT_STEP_B = 0.020;
 

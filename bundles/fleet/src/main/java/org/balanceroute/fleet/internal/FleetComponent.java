@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.balanceroute.api.config.ConfigurationException;
 import org.balanceroute.fleet.Endpoint;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.FleetListener;
@@ -193,7 +194,9 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
             pool = PoolConfigReader.read(poolName(pid, properties), map(properties));
             checkAgainstOthers(pid, pool);
         } catch (IllegalArgumentException e) {
-            LOG.error("{}: configuration rejected: {}; {}", pid, e.getMessage(),
+            // a ConfigurationException names the PID itself; the pool's own rules name the field only
+            LOG.error("configuration rejected: {}; {}", e instanceof ConfigurationException ? e.getMessage()
+                    : pid + ": " + e.getMessage(),
                     byPid.containsKey(pid) ? "the pool's previous configuration stays in force" : "the pool is not added");
             return false;
         }

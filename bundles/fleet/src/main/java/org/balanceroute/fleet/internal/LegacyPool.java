@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.balanceroute.api.PoolView;
+import org.balanceroute.api.config.ConfigProperties;
 import org.balanceroute.fleet.DecodeInstance;
 import org.balanceroute.fleet.Endpoint;
 import org.balanceroute.fleet.Fleet;
@@ -71,14 +73,13 @@ final class LegacyPool {
     }
 
     static PoolTopology from(Map<String, Object> connector, Map<String, Object> router) {
+        ConfigProperties c = ConfigProperties.of(CONNECTOR_PID, connector);
         List<String> prefill = new ArrayList<>();
-        for (String u : PoolConfigReader.list(connector.containsKey("prefillUrls") ? connector
-                : Map.of("prefillUrls", DEFAULT_PREFILL), "prefillUrls")) {
+        for (String u : c.list("prefillUrls", DEFAULT_PREFILL)) {
             prefill.add(Endpoint.url("prefillUrls", u));
         }
         List<Endpoint> workers = new ArrayList<>();
-        for (String w : PoolConfigReader.list(connector.containsKey("decodeWorkers") ? connector
-                : Map.of("decodeWorkers", DEFAULT_DECODE), "decodeWorkers")) {
+        for (String w : c.list("decodeWorkers", DEFAULT_DECODE)) {
             Endpoint e = Endpoint.parse("decodeWorkers", w);
             if (workers.contains(e)) {
                 throw new IllegalArgumentException("decodeWorkers: '" + e.id() + "' is listed twice");
@@ -88,8 +89,8 @@ final class LegacyPool {
         if (workers.isEmpty()) {
             throw new IllegalArgumentException("decodeWorkers: at least one decode worker");
         }
-        int capacity = PoolConfigReader.integer(router, "capacity", PoolConfigReader.DEFAULT_CAPACITY, 1,
-                PoolConfigReader.MAX_CAPACITY);
+        int capacity = ConfigProperties.of(ROUTER_PID, router).intValue("capacity", PoolView.DEFAULT_CAPACITY, 1,
+                PoolView.MAX_CAPACITY);
         return new PoolTopology(Fleet.DEFAULT_POOL, PoolTopology.ANY_MODEL, List.of(), prefill,
                 List.of(new DecodeInstance(INSTANCE, workers, capacity)));
     }

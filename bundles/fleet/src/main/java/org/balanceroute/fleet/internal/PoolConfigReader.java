@@ -6,8 +6,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.balanceroute.api.PoolView;
+import org.balanceroute.api.config.ConfigProperties;
+import org.balanceroute.api.config.ConfigurationException;
 import org.balanceroute.fleet.DecodeInstance;
 import org.balanceroute.fleet.Endpoint;
+import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.PoolTopology;
 
 /**
@@ -19,7 +23,7 @@ import org.balanceroute.fleet.PoolTopology;
  *   prefillUrls = http://p0:8100, http://p1:8100   # empty: co-located mode
  *   instances = a, b                          # the decode instances, in worker order
  *   instance.a.workers = http://d0:8200;rank=0, http://d0:8200;rank=1, ...
- *   instance.a.capacity = 64                  # B of its ranks; default 64
+ *   instance.a.capacity = 64                  # B of its ranks; default PoolView.DEFAULT_CAPACITY
  *   instance.b.workers = ...
  *   policy = least-tokens                     # this pool's routing policy (optional: the router's)
  * </pre>
@@ -39,9 +43,7 @@ final class PoolConfigReader {
     static final String INSTANCE_PREFIX = "instance.";
     static final String WORKERS_SUFFIX = ".workers";
     static final String CAPACITY_SUFFIX = ".capacity";
-    static final String POLICY = "policy";
-    static final int DEFAULT_CAPACITY = 64;
-    static final int MAX_CAPACITY = 4096;
+    static final String POLICY = Fleet.POLICY_PROPERTY;
     static final int MAX_WORKERS = 1024;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
@@ -50,13 +52,15 @@ final class PoolConfigReader {
 
     /**
      * @param pool the pool's name (the factory configuration's name)
-     * @throws IllegalArgumentException naming the first invalid property
+     * @throws IllegalArgumentException naming the first invalid property (a {@link ConfigurationException}
+     *     when a value does not convert or is out of range)
      */
     static PoolTopology read(String pool, Map<String, ?> props) {
+        ConfigProperties c = ConfigProperties.of(Fleet.FACTORY_PID + "~" + pool, props);
         if (!NAME.matcher(pool).matches()) {
             throw new IllegalArgumentException("name: '" + pool + "': a pool's name is 1-64 of A-Z a-z 0-9 _ . -");
         }
-        String model = string(props, MODEL);
+        String model = c.text(MODEL, "");
         if (model.isEmpty()) {
             throw new IllegalArgumentException(MODEL + ": required (the served model name clients send)");
         }
@@ -64,7 +68,7 @@ final class PoolConfigReader {
             throw new IllegalArgumentException(MODEL + ": '*' is reserved for the pool migrated from a configuration"
                     + " without pools; name the model");
         }
-        List<String> aliases = list(props, ALIASES);
+        List<String> aliases = c.list(ALIASES, "");
         Set<String> names = new HashSet<>(List.of(model));
         for (String a : aliases) {
             if (!names.add(a)) {
@@ -72,10 +76,10 @@ final class PoolConfigReader {
             }
         }
         List<String> prefill = new ArrayList<>();
-        for (String u : list(props, PREFILL_URLS)) {
+        for (String u : c.list(PREFILL_URLS, "")) {
             prefill.add(Endpoint.url(PREFILL_URLS, u));
         }
-        List<String> instanceNames = list(props, INSTANCES);
+        List<String> instanceNames = c.list(INSTANCES, "");
         if (instanceNames.isEmpty()) {
             throw new IllegalArgumentException(INSTANCES + ": at least one decode instance");
         }
@@ -92,7 +96,7 @@ final class PoolConfigReader {
             }
             String workersKey = INSTANCE_PREFIX + name + WORKERS_SUFFIX;
             List<Endpoint> workers = new ArrayList<>();
-            for (String entry : list(props, workersKey)) {
+            for (String entry : c.list(workersKey, "")) {
                 Endpoint e = Endpoint.parse(workersKey, entry);
                 if (!seenWorkers.add(e.id())) {
                     throw new IllegalArgumentException(workersKey + ": '" + e.id() + "' is listed twice in the pool");
@@ -104,7 +108,7 @@ final class PoolConfigReader {
             }
             total += workers.size();
             String capacityKey = INSTANCE_PREFIX + name + CAPACITY_SUFFIX;
-            int capacity = integer(props, capacityKey, DEFAULT_CAPACITY, 1, MAX_CAPACITY);
+            int capacity = c.intValue(capacityKey, PoolView.DEFAULT_CAPACITY, 1, PoolView.MAX_CAPACITY);
             instances.add(new DecodeInstance(name, workers, capacity));
         }
         if (total > MAX_WORKERS) {
@@ -123,75 +127,10 @@ final class PoolConfigReader {
                 }
             }
         }
-        String policy = string(props, POLICY);
+        String policy = c.text(POLICY, "");
         if (!policy.isEmpty() && !NAME.matcher(policy).matches()) {
             throw new IllegalArgumentException(POLICY + ": '" + policy + "': a policy's name is 1-64 of A-Z a-z 0-9 _ . -");
         }
         return new PoolTopology(pool, model, aliases, prefill, instances, policy);
-    }
-
-    /** A single string value, trimmed; "" when absent. */
-    static String string(Map<String, ?> props, String key) {
-        Object v = props.get(key);
-        if (v == null) {
-            return "";
-        }
-        if (v instanceof String s) {
-            return s.trim();
-        }
-        if (v instanceof String[] a && a.length == 1) {
-            return a[0].trim();
-        }
-        throw new IllegalArgumentException(key + ": expected one string, got " + describe(v));
-    }
-
-    /** A comma-separated list (a .cfg file's one string) or a string array, blanks dropped. */
-    static List<String> list(Map<String, ?> props, String key) {
-        Object v = props.get(key);
-        List<String> out = new ArrayList<>();
-        String[] entries;
-        if (v == null) {
-            entries = new String[0];
-        } else if (v instanceof String s) {
-            entries = new String[] {s};
-        } else if (v instanceof String[] a) {
-            entries = a;
-        } else if (v instanceof java.util.Collection<?> c && c.stream().allMatch(String.class::isInstance)) {
-            entries = c.toArray(new String[0]);
-        } else {
-            throw new IllegalArgumentException(key + ": expected a comma-separated list, got " + describe(v));
-        }
-        for (String entry : entries) {
-            for (String part : entry == null ? new String[0] : entry.split(",")) {
-                if (!part.isBlank()) {
-                    out.add(part.trim());
-                }
-            }
-        }
-        return out;
-    }
-
-    static int integer(Map<String, ?> props, String key, int defaultValue, int min, int max) {
-        Object v = props.get(key);
-        long n;
-        if (v == null) {
-            return defaultValue;
-        } else if (v instanceof Number num) {
-            n = num.longValue();
-        } else {
-            try {
-                n = Long.parseLong(string(props, key));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(key + ": '" + v + "' is not an integer");
-            }
-        }
-        if (n < min || n > max) {
-            throw new IllegalArgumentException(key + " = " + n + ": must be in " + min + ".." + max);
-        }
-        return (int) n;
-    }
-
-    private static String describe(Object v) {
-        return v.getClass().getSimpleName() + " " + (v instanceof Object[] a ? java.util.Arrays.toString(a) : v);
     }
 }

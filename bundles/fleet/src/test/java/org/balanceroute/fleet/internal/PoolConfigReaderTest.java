@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.balanceroute.api.config.ConfigurationException;
 import org.balanceroute.fleet.Endpoint;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.PoolTopology;
@@ -48,7 +49,9 @@ class PoolConfigReaderTest {
 
     private static void refused(String field, Map<String, Object> props) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PoolConfigReader.read("p", props));
-        assertTrue(e.getMessage().startsWith(field), "names " + field + ": " + e.getMessage());
+        // a value out of range or not converted names the PID first
+        String named = e instanceof ConfigurationException c ? c.property() + " " + c.pid() : e.getMessage();
+        assertTrue(named.startsWith(field), "names " + field + ": " + e.getMessage());
     }
 
     @Test
@@ -76,6 +79,9 @@ class PoolConfigReaderTest {
         p = twoInstances();
         p.put("instance.a.capacity", "0");
         refused("instance.a.capacity", p);
+        Map<String, Object> zero = p;
+        assertEquals("org.balanceroute.pool~p: instance.a.capacity must be an integer in [1, 4096], got '0'",
+                assertThrows(ConfigurationException.class, () -> PoolConfigReader.read("p", zero)).getMessage());
 
         p = twoInstances();
         p.put("instance.a.capacity", "eight");

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.core.DecodeLayout;
 
 /**
@@ -17,8 +18,6 @@ final class WorkerLayout {
 
     /** Most decode workers a layout may have. */
     static final int MAX_WORKERS = 1024;
-    /** Largest B of an instance. */
-    static final int MAX_CAPACITY = 4096;
 
     private final String[] ids;
     private final int[] sizes;
@@ -41,7 +40,7 @@ final class WorkerLayout {
 
     /**
      * @throws IllegalArgumentException if the lists disagree, an identity is empty or repeats, a
-     *     group is empty, a capacity is outside [1, {@value #MAX_CAPACITY}], or there are no
+     *     group is empty, a capacity is outside [1, {@value PoolView#MAX_CAPACITY}], or there are no
      *     workers or more than {@value #MAX_WORKERS}
      */
     static WorkerLayout of(List<String> workers, int[] groupSizes, int[] capacities) {
@@ -62,8 +61,8 @@ final class WorkerLayout {
             if (groupSizes[i] < 1) {
                 throw new IllegalArgumentException("group " + i + " is empty: its size is " + groupSizes[i]);
             }
-            if (capacities[i] < 1 || capacities[i] > MAX_CAPACITY) {
-                throw new IllegalArgumentException("the capacity of group " + i + " must be in [1, " + MAX_CAPACITY
+            if (capacities[i] < 1 || capacities[i] > PoolView.MAX_CAPACITY) {
+                throw new IllegalArgumentException("the capacity of group " + i + " must be in [1, " + PoolView.MAX_CAPACITY
                         + "], got " + capacities[i]);
             }
             sum += groupSizes[i];
