@@ -22,9 +22,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.chart.LoadChart;
 import org.balanceroute.chart.LoadSeries;
+import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.policy.baseline.JoinShortestQueuePolicy;
 import org.balanceroute.replay.ReplayResult;
 import org.balanceroute.replay.Replayer;
 import org.balanceroute.trace.Trace;
@@ -78,7 +81,8 @@ import picocli.CommandLine.Option;
             ""})
 public final class Demo extends CliCommand {
 
-    static final List<String> POLICIES = List.of("jsq", "br0", "brh-survival");
+    static final List<String> POLICIES = List.of(JoinShortestQueuePolicy.NAME, BalancePolicy.BR0,
+            BalancePolicy.BRH_SURVIVAL);
     /** The Hazelcast member port of replica i is CLUSTER_PORT_BASE + i. */
     static final int CLUSTER_PORT_BASE = 5701;
     static final int MAX_REPLICAS = 8;
@@ -86,7 +90,7 @@ public final class Demo extends CliCommand {
     /** Simulated decode instance i (0-based) uses the ports from SIM_PORT_BASE + INSTANCE_PORT_STRIDE * i. */
     static final int INSTANCE_PORT_STRIDE = 200;
     static final int RANKS_PER_INSTANCE = 8;
-    static final int CAPACITY = 64;
+    static final int CAPACITY = PoolView.DEFAULT_CAPACITY;
     static final String POOL_FILE = "org.balanceroute.pool-default.cfg";
     static final int SIM_PORT_BASE = 18100;
     static final int WARMUP_REQUESTS = 200;
@@ -267,18 +271,20 @@ public final class Demo extends CliCommand {
      */
     static List<Phase> phases(int replicas, boolean tune, int instances) {
         if (instances > 1) {
-            return List.of(Phase.ofInstances("jsq", instances), Phase.ofInstances("br0", 1),
-                    Phase.ofInstances("br0", instances));
+            return List.of(Phase.ofInstances(JoinShortestQueuePolicy.NAME, instances),
+                    Phase.ofInstances(BalancePolicy.BR0, 1), Phase.ofInstances(BalancePolicy.BR0, instances));
         }
         if (tune) {
-            return List.of(new Phase("jsq", 1, false), new Phase("brh-survival", 1, false, POOR),
-                    new Phase("brh-survival", 1, false, POOR_AGAIN), new Phase("brh-survival", 1, false, TUNED));
+            return List.of(new Phase(JoinShortestQueuePolicy.NAME, 1, false),
+                    new Phase(BalancePolicy.BRH_SURVIVAL, 1, false, POOR),
+                    new Phase(BalancePolicy.BRH_SURVIVAL, 1, false, POOR_AGAIN),
+                    new Phase(BalancePolicy.BRH_SURVIVAL, 1, false, TUNED));
         }
         if (replicas < 2) {
             return POLICIES.stream().map(p -> new Phase(p, 1, false)).toList();
         }
-        return List.of(new Phase("jsq", 1, false), new Phase("br0", 1, false), new Phase("br0", replicas, false),
-                new Phase("br0", replicas, true));
+        return List.of(new Phase(JoinShortestQueuePolicy.NAME, 1, false), new Phase(BalancePolicy.BR0, 1, false),
+                new Phase(BalancePolicy.BR0, replicas, false), new Phase(BalancePolicy.BR0, replicas, true));
     }
 
     private int demo() throws Exception {
@@ -539,7 +545,8 @@ public final class Demo extends CliCommand {
      */
     static String chartName(Phase p) {
         if (p.instances() > 0) {
-            return p.policy() + (p.policy().equals("br0") ? p.instances() == 1 ? "-flat" : "-grouped" : "") + ".png";
+            return p.policy() + (p.policy().equals(BalancePolicy.BR0) ? p.instances() == 1 ? "-flat" : "-grouped" : "")
+                    + ".png";
         }
         if (p.tuning() != null) {
             return "tune-" + p.tuning() + ".png";
@@ -583,7 +590,7 @@ public final class Demo extends CliCommand {
 
     static String label(Phase p) {
         if (p.instances() > 0) {
-            return p.policy().equals("br0") ? p.instances() == 1 ? "br0 flat" : "br0 group-aware" : p.policy();
+            return p.policy().equals(BalancePolicy.BR0) ? p.instances() == 1 ? "br0 flat" : "br0 group-aware" : p.policy();
         }
         if (POOR.equals(p.tuning())) {
             return p.policy() + " (43, 0.86)";
@@ -659,7 +666,7 @@ public final class Demo extends CliCommand {
         for (String key : List.of("horizon", "beta", "gamma")) {
             JsonNode v = wasBr ? initial.path("parameters").path(key) : null;
             if (v == null || v.isMissingNode()) {
-                for (JsonNode p : initial.path("schema").path("brh-survival")) {
+                for (JsonNode p : initial.path("schema").path(BalancePolicy.BRH_SURVIVAL)) {
                     if (p.path("id").asText().equals(key)) {
                         v = p.path("default");
                     }
@@ -669,7 +676,7 @@ public final class Demo extends CliCommand {
                 params.set(key, v);
             }
         }
-        HttpResponse<String> back = putPolicy(base, "brh-survival", params);
+        HttpResponse<String> back = putPolicy(base, BalancePolicy.BRH_SURVIVAL, params);
         err.println("balanceroute demo: BR parameters restored (HTTP " + back.statusCode() + ")");
     }
 
@@ -994,7 +1001,7 @@ public final class Demo extends CliCommand {
         double jsqTput = (double) results.get(0).get("throughputTokPerS");
         for (Map<String, Object> r : results) {
             int listed = (int) r.get("instances");
-            String policy = "br0".equals(r.get("policy")) ? listed == 1 ? "br0 flat" : "br0 group-aware"
+            String policy = BalancePolicy.BR0.equals(r.get("policy")) ? listed == 1 ? "br0 flat" : "br0 group-aware"
                     : String.valueOf(r.get("policy"));
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-16s %-9s", policy,
                     listed == 1 ? "1 x " + simInstances * RANKS_PER_INSTANCE : listed + " x " + RANKS_PER_INSTANCE));
@@ -1012,7 +1019,7 @@ public final class Demo extends CliCommand {
                 + " it; summed over the instances; vs jsq: as a fraction of jsq's, lower is better)\n");
         double flat = Double.NaN, grouped = Double.NaN;
         for (Map<String, Object> r : results) {
-            if ("br0".equals(r.get("policy"))) {
+            if (BalancePolicy.BR0.equals(r.get("policy"))) {
                 if ((int) r.get("instances") == 1) {
                     flat = (double) r.get("avgImbalance");
                 } else {
@@ -1062,7 +1069,7 @@ public final class Demo extends CliCommand {
     private static double imbalanceOf(List<Map<String, Object>> results, int replicas, boolean shared) {
         for (Map<String, Object> r : results) {
             int n = (int) r.get("replicas");
-            if ("br0".equals(r.get("policy")) && (boolean) r.get("shared") == shared
+            if (BalancePolicy.BR0.equals(r.get("policy")) && (boolean) r.get("shared") == shared
                     && (replicas == -1 ? n > 1 : n == replicas)) {
                 return (double) r.get("avgImbalance");
             }

@@ -3,12 +3,13 @@ package org.balanceroute.cli;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
+import org.balanceroute.policy.baseline.JoinShortestQueuePolicy;
 import org.balanceroute.simulator.SimulationResult;
 
 /** The human-readable comparison: one row per policy, ratios to jsq when jsq ran. */
 final class ResultTable {
 
-    private static final String REFERENCE = "jsq";
+    private static final String REFERENCE = JoinShortestQueuePolicy.NAME;
 
     private ResultTable() {
     }

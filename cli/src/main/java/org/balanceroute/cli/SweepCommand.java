@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.balanceroute.chart.PanelChart;
 import org.balanceroute.policy.balance.BalanceSettings;
+import org.balanceroute.policy.baseline.JoinShortestQueuePolicy;
 import org.balanceroute.predictor.survival.SurvivalSettings;
 import org.balanceroute.simulator.HeadroomReference;
 import org.balanceroute.simulator.OfferedLoad;
@@ -46,7 +47,7 @@ final class SweepCommand extends CliCommand {
 
     static final List<String> DEFAULT_TRACES = List.of("../shared/traces/mooncake-conversation.jsonl",
             "../shared/traces/azure2023-conv.csv");
-    static final String REFERENCE = "jsq";
+    static final String REFERENCE = JoinShortestQueuePolicy.NAME;
 
     @Option(names = "--traces", paramLabel = "LIST", order = 1, description = "comma-separated trace files;"
             + " default: ../shared/traces/mooncake-conversation.jsonl,../shared/traces/azure2023-conv.csv")

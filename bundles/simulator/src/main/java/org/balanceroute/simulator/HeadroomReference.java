@@ -46,7 +46,7 @@ public final class HeadroomReference {
         BalanceSettings theory = new BalanceSettings(base.sGreedy(), 12, 400, 1, workers, 1.0, base.confidence(),
                 Stage1Worker.MARGIN, HorizonMargin.MEAN);
         List<Member> m = new ArrayList<>();
-        m.add(new Member("br0", BalancePolicy.BR0, base));
+        m.add(new Member(BalancePolicy.BR0, BalancePolicy.BR0, base));
         m.add(new Member("br0 paper options", BalancePolicy.BR0, paper));
         m.add(new Member("br0 stage1 margin", BalancePolicy.BR0, lightest));
         m.add(new Member("oracle", BalancePolicy.BRH_ORACLE, base));

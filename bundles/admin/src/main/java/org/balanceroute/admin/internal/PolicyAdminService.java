@@ -37,9 +37,8 @@ import org.slf4j.LoggerFactory;
 @Component(service = PolicyAdmin.class)
 public final class PolicyAdminService implements PolicyAdmin {
 
-    /** The router's configuration PID and its property naming the active policy. */
+    /** The router's configuration PID. */
     static final String ROUTER_PID = RouterService.PID;
-    static final String ROUTER_POLICY = "policy";
 
     /** How often the wait looks at the router (two volatile reads, no lock). */
     static final long POLL_MILLIS = 10;
@@ -143,15 +142,15 @@ public final class PolicyAdminService implements PolicyAdmin {
                 configs.write(change.pid(), change.writes());
             }
             Configuration own = configs.factoryConfiguration(Fleet.FACTORY_PID, pool);
-            boolean ownKey = own != null && own.getProperties() != null && own.getProperties().get(ROUTER_POLICY) != null;
+            boolean ownKey = own != null && own.getProperties() != null && own.getProperties().get(Fleet.POLICY_PROPERTY) != null;
             target = "";
             if (own == null || routerWide) {
                 target = ROUTER_PID;
-                configs.write(ROUTER_PID, Map.of(ROUTER_POLICY, change.policy()));
+                configs.write(ROUTER_PID, Map.of(RouterService.POLICY_PROPERTY, change.policy()));
             }
             if (own != null && (!routerWide || ownKey)) {
                 target = (target.isEmpty() ? "" : target + " and ") + own.getPid();
-                configs.write(own, Map.of(ROUTER_POLICY, change.policy()));
+                configs.write(own, Map.of(Fleet.POLICY_PROPERTY, change.policy()));
             }
         } catch (IOException | RuntimeException e) {
             LOG.error("admin: writing the configuration failed", e);
