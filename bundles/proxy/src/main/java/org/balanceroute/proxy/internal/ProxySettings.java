@@ -1,6 +1,5 @@
 package org.balanceroute.proxy.internal;
 
-import java.util.Map;
 import org.balanceroute.api.config.ConfigProperties;
 import org.balanceroute.api.config.ConfigurationException;
 
@@ -12,11 +11,6 @@ public record ProxySettings(int maxBodyBytes, long placementTimeoutMillis, int r
     /** Shortest heartbeat interval: below that, pings would be most of the traffic. */
     static final long MIN_PING_INTERVAL_MILLIS = 100;
     static final long MAX_PING_INTERVAL_MILLIS = 600_000;
-
-    /** The metatype's defaults. */
-    public static ProxySettings defaults() {
-        return from(ConfigProperties.of(CompletionFlow.PID, Map.of()));
-    }
 
     /** @throws ConfigurationException naming the first invalid property and its range */
     static ProxySettings from(ConfigProperties c) {

@@ -15,11 +15,6 @@ record RouterSettings(String policy, String fallbackPolicy, long stepIntervalMil
         return ownPolicy.isEmpty() ? this : new RouterSettings(ownPolicy, fallbackPolicy, stepIntervalMillis);
     }
 
-    static RouterSettings defaults() {
-        return new RouterSettings(RouterConfig.DEFAULT_POLICY, RouterConfig.DEFAULT_FALLBACK_POLICY,
-                RouterConfig.DEFAULT_STEP_INTERVAL_MILLIS);
-    }
-
     /** @throws ConfigurationException naming the first bad property and its range */
     static RouterSettings read(ConfigProperties c) {
         return new RouterSettings(name(c, POLICY_PROPERTY, RouterConfig.DEFAULT_POLICY),

@@ -361,7 +361,7 @@ class PoolChannelsTest {
     }
 
     private DispatchLoop loop(Member m, String pool) {
-        DispatchLoop loop = new DispatchLoop(RouterSettings.defaults(), System::nanoTime);
+        DispatchLoop loop = new DispatchLoop(new RouterSettings("br0", "jsq", 0), System::nanoTime);
         loops.add(loop);
         loop.offer(Map.of("br0", BalancePolicy.br0(BalanceSettings.defaults())));
         loop.start();

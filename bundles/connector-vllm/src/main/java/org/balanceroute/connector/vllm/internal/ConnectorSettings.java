@@ -1,10 +1,8 @@
 package org.balanceroute.connector.vllm.internal;
 
 import java.util.List;
-import java.util.Map;
 import org.balanceroute.api.config.ConfigProperties;
 import org.balanceroute.api.config.ConfigurationException;
-import org.balanceroute.connector.vllm.VllmConnector;
 import org.balanceroute.fleet.PoolTopology;
 
 /**
@@ -30,11 +28,6 @@ public record ConnectorSettings(PoolTopology pool, String apiKey,
 
     /** No pool yet: no endpoint. */
     static final PoolTopology NO_POOL = new PoolTopology("none", PoolTopology.ANY_MODEL, List.of(), List.of(), List.of());
-
-    /** The metatype's defaults. */
-    static ConnectorSettings defaults() {
-        return from(ConfigProperties.of(VllmConnector.PID, Map.of()));
-    }
 
     /** @throws ConfigurationException naming the first invalid property and its range */
     static ConnectorSettings from(ConfigProperties c) {

@@ -57,7 +57,7 @@ class PoolsHttpTest {
 
     /** A connector with no pool yet, the documented defaults. */
     private VllmConnectorComponent connector() throws Exception {
-        VllmConnectorComponent c = new VllmConnectorComponent(ConnectorSettings.defaults());
+        VllmConnectorComponent c = new VllmConnectorComponent(ConnectorSettingsTest.from(Map.of()));
         open.add(c::close);
         return c;
     }
