@@ -9,6 +9,9 @@ import java.util.Enumeration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * One component's configuration properties under its PID, read as typed values within their
@@ -45,6 +48,21 @@ public final class ConfigProperties {
             }
         }
         return new ConfigProperties(pid, m);
+    }
+
+    /**
+     * What a component's {@code @Modified} does with new properties: the settings {@code read}
+     * makes of them, or empty after {@code rejected} was told why they cannot be used, so that the
+     * settings in force stay.
+     */
+    public static <S> Optional<S> readUpdate(String pid, Map<String, ?> properties, Function<ConfigProperties, S> read,
+            Consumer<ConfigurationException> rejected) {
+        try {
+            return Optional.of(read.apply(of(pid, properties)));
+        } catch (ConfigurationException e) {
+            rejected.accept(e);
+            return Optional.empty();
+        }
     }
 
     public String pid() {

@@ -115,6 +115,16 @@ class ConfigPropertiesTest {
     }
 
     @Test
+    void anUpdateIsReadOrRejectedWithTheReason() {
+        List<String> rejected = new java.util.ArrayList<>();
+        assertEquals(java.util.Optional.of(4), ConfigProperties.readUpdate(PID, Map.of("n", 4),
+                c -> c.intValue("n", 1, 1, 16), e -> rejected.add(e.getMessage())));
+        assertEquals(java.util.Optional.empty(), ConfigProperties.readUpdate(PID, Map.of("n", 17),
+                c -> c.intValue("n", 1, 1, 16), e -> rejected.add(e.getMessage())));
+        assertEquals(List.of("org.example.pid: n must be an integer in [1, 16], got 17"), rejected);
+    }
+
+    @Test
     void aDictionaryReadsAsAMap() {
         Hashtable<String, Object> d = new Hashtable<>();
         d.put("n", "3");

@@ -10,7 +10,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.balanceroute.api.SnapshotStore;
-import org.balanceroute.api.config.ConfigurationException;
+import org.balanceroute.api.config.ConfigProperties;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
@@ -182,13 +182,12 @@ public final class ClusterMemberComponent {
 
     @Modified
     void modified(Map<String, Object> properties) {
-        ClusterSettings settings;
-        try {
-            settings = ClusterSettings.from(properties);
-        } catch (ConfigurationException e) {
-            LOG.error("cluster: configuration rejected: {}; the member in force stays", e.getMessage());
-            return;
-        }
+        ConfigProperties.readUpdate(ClusterSettings.PID, properties, ClusterSettings::read,
+                e -> LOG.error("cluster: configuration rejected: {}; the member in force stays", e.getMessage()))
+                .ifPresent(this::apply);
+    }
+
+    private void apply(ClusterSettings settings) {
         synchronized (lock) {
             if (current != null && current.settings.equals(settings)) {
                 return;

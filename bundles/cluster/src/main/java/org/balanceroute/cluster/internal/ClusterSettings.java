@@ -87,7 +87,11 @@ public record ClusterSettings(String clusterName, List<String> members, int host
      * @throws ConfigurationException naming the property whose value is invalid
      */
     public static ClusterSettings from(Map<String, ?> properties) {
-        ConfigProperties c = ConfigProperties.of(PID, properties);
+        return read(ConfigProperties.of(PID, properties));
+    }
+
+    /** As {@link #from}, from the properties as {@link ConfigProperties} reads them. */
+    static ClusterSettings read(ConfigProperties c) {
         String clusterName = c.text("clusterName", DEFAULT_CLUSTER_NAME);
         c.require(CLUSTER_NAME.matcher(clusterName).matches(), "clusterName", "1..100 characters of A-Z a-z 0-9 . _ -",
                 clusterName);

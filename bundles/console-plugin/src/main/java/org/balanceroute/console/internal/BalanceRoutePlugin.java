@@ -172,19 +172,15 @@ public final class BalanceRoutePlugin extends HttpServlet {
      */
     @Modified
     void modified(Map<String, Object> properties) {
-        HistorySettings next;
-        try {
-            next = HistorySettings.read(ConfigProperties.of(ConsolePluginConfig.PID, properties));
-        } catch (ConfigurationException e) {
-            LOG.error("console: configuration rejected: {}; keeping {}", e.getMessage(), history.settings());
-            return;
-        }
-        if (!next.equals(history.settings())) {
-            history = new History(next);
-            if (sampler != null) {
-                schedule(next.sampleIntervalMillis());
-            }
-        }
+        ConfigProperties.readUpdate(ConsolePluginConfig.PID, properties, HistorySettings::read,
+                e -> LOG.error("console: configuration rejected: {}; keeping {}", e.getMessage(), history.settings()))
+                .filter(next -> !next.equals(history.settings()))
+                .ifPresent(next -> {
+                    history = new History(next);
+                    if (sampler != null) {
+                        schedule(next.sampleIntervalMillis());
+                    }
+                });
     }
 
     private synchronized void schedule(long intervalMillis) {

@@ -56,7 +56,11 @@ public final class BalanceProperties {
      * @throws ConfigurationException naming the PID, the first invalid property and its range
      */
     public static BalanceSettings fromMap(Map<String, ?> properties) {
-        ConfigProperties c = ConfigProperties.of(PID, properties);
+        return read(ConfigProperties.of(PID, properties));
+    }
+
+    /** As {@link #fromMap}, from the properties as {@link ConfigProperties} reads them. */
+    public static BalanceSettings read(ConfigProperties c) {
         return new BalanceSettings(
                 c.intValue(S_GREEDY, BalanceSettings.DEFAULT_S_GREEDY, BalanceSettings.MIN_S_GREEDY, Integer.MAX_VALUE),
                 c.intValue(R_MAX, BalanceSettings.DEFAULT_R_MAX, BalanceSettings.MIN_R_MAX, BalanceSettings.MAX_R_MAX),

@@ -79,27 +79,21 @@ public final class LeastRunningPolicy implements RoutingPolicy {
     /** @throws ConfigurationException if the configuration is invalid (the activation fails) */
     @Activate
     public LeastRunningPolicy(Map<String, Object> properties) {
-        current = new Current(queuedWeight(properties));
+        current = new Current(queuedWeight(ConfigProperties.of(PID, properties)));
     }
 
     /** A valid weight applies; an invalid one is logged and the weight in force stays. */
     @Modified
     void modified(Map<String, Object> properties) {
-        int w;
-        try {
-            w = queuedWeight(properties);
-        } catch (ConfigurationException e) {
-            LOG.error("policy {}: configuration rejected: {}; keeping {}", NAME, e.getMessage(), current.queuedWeight());
-            return;
-        }
-        if (w != current.queuedWeight()) {
-            current = new Current(w);
-        }
+        ConfigProperties.readUpdate(PID, properties, LeastRunningPolicy::queuedWeight,
+                e -> LOG.error("policy {}: configuration rejected: {}; keeping {}", NAME, e.getMessage(),
+                        current.queuedWeight()))
+                .filter(w -> w != current.queuedWeight())
+                .ifPresent(w -> current = new Current(w));
     }
 
-    private static int queuedWeight(Map<String, ?> properties) {
-        return ConfigProperties.of(PID, properties).intValue(QUEUED_WEIGHT, DEFAULT_QUEUED_WEIGHT, MIN_QUEUED_WEIGHT,
-                MAX_QUEUED_WEIGHT);
+    private static int queuedWeight(ConfigProperties c) {
+        return c.intValue(QUEUED_WEIGHT, DEFAULT_QUEUED_WEIGHT, MIN_QUEUED_WEIGHT, MAX_QUEUED_WEIGHT);
     }
 
     @Override

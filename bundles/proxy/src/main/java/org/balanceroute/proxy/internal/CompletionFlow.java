@@ -255,11 +255,9 @@ public final class CompletionFlow {
     /** A new configuration applies to the next requests; an invalid one is logged and the previous stays. */
     @Modified
     void modified(Map<String, Object> properties) {
-        try {
-            settings = ProxySettings.from(ConfigProperties.of(PID, properties));
-        } catch (ConfigurationException e) {
-            LOG.error("invalid configuration, the previous one stays in force: {}", e.getMessage());
-        }
+        ConfigProperties.readUpdate(PID, properties, ProxySettings::from,
+                e -> LOG.error("invalid configuration, the previous one stays in force: {}", e.getMessage()))
+                .ifPresent(next -> settings = next);
     }
 
     ProxySettings settings() {

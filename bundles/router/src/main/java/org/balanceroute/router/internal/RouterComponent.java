@@ -115,13 +115,12 @@ public final class RouterComponent implements RouterService, FleetListener {
 
     @Modified
     void modified(Map<String, Object> properties) {
-        RouterSettings next;
-        try {
-            next = RouterSettings.read(ConfigProperties.of(PID, properties));
-        } catch (ConfigurationException e) {
-            LOG.error("router: configuration rejected: {}; keeping {}", e.getMessage(), settings());
-            return;
-        }
+        ConfigProperties.readUpdate(PID, properties, RouterSettings::read,
+                e -> LOG.error("router: configuration rejected: {}; keeping {}", e.getMessage(), settings()))
+                .ifPresent(this::apply);
+    }
+
+    private void apply(RouterSettings next) {
         synchronized (lock) {
             settings = next;
             for (PoolRouter p : pools.byName().values()) {

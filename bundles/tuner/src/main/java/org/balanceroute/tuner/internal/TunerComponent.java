@@ -89,13 +89,12 @@ public final class TunerComponent implements CompletionListener {
 
     @Modified
     void modified(Map<String, Object> properties) {
-        TunerSettings next;
-        try {
-            next = TunerSettings.read(ConfigProperties.of(TunerConfig.PID, properties));
-        } catch (ConfigurationException e) {
-            LOG.error("tuner: configuration rejected: {}; keeping the previous one", e.getMessage());
-            return;
-        }
+        ConfigProperties.readUpdate(TunerConfig.PID, properties, TunerSettings::read,
+                e -> LOG.error("tuner: configuration rejected: {}; keeping the previous one", e.getMessage()))
+                .ifPresent(this::apply);
+    }
+
+    private void apply(TunerSettings next) {
         if (next.maxRequests() != settings.maxRequests()) {
             record = new RecentRequests(next.maxRequests()); // the record restarts
         }

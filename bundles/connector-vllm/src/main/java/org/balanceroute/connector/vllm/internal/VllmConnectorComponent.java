@@ -150,13 +150,12 @@ public final class VllmConnectorComponent implements VllmConnector, FleetListene
     /** The new settings, in force in every pool. */
     @Modified
     void modified(Map<String, Object> properties) {
-        ConnectorSettings s;
-        try {
-            s = ConnectorSettings.from(ConfigProperties.of(PID, properties));
-        } catch (ConfigurationException e) {
-            LOG.error("invalid configuration, the previous one stays in force: {}", e.getMessage());
-            return;
-        }
+        ConfigProperties.readUpdate(PID, properties, ConnectorSettings::from,
+                e -> LOG.error("invalid configuration, the previous one stays in force: {}", e.getMessage()))
+                .ifPresent(this::apply);
+    }
+
+    private void apply(ConnectorSettings s) {
         synchronized (listeners) {
             settings = s;
             for (PoolConnector c : connected.byName().values()) {

@@ -1,9 +1,11 @@
 package org.balanceroute.policy.balance.internal;
 
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.api.SwappablePolicy;
+import org.balanceroute.api.config.ConfigProperties;
 import org.balanceroute.api.config.ConfigurationException;
 import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.balance.BalanceProperties;
@@ -47,16 +49,12 @@ abstract class BalancePolicyAdapter extends SwappablePolicy<BalanceSettings> {
      * @return whether the new configuration is valid (and now in force)
      */
     final boolean reconfigure(Map<String, ?> properties) {
-        BalanceSettings next;
-        try {
-            next = BalanceProperties.fromMap(properties);
-        } catch (ConfigurationException e) {
-            LOG.error("policy {}: configuration rejected: {}; keeping {}", name(), e.getMessage(), parameters());
-            return false;
-        }
-        if (update(next)) {
+        Optional<BalanceSettings> next = ConfigProperties.readUpdate(BalanceProperties.PID, properties,
+                BalanceProperties::read,
+                e -> LOG.error("policy {}: configuration rejected: {}; keeping {}", name(), e.getMessage(), parameters()));
+        if (next.isPresent() && update(next.get())) {
             LOG.info("policy {}: settings now {}", name(), parameters());
         }
-        return true;
+        return next.isPresent();
     }
 }

@@ -43,22 +43,20 @@ abstract class SeededPolicy extends SwappablePolicy<Long> {
 
     /** @throws ConfigurationException if the seed is not an integer (the activation fails) */
     SeededPolicy(String name, String pid, Map<String, ?> properties, LongFunction<RoutingPolicy> factory) {
-        super(name, seed(pid, properties), factory::apply, seed -> Map.of(SEED, seed));
+        super(name, seed(ConfigProperties.of(pid, properties)), factory::apply, seed -> Map.of(SEED, seed));
         this.pid = pid;
     }
 
     /** Applies a (possibly) new seed; one that is not an integer is logged and the seed in force stays. */
     @Modified
     final void modified(Map<String, Object> properties) {
-        try {
-            update(seed(pid, properties));
-        } catch (ConfigurationException e) {
-            LOG.error("policy {}: configuration rejected: {}; keeping seed {}", name(), e.getMessage(), seed());
-        }
+        ConfigProperties.readUpdate(pid, properties, SeededPolicy::seed,
+                e -> LOG.error("policy {}: configuration rejected: {}; keeping seed {}", name(), e.getMessage(), seed()))
+                .ifPresent(this::update);
     }
 
-    private static long seed(String pid, Map<String, ?> properties) {
-        return ConfigProperties.of(pid, properties).longValue(SEED, Config.DEFAULT_SEED, Long.MIN_VALUE, Long.MAX_VALUE);
+    private static long seed(ConfigProperties c) {
+        return c.longValue(SEED, Config.DEFAULT_SEED, Long.MIN_VALUE, Long.MAX_VALUE);
     }
 
     final long seed() {

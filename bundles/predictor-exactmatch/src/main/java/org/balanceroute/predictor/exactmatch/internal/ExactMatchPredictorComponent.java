@@ -90,27 +90,26 @@ public final class ExactMatchPredictorComponent extends SwappablePredictor<Exact
     /** @throws ConfigurationException if the configuration is invalid (the activation fails) */
     @Activate
     public ExactMatchPredictorComponent(Map<String, Object> properties) {
-        super(ExactMatchPredictor.NAME, read(properties), s -> new ExactMatchPredictor(s.exact(), s.survival()));
+        super(ExactMatchPredictor.NAME, read(ConfigProperties.of(PID, properties)),
+                s -> new ExactMatchPredictor(s.exact(), s.survival()));
     }
 
     /** A valid configuration applies (learning restarts if it changed); an invalid one is logged and the settings stay. */
     @Modified
     void modified(Map<String, Object> properties) {
-        Settings next;
-        try {
-            next = read(properties);
-        } catch (ConfigurationException e) {
-            LOG.error("predictor {}: configuration rejected: {}; keeping {}", ExactMatchPredictor.NAME, e.getMessage(),
-                    settings());
-            return;
-        }
+        ConfigProperties.readUpdate(PID, properties, ExactMatchPredictorComponent::read,
+                e -> LOG.error("predictor {}: configuration rejected: {}; keeping {}", ExactMatchPredictor.NAME,
+                        e.getMessage(), settings()))
+                .ifPresent(this::apply);
+    }
+
+    private void apply(Settings next) {
         if (update(next)) {
             LOG.info("predictor {}: settings now {}; learning restarts", ExactMatchPredictor.NAME, next);
         }
     }
 
-    private static Settings read(Map<String, ?> properties) {
-        ConfigProperties c = ConfigProperties.of(PID, properties);
+    private static Settings read(ConfigProperties c) {
         return new Settings(ExactMatchSettings.read(c), SurvivalSettings.read(c));
     }
 

@@ -68,14 +68,13 @@ public final class SurvivalPredictorComponent extends SwappablePredictor<Surviva
     /** A valid configuration applies (learning restarts if it changed); an invalid one is logged and the settings stay. */
     @Modified
     void modified(Map<String, Object> properties) {
-        SurvivalSettings next;
-        try {
-            next = SurvivalSettings.read(ConfigProperties.of(PID, properties));
-        } catch (ConfigurationException e) {
-            LOG.error("predictor {}: configuration rejected: {}; keeping {}", SurvivalPredictor.NAME, e.getMessage(),
-                    settings());
-            return;
-        }
+        ConfigProperties.readUpdate(PID, properties, SurvivalSettings::read,
+                e -> LOG.error("predictor {}: configuration rejected: {}; keeping {}", SurvivalPredictor.NAME,
+                        e.getMessage(), settings()))
+                .ifPresent(this::apply);
+    }
+
+    private void apply(SurvivalSettings next) {
         if (update(next)) {
             LOG.info("predictor {}: settings now {}; learning restarts", SurvivalPredictor.NAME, next);
         }
