@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
@@ -356,7 +357,12 @@ public class BadInputIT {
         assertTrue(admin("PUT", "/admin/policy", "{\"policy\": \"" + prompt + "\"}", basic("admin", password),
                 "Content-Type: application/json").run().code == 401);
         String encoded = Base64.getEncoder().encodeToString(("admin:" + password).getBytes(StandardCharsets.UTF_8));
-        Thread.sleep(500); // the log is written by another process
+        // The log is written by another process: an admin change logged after the requests above
+        // marks the point up to which their lines are in the file.
+        long changes = logLines(log, "admin: pool");
+        assertTrue(admin("PUT", "/admin/policy", "{\"policy\": \"" + runtime.activePolicy() + "\"}", AUTH,
+                "Content-Type: application/json").run().code == 200);
+        RuntimeProcess.await("the admin change in the log", Duration.ofSeconds(15), () -> logLines(log, "admin: pool") > changes);
         String text = Files.readString(log);
         assertTrue("prompt text in the log", !text.contains(prompt));
         assertTrue("a password in the log", !text.contains(password) && !text.contains(encoded));
@@ -387,7 +393,7 @@ public class BadInputIT {
                     return "not an OpenAI error body: " + abbreviate(o.text);
                 }
                 String param = e.path("param").isNull() ? null : e.path("param").asText();
-                if (!java.util.Objects.equals(param, k.param)) {
+                if (!Objects.equals(param, k.param)) {
                     return "param " + param + ", expected " + k.param;
                 }
                 if (o.text.contains("\tat ") || o.text.contains("Exception")) {
@@ -482,13 +488,15 @@ public class BadInputIT {
         return new Case("config", name, 1, "logged, previous kept", false, null, "", () -> {
             Path path = runtime.home.resolve("config").resolve(file + ".cfg");
             String original = Files.readString(path);
-            Pattern line = Pattern.compile("(?m)^[ \\t]*" + Pattern.quote(property) + "[ \\t]*[=:].*$");
+            Pattern line = Pattern.compile("(?m)^[ \\t]*" + Pattern.quote(property) + "[ \\t]*[=:][ \\t]*(.*?)[ \\t]*$");
             Matcher m = line.matcher(original);
-            String bad = m.find() ? m.replaceFirst(Matcher.quoteReplacement(property + " = " + value))
+            boolean present = m.find();
+            String was = present ? m.group(1) : null;
+            String bad = present ? m.replaceFirst(Matcher.quoteReplacement(property + " = " + value))
                     : original + "\n" + property + " = " + value + "\n";
             Path log = runtime.home.resolve("runtime.log");
             long before = logLines(log, pid, property);
-            Files.writeString(path, bad);
+            RuntimeProcess.writeWatched(path, bad);
             try {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
                 while (logLines(log, pid, property) <= before) {
@@ -500,19 +508,28 @@ public class BadInputIT {
                 boolean kept = inForce.holds();
                 return new Outcome(kept ? 1 : 0, kept ? "" : "the previous configuration is not in force", null);
             } finally {
-                Files.writeString(path, original);
-                // FileInstall polls every second: let it apply the file as it was before the next case
-                Thread.sleep(1200);
+                RuntimeProcess.writeWatched(path, original);
+                // the file as it was in ConfigAdmin again (FileInstall's next poll) before the next case
+                RuntimeProcess.await(pid + " " + property + " back to " + was, Duration.ofSeconds(15),
+                        () -> Objects.equals(was, runtime.configValue(pid, property)));
             }
         }, null, "ERROR in the log naming the PID and the property; the previous configuration in force");
     }
 
     /** Log lines at ERROR or WARN naming both. */
-    static long logLines(Path log, String pid, String property) throws IOException {
+    static long logLines(Path log, String pid, String property) {
+        return logLines(log, l -> (l.contains(" ERROR ") || l.contains(" WARN ")) && l.contains(pid) && l.contains(property));
+    }
+
+    /** Log lines containing the text. */
+    static long logLines(Path log, String text) {
+        return logLines(log, (Predicate<String>) l -> l.contains(text));
+    }
+
+    static long logLines(Path log, Predicate<String> which) {
         try (var lines = Files.lines(log, StandardCharsets.UTF_8)) {
-            return lines.filter(l -> (l.contains(" ERROR ") || l.contains(" WARN ")) && l.contains(pid) && l.contains(property))
-                    .count();
-        } catch (java.io.UncheckedIOException e) {
+            return lines.filter(which).count();
+        } catch (IOException | java.io.UncheckedIOException e) {
             return 0; // a line being written: count again
         }
     }

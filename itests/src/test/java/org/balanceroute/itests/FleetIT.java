@@ -208,7 +208,7 @@ public class FleetIT {
                         return load.ok.get() >= STREAMS && s != null && s.path("totals").path("running").asInt() >= 200;
                     });
             long[] before = rankTokens(8, 12);
-            Files.writeString(poolFile, pool("a", "b", "c"));
+            RuntimeProcess.writeWatched(poolFile, pool("a", "b", "c"));
             // measured where it happens, not through the admin API (whose answers take up to a second
             // under this load): the engines of instance c (in this JVM) decoding their first token,
             // against the runtime's own log of the new layout's application (one host, one wall clock)
@@ -235,12 +235,12 @@ public class FleetIT {
             assertTrue("an added instance decodes within a second of its layout (took " + seconds + " s)",
                     seconds < 1.0);
             // b removed while its streams run: they end on b's engines, whole
-            Files.writeString(poolFile, pool("a", "c"));
+            RuntimeProcess.writeWatched(poolFile, pool("a", "c"));
             RuntimeProcess.await("instance b out of the router", Duration.ofSeconds(30),
                     () -> runtime.snapshot() != null && runtime.snapshot().path("workers").size() == 8);
         }
         RuntimeProcess.await("the router idle", Duration.ofSeconds(60), runtime::idle);
-        Files.writeString(poolFile, pool("a", "b"));
+        RuntimeProcess.writeWatched(poolFile, pool("a", "b"));
         awaitWorkers(8);
     }
 
@@ -303,7 +303,7 @@ public class FleetIT {
         Path file = runtime.home.resolve("config").resolve("org.balanceroute.pool-second.cfg");
         try (SimCluster second = SimCluster.start(SimConfig.builder().prefill(1).decode(4).portBase(0)
                 .timeFactor(0.3).model("second-model").build())) {
-            Files.writeString(file, secondPool(second));
+            RuntimeProcess.writeWatched(file, secondPool(second));
             RuntimeProcess.await("pool second routed, its 4 workers serving", Duration.ofSeconds(30), () -> {
                 JsonNode p = poolNamed("second");
                 return p != null && p.path("instances").size() == 1
