@@ -18,6 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.balanceroute.enginesim.SimCluster;
 import org.balanceroute.enginesim.SimConfig;
+import org.balanceroute.testkit.RawHttp;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -173,11 +174,20 @@ public class BadInputIT {
             return outcome(RawHttp.send(runtime.httpPort, RawHttp.head("POST", cmp, runtime.httpPort,
                     "Content-Type: application/json", "Content-Length: " + (b.length + 100)), b, 2000));
         }, o -> o.answer != null && o.answer.problem() != null, "no answer while the body is incomplete"));
-        c.add(plain("header block over 8 KiB (Jetty, before the API)", 431, "431",
+        // refused by Jetty before the API: the same OpenAI error bodies (JettyErrorBodies)
+        c.add(api("header block over 16 KiB (Jetty, before the API)", 431, null, "at most 16384 bytes",
                 send("POST", cmp, VALID, "Content-Type: application/json", "X-Pad: " + "a".repeat(20_000))));
-        c.add(plain("Content-Length not a number (Jetty, before the API)", 400, "400",
+        c.add(api("URI over 16 KiB (Jetty, before the API)", 414, null, "URI Too Long",
+                send("GET", "/v1/models?pad=" + "a".repeat(20_000), null)));
+        c.add(api("Content-Length not a number (Jetty, before the API)", 400, null, "Invalid Content-Length",
                 () -> outcome(RawHttp.send(runtime.httpPort, RawHttp.head("POST", cmp, runtime.httpPort,
                         "Content-Type: application/json", "Content-Length: abc"), VALID.getBytes(StandardCharsets.UTF_8), TIMEOUT))));
+        c.add(api("malformed request line (Jetty, before the API)", 400, null, "Bad Request: No URI",
+                raw("GARBAGE\r\n\r\n")));
+        c.add(api("header name with a space (Jetty, before the API)", 400, null, "Illegal character",
+                raw("GET /v1/models HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n")));
+        c.add(api("HTTP/1.1 without Host (Jetty, before the API)", 400, null, "No Host",
+                raw("GET /v1/models HTTP/1.1\r\nConnection: close\r\n\r\n")));
         c.add(api("GET on /v1/completions", 405, null, "Method Not Allowed", send("GET", cmp, null)));
         c.add(api("unknown path /v1/embeddings", 404, null, "no such endpoint", send("POST", "/v1/embeddings", VALID,
                 "Content-Type: application/json")));
@@ -387,6 +397,9 @@ public class BadInputIT {
             return "the answer lacks \"" + k.fragment + "\": " + abbreviate(o.text);
         }
         if (k.openAi) {
+            if (o.answer != null && !"application/json".equals(o.answer.header("Content-Type"))) {
+                return "Content-Type " + o.answer.header("Content-Type") + ", not application/json";
+            }
             try {
                 JsonNode e = RuntimeProcess.JSON.readTree(o.text).path("error");
                 if (!e.path("message").isTextual() || !e.path("type").isTextual()) {
@@ -436,11 +449,6 @@ public class BadInputIT {
 
     static Case ok(String name, Probe probe, String fragment) {
         return new Case("api", name, 200, "200", false, null, fragment, probe, null, null);
-    }
-
-    static Case plain(String name, int status, String fragment, Probe probe) {
-        return new Case("api", name, status, Integer.toString(status), false, null, fragment, probe, null,
-                "Jetty's own answer (the request never reaches the proxy)");
     }
 
     /** The case, and then the active policy and rMax as they were (nothing was written). */
@@ -561,6 +569,11 @@ public class BadInputIT {
     static Probe send(String method, String path, String body, String... headers) {
         return () -> outcome(RawHttp.send(runtime.httpPort, RawHttp.head(method, path, runtime.httpPort,
                 withLength(body, headers)), body == null ? null : body.getBytes(StandardCharsets.UTF_8), TIMEOUT));
+    }
+
+    /** Exactly these bytes on the socket, for requests no well-formed head can carry. */
+    static Probe raw(String request) {
+        return () -> outcome(RawHttp.send(runtime.httpPort, request.getBytes(StandardCharsets.ISO_8859_1), null, TIMEOUT));
     }
 
     static Probe admin(String method, String path, String body, String... headers) {

@@ -24,6 +24,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.balanceroute.enginesim.SimCluster;
 import org.balanceroute.enginesim.SimConfig;
+import org.balanceroute.testkit.RawHttp;
 import org.junit.After;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;

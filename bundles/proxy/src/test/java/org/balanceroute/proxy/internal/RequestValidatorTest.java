@@ -32,6 +32,20 @@ class RequestValidatorTest {
     }
 
     @Test
+    void theOtherFieldsHaveTheTypesVllmGivesThem() {
+        OpenAiError t = reject(Endpoint.COMPLETIONS, "{\"model\": \"m\", \"prompt\": \"x\", \"temperature\": \"hot\"}", 1024);
+        assertEquals("temperature", t.param());
+        assertEquals("temperature: Input should be a valid number, unable to parse string as a number", t.getMessage());
+        OpenAiError c = reject(Endpoint.CHAT_COMPLETIONS,
+                "{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": 42}]}", 1024);
+        assertEquals("messages", c.param());
+        assertEquals("messages.0.content: Input should be a valid string or a list of content parts", c.getMessage());
+        // a token-id prompt read ahead of the tree passes as the list it is
+        RequestValidator.validate(Endpoint.COMPLETIONS,
+                "{\"model\": \"m\", \"prompt\": [1, 2], \"top_p\": 0.9}".getBytes(StandardCharsets.UTF_8), 1024);
+    }
+
+    @Test
     void promptsTokenIdsMessagesNAndStreamOptionsAreCheckedBeforeAnyEngine() {
         String[][] cases = {
             {"{\"model\": \"m\", \"prompt\": \"\"}", "prompt", "must not be empty"},
