@@ -1,13 +1,22 @@
 package org.balanceroute.proxy.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.POJONode;
 import java.nio.charset.StandardCharsets;
+import org.balanceroute.wire.PromptKey;
+import org.balanceroute.wire.TokenIdPrompt;
 import org.junit.jupiter.api.Test;
 
 class RequestValidatorTest {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private static OpenAiError reject(Endpoint e, String body, int max) {
         return assertThrows(OpenAiError.class,
@@ -97,12 +106,37 @@ class RequestValidatorTest {
         assertEquals(413, e.json().path("error").path("code").asInt());
     }
 
+    /** A valid body comes back as the body the hops are built from: every field as sent, a token-id prompt kept verbatim. */
     @Test
-    void validBodiesPass() {
-        RequestValidator.validate(Endpoint.COMPLETIONS,
-                "{\"model\": \"m\", \"prompt\": [1, 2], \"max_tokens\": 5, \"stream\": true}".getBytes(StandardCharsets.UTF_8), 1024);
-        RequestValidator.validate(Endpoint.CHAT_COMPLETIONS,
-                "{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}".getBytes(StandardCharsets.UTF_8), 1024);
+    void validBodiesPassAsTheBodyTheHopsAreBuiltFrom() throws Exception {
+        ObjectNode completion = RequestValidator.validate(Endpoint.COMPLETIONS, ("{\"model\": \"m\", \"prompt\": [1, 2],"
+                + " \"max_tokens\": 5, \"stream\": true, \"temperature\": 0.5}").getBytes(StandardCharsets.UTF_8), 1024);
+        assertEquals("m", completion.get("model").textValue());
+        assertEquals(5, completion.get("max_tokens").intValue());
+        assertTrue(completion.get("stream").booleanValue());
+        assertEquals(0.5, completion.get("temperature").doubleValue(), "a field the proxy does not know goes on");
+        // the id list is not re-parsed into a tree: the ids as sent, counted, and the prompt's identity
+        TokenIdPrompt ids = (TokenIdPrompt) ((POJONode) completion.get("prompt")).getPojo();
+        assertEquals("[1, 2]", ids.json());
+        assertEquals(2, ids.count());
+        assertEquals(PromptKey.of(MAPPER.readTree("[1, 2]")), ids.key());
+        assertEquals(PromptKey.of(MAPPER.readTree("[1, 2]")), PromptKey.of(completion.get("prompt")));
+        assertEquals(5, completion.size());
+
+        ObjectNode text = RequestValidator.validate(Endpoint.COMPLETIONS,
+                "{\"model\": \"m\", \"prompt\": \"hello\", \"max_tokens\": 1024}".getBytes(StandardCharsets.UTF_8), 1024);
+        assertEquals("hello", text.get("prompt").textValue(), "a text prompt stays text");
+        assertEquals(1024, text.get("max_tokens").intValue(), "max_tokens at the limit passes");
+        assertNull(text.get("stream"), "no stream flag is added: the engine's default holds");
+
+        ObjectNode chat = RequestValidator.validate(Endpoint.CHAT_COMPLETIONS, ("{\"model\": \"m\", \"messages\":"
+                + " [{\"role\": \"user\", \"content\": \"hi\"}], \"max_completion_tokens\": 7, \"n\": 1,"
+                + " \"stream\": false}").getBytes(StandardCharsets.UTF_8), 1024);
+        assertEquals(MAPPER.readTree("[{\"role\": \"user\", \"content\": \"hi\"}]"), chat.get("messages"));
+        assertEquals(7, chat.get("max_completion_tokens").intValue());
+        assertEquals(1, chat.get("n").intValue());
+        assertFalse(chat.get("stream").booleanValue());
+        assertNull(chat.get("prompt"));
     }
 
     @Test
