@@ -14,7 +14,6 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -120,7 +119,7 @@ public final class ProxyOverhead {
     static final ObjectMapper JSON = new ObjectMapper();
     private static final String REQUEST_ID = "X-Request-Id";
 
-    final Options o;
+    final OverheadOptions o;
     private final HttpClient client;
     /** The side channels (admin snapshot, the engine's stats): a client of their own, not queued behind the load. */
     private final java.net.http.HttpClient side = java.net.http.HttpClient.newBuilder()
@@ -135,7 +134,7 @@ public final class ProxyOverhead {
     private final String runId = Long.toHexString(System.currentTimeMillis() & 0xFFFFFFFL);
     private final AtomicLong ids = new AtomicLong();
 
-    ProxyOverhead(Options o) {
+    ProxyOverhead(OverheadOptions o) {
         this.o = o;
         // A fixed small executor: callbacks are short, and a cached pool would grow threads
         // that compete for the two cores with the proxy and the cluster.
@@ -191,7 +190,7 @@ public final class ProxyOverhead {
     }
 
     public static void main(String[] args) {
-        main(args, new Options(), USAGE, "proxy-overhead", ProxyOverhead::run);
+        main(args, new OverheadOptions(), USAGE, "proxy-overhead", ProxyOverhead::run);
     }
 
     /** What a tool runs once its options are read. */
@@ -200,7 +199,7 @@ public final class ProxyOverhead {
     }
 
     /** Reads the options into {@code defaults} and runs {@code body}; exits with its status. */
-    static void main(String[] args, Options defaults, String usage, String name, Body body) {
+    static void main(String[] args, OverheadOptions defaults, String usage, String name, Body body) {
         // the side channels' idle connections kept 4 s, not the JDK's 20 minutes: between runs the
         // runtime closes the ones left idle, and a POST sent on one fails with no answer
         if (System.getProperty("jdk.httpclient.keepalive.timeout") == null) {
@@ -210,17 +209,16 @@ public final class ProxyOverhead {
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }
-        Options o;
+        OverheadOptions o = defaults;
         try {
-            o = Options.parse(args, defaults);
+            if (!OverheadOptions.parse(args, o, o)) {
+                System.out.print(usage);
+                return;
+            }
         } catch (IllegalArgumentException e) {
             System.err.println(name + ": " + e.getMessage());
             System.err.print(usage);
             System.exit(2);
-            return;
-        }
-        if (o == null) {
-            System.out.print(usage);
             return;
         }
         try {
@@ -305,7 +303,7 @@ public final class ProxyOverhead {
 
     /** One way to send (a)'s request: direct, or through a proxy (ours or the peer). */
     record Target(String label, URI runtime) {
-        static Target of(Path path, Options o) {
+        static Target of(Path path, OverheadOptions o) {
             return new Target(path.label, path == Path.DIRECT ? null : path == Path.PROXY ? o.proxy : o.peer);
         }
     }
@@ -1361,189 +1359,4 @@ public final class ProxyOverhead {
         return nanos / 1e6;
     }
 
-    // ---------------------------------------------------------------- options
-
-    static final class Options {
-        URI proxy;
-        /** Other runtimes (a cluster's replicas) measured in (a) beside the proxy. */
-        List<URI> also = new ArrayList<>();
-        URI prefill;
-        List<URI> decode = new ArrayList<>();
-        URI sim;
-        String adminAuth = basic("admin:admin");
-        String model = "balanceroute-sim";
-        int promptTokens = 128;
-        int latencyMaxTokens = 16;
-        int latencyRequests = 1000;
-        int latencyWarmup = 200;
-        int streamMaxTokens = 128;
-        int[] concurrency = {1, 64, 512};
-        double warmupSeconds = 5;
-        double durationSeconds = 20;
-        boolean latency = true;
-        boolean throughput = true;
-        long runtimePid;
-        /** The simulated cluster's JVM (sim-cluster): its CPU per token on every row. */
-        long enginePid;
-        int clockTicks = 100;
-        // side-by-side (SideBySide)
-        /** vllm-ascend's PD proxy, a third path beside direct and ours. */
-        URI peer;
-        long peerPid;
-        java.nio.file.Path json;
-        int clientWarmup = 1000;
-        int freshRequests = 1000;
-        double warmLoadSeconds = 60;
-        int warmLoadStreams = 64;
-        /**
-         * GET /admin/snapshot every 250 ms during the proxy's runs, for the pool columns; side by
-         * side has none, and each call's credential check (an iterated hash) is CPU it would bill to the relay.
-         */
-        boolean poolSamples = true;
-        String replayLauncher;
-        int replayRequests = 3000;
-        double replayRate = 300;
-        double replayTimeFactor = 0.08;
-        int replayStreamInterval = 32;
-        boolean replay = true;
-        /** Short requests: concurrencies, tokens per answer. */
-        int[] shortConcurrency = {64, 512};
-        int shortMaxTokens = 8;
-        boolean shortRequests = true;
-        java.nio.file.Path chart;
-
-        /** @return null for --help */
-        static Options parse(String[] args, Options o) {
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                switch (a) {
-                    case "-h", "--help" -> {
-                        return null;
-                    }
-                    case "--proxy" -> o.proxy = url(a, value(args, ++i, a));
-                    case "--also" -> {
-                        for (String u : value(args, ++i, a).split(",")) {
-                            if (!u.isBlank()) {
-                                o.also.add(url(a, u.strip()));
-                            }
-                        }
-                    }
-                    case "--prefill" -> o.prefill = url(a, value(args, ++i, a));
-                    case "--decode" -> {
-                        for (String u : value(args, ++i, a).split(",")) {
-                            if (!u.isBlank()) {
-                                o.decode.add(url(a, u.strip()));
-                            }
-                        }
-                    }
-                    case "--sim" -> o.sim = url(a, value(args, ++i, a));
-                    case "--admin" -> {
-                        String v = value(args, ++i, a);
-                        if (!v.contains(":")) {
-                            throw new IllegalArgumentException("--admin must be USER:PASSWORD");
-                        }
-                        o.adminAuth = basic(v);
-                    }
-                    case "--model" -> o.model = value(args, ++i, a);
-                    case "--prompt-tokens" -> o.promptTokens = integer(a, value(args, ++i, a), 1, 100_000);
-                    case "--latency-max-tokens" -> o.latencyMaxTokens = integer(a, value(args, ++i, a), 1, 100_000);
-                    case "--latency-requests" -> o.latencyRequests = integer(a, value(args, ++i, a), 1, 10_000_000);
-                    case "--latency-warmup" -> o.latencyWarmup = integer(a, value(args, ++i, a), 0, 10_000_000);
-                    case "--stream-max-tokens" -> o.streamMaxTokens = integer(a, value(args, ++i, a), 1, 100_000);
-                    case "--concurrency" -> o.concurrency = integers(a, value(args, ++i, a));
-                    case "--warmup-seconds" -> o.warmupSeconds = seconds(a, value(args, ++i, a), 0);
-                    case "--duration-seconds" -> o.durationSeconds = seconds(a, value(args, ++i, a), 0.1);
-                    case "--runtime-pid" -> o.runtimePid = integer(a, value(args, ++i, a), 1, Integer.MAX_VALUE);
-                    case "--engine-pid" -> o.enginePid = integer(a, value(args, ++i, a), 1, Integer.MAX_VALUE);
-                    case "--clock-ticks" -> o.clockTicks = integer(a, value(args, ++i, a), 1, 1_000_000);
-                    case "--skip-latency" -> o.latency = false;
-                    case "--skip-throughput" -> o.throughput = false;
-                    case "--skip-replay" -> o.replay = false;
-                    case "--skip-short" -> o.shortRequests = false;
-                    case "--short-concurrency" -> o.shortConcurrency = integers(a, value(args, ++i, a));
-                    case "--short-max-tokens" -> o.shortMaxTokens = integer(a, value(args, ++i, a), 1, 100_000);
-                    case "--chart" -> o.chart = java.nio.file.Path.of(value(args, ++i, a));
-                    case "--peer" -> o.peer = url(a, value(args, ++i, a));
-                    case "--peer-pid" -> o.peerPid = integer(a, value(args, ++i, a), 1, Integer.MAX_VALUE);
-                    case "--json" -> o.json = java.nio.file.Path.of(value(args, ++i, a));
-                    case "--client-warmup" -> o.clientWarmup = integer(a, value(args, ++i, a), 0, 10_000_000);
-                    case "--fresh-requests" -> o.freshRequests = integer(a, value(args, ++i, a), 1, 10_000_000);
-                    case "--warm-load-seconds" -> o.warmLoadSeconds = seconds(a, value(args, ++i, a), 0);
-                    case "--warm-load-streams" -> o.warmLoadStreams = integer(a, value(args, ++i, a), 1, 100_000);
-                    case "--replay-launcher" -> o.replayLauncher = value(args, ++i, a);
-                    case "--replay-requests" -> o.replayRequests = integer(a, value(args, ++i, a), 1, 10_000_000);
-                    case "--replay-rate" -> o.replayRate = seconds(a, value(args, ++i, a), 0.001);
-                    case "--replay-time-factor" -> o.replayTimeFactor = seconds(a, value(args, ++i, a), 1e-6);
-                    case "--replay-stream-interval" -> o.replayStreamInterval = integer(a, value(args, ++i, a), 1, 4096);
-                    default -> throw new IllegalArgumentException("unknown option '" + a + "'");
-                }
-            }
-            if (o.proxy == null) {
-                throw new IllegalArgumentException("--proxy URL is required");
-            }
-            if (o.prefill == null) {
-                throw new IllegalArgumentException("--prefill URL is required");
-            }
-            if (o.decode.isEmpty()) {
-                throw new IllegalArgumentException("--decode URL,URL,... is required");
-            }
-            return o;
-        }
-
-        private static int[] integers(String option, String v) {
-            String[] parts = v.split(",");
-            int[] values = new int[parts.length];
-            for (int k = 0; k < parts.length; k++) {
-                values[k] = integer(option, parts[k].strip(), 1, 100_000);
-            }
-            return values;
-        }
-
-        private static String basic(String userPassword) {
-            return "Basic " + Base64.getEncoder().encodeToString(userPassword.getBytes(StandardCharsets.UTF_8));
-        }
-
-        private static String value(String[] args, int i, String option) {
-            if (i >= args.length) {
-                throw new IllegalArgumentException(option + " needs a value");
-            }
-            return args[i];
-        }
-
-        private static URI url(String option, String v) {
-            try {
-                URI u = new URI(v.strip());
-                if (!"http".equalsIgnoreCase(u.getScheme()) || u.getHost() == null) {
-                    throw new IllegalArgumentException(option + " must be http://HOST:PORT, got '" + v + "'");
-                }
-                return URI.create("http://" + u.getRawAuthority());
-            } catch (java.net.URISyntaxException e) {
-                throw new IllegalArgumentException(option + " must be http://HOST:PORT, got '" + v + "'");
-            }
-        }
-
-        private static int integer(String option, String v, int min, int max) {
-            try {
-                int n = Integer.parseInt(v.strip());
-                if (n < min || n > max) {
-                    throw new NumberFormatException();
-                }
-                return n;
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(option + " must be an integer from " + min + " to " + max + ", got '" + v + "'");
-            }
-        }
-
-        private static double seconds(String option, String v, double min) {
-            try {
-                double d = Double.parseDouble(v.strip());
-                if (!(d >= min) || Double.isInfinite(d)) {
-                    throw new NumberFormatException();
-                }
-                return d;
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(option + " must be a number of seconds >= " + min + ", got '" + v + "'");
-            }
-        }
-    }
 }

@@ -29,7 +29,6 @@ import java.util.Map;
 import org.balanceroute.benchmarks.ProxyOverhead.BenchmarkException;
 import org.balanceroute.benchmarks.ProxyOverhead.Held;
 import org.balanceroute.benchmarks.ProxyOverhead.Latencies;
-import org.balanceroute.benchmarks.ProxyOverhead.Options;
 import org.balanceroute.benchmarks.ProxyOverhead.Path;
 import org.balanceroute.benchmarks.ProxyOverhead.ProcSample;
 import org.balanceroute.benchmarks.ProxyOverhead.Target;
@@ -97,7 +96,7 @@ public final class SideBySide {
             """;
 
     private final ProxyOverhead tool;
-    private final Options o;
+    private final OverheadOptions o;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -107,7 +106,7 @@ public final class SideBySide {
     }
 
     public static void main(String[] args) {
-        Options defaults = new Options();
+        OverheadOptions defaults = new OverheadOptions();
         defaults.concurrency = new int[] {64, 256, 1024, 4096, 8192};
         defaults.warmupSeconds = 5;
         defaults.durationSeconds = 15;
