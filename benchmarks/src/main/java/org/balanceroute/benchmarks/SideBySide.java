@@ -1,9 +1,9 @@
 package org.balanceroute.benchmarks;
 
 import static org.balanceroute.benchmarks.ProxyOverhead.JSON;
-import static org.balanceroute.benchmarks.ProxyOverhead.mean;
-import static org.balanceroute.benchmarks.ProxyOverhead.ms;
-import static org.balanceroute.benchmarks.ProxyOverhead.pct;
+import static org.balanceroute.benchmarks.Nanos.mean;
+import static org.balanceroute.benchmarks.Nanos.ms;
+import static org.balanceroute.benchmarks.Nanos.pct;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -27,12 +27,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.balanceroute.benchmarks.ProxyOverhead.BenchmarkException;
-import org.balanceroute.benchmarks.ProxyOverhead.Held;
 import org.balanceroute.benchmarks.ProxyOverhead.Latencies;
 import org.balanceroute.benchmarks.ProxyOverhead.Path;
-import org.balanceroute.benchmarks.ProxyOverhead.ProcSample;
 import org.balanceroute.benchmarks.ProxyOverhead.Target;
-import org.balanceroute.benchmarks.ProxyOverhead.Throughput;
 import org.balanceroute.chart.PanelChart;
 
 /**

@@ -16,7 +16,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import org.balanceroute.benchmarks.ProxyOverhead.Outcome;
 import org.balanceroute.benchmarks.ProxyOverhead.Path;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -275,11 +274,11 @@ public final class Soak {
             long[] dt = sorted(x.directTtft);
             int failed = x.errors.values().stream().mapToInt(Integer::intValue).sum();
             sb.append(String.format(Locale.ROOT, "%-6d %10d %10.0f %8d %12.1f %12.1f %+12.1f %+12.1f %+12.1f %d+%d%n", m + 1,
-                    x.completed.sum(), x.tokens.sum() / 60.0, failed, ProxyOverhead.ms(ProxyOverhead.pct(pe, 99)),
-                    ProxyOverhead.ms(ProxyOverhead.pct(de, 99)),
-                    ProxyOverhead.ms(ProxyOverhead.pct(pe, 99) - ProxyOverhead.pct(de, 99)),
-                    ProxyOverhead.ms(ProxyOverhead.pct(pe, 50) - ProxyOverhead.pct(de, 50)),
-                    ProxyOverhead.ms(ProxyOverhead.pct(pt, 99) - ProxyOverhead.pct(dt, 99)), pe.length, de.length));
+                    x.completed.sum(), x.tokens.sum() / 60.0, failed, Nanos.ms(Nanos.pct(pe, 99)),
+                    Nanos.ms(Nanos.pct(de, 99)),
+                    Nanos.ms(Nanos.pct(pe, 99) - Nanos.pct(de, 99)),
+                    Nanos.ms(Nanos.pct(pe, 50) - Nanos.pct(de, 50)),
+                    Nanos.ms(Nanos.pct(pt, 99) - Nanos.pct(dt, 99)), pe.length, de.length));
             if (!x.errors.isEmpty()) {
                 sb.append("       errors: ").append(new TreeMap<>(x.errors)).append('\n');
             }
