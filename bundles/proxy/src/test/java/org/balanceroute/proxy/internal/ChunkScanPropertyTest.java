@@ -23,7 +23,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
-import org.balanceroute.connector.vllm.internal.SseScanner;
+import org.balanceroute.connector.vllm.SseScanner;
 
 /**
  * The relay's reading of an engine stream against Jackson's: generated chunks, written by Jackson
