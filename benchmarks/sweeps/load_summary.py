@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """The summary of a load sweep in docs/results.md (./balanceroute sweep --out PREFIX): reads PREFIX.json.
 
-  benchmarks/sweeps/load_summary.py docs/load-sweep.json [--loads 1.0,1.1]
+  benchmarks/sweeps/load_summary.py target/load-sweep.json [--loads 1.0,1.1]
+  benchmarks/sweeps/load_summary.py benchmarks/sweeps/load-sweep.json.gz   # the run docs/ reports
+
+A file ending in .gz is read gzipped: the recorded sweep's JSON is kept so, beside this script,
+out of docs/ (1.8 MB of raw samples).
 
 Per trace, G and load: br0 against jsq (steady-state imbalance jsq/br0, throughput), each other BR
 policy against br0 (imbalance br0/this, TPOT p95 this/br0), and the best BR policy's throughput
@@ -11,6 +15,7 @@ column also gives its range [min, max] and the pair that was best in most sample
 """
 import argparse
 import collections
+import gzip
 import json
 import os
 import statistics
@@ -36,7 +41,8 @@ def main():
     ap.add_argument("--loads", default="1.0,1.1")
     args = ap.parse_args()
     loads = [float(x) for x in args.loads.split(",")]
-    doc = json.load(open(args.json))
+    with (gzip.open if args.json.endswith(".gz") else open)(args.json, "rt") as f:
+        doc = json.load(f)
     runs = [r for r in doc["runs"] if any(abs(r["load"] - l) < 1e-9 for l in loads)]
     if not runs:
         sys.exit("no run at loads " + args.loads)

@@ -1,20 +1,19 @@
 package org.balanceroute.benchmarks;
 
+import static org.balanceroute.benchmarks.Nanos.mean;
+import static org.balanceroute.benchmarks.Nanos.ms;
+import static org.balanceroute.benchmarks.Nanos.pct;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,13 +26,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import org.balanceroute.wire.CompletionBodies;
 import org.balanceroute.wire.KvHandle;
 import org.balanceroute.wire.TokenIdPrompt;
 import org.eclipse.jetty.client.BufferingResponseListener;
 import org.eclipse.jetty.client.BytesRequestContent;
-import org.eclipse.jetty.client.Connection;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
@@ -42,8 +39,6 @@ import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.io.ClientConnector;
-import org.eclipse.jetty.io.Content;
-import org.eclipse.jetty.util.Promise;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
@@ -120,11 +115,10 @@ public final class ProxyOverhead {
     static final ObjectMapper JSON = new ObjectMapper();
     private static final String REQUEST_ID = "X-Request-Id";
 
-    final Options o;
+    final OverheadOptions o;
     private final HttpClient client;
-    /** The side channels (admin snapshot, the engine's stats): a client of their own, not queued behind the load. */
-    private final java.net.http.HttpClient side = java.net.http.HttpClient.newBuilder()
-            .version(java.net.http.HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    /** The admin snapshot and the engine's stats. */
+    private final SideChannels side;
     private final ExecutorService executor;
     /** The streamed completion per max_tokens, as sent by the client (never changed once built). */
     private final Map<Integer, ObjectNode> streamRequests = new ConcurrentHashMap<>();
@@ -135,7 +129,7 @@ public final class ProxyOverhead {
     private final String runId = Long.toHexString(System.currentTimeMillis() & 0xFFFFFFFL);
     private final AtomicLong ids = new AtomicLong();
 
-    ProxyOverhead(Options o) {
+    ProxyOverhead(OverheadOptions o) {
         this.o = o;
         // A fixed small executor: callbacks are short, and a cached pool would grow threads
         // that compete for the two cores with the proxy and the cluster.
@@ -145,6 +139,7 @@ public final class ProxyOverhead {
             return t;
         });
         this.client = loadClient();
+        this.side = new SideChannels(o.proxy, o.adminAuth, o.sim);
         this.prompt = TokenIdPrompt.cycling(o.promptTokens);
         // the prefill hop as the proxy builds it (docs/vllm-contract.md, "Two-hop request flow", step 2)
         this.prefillBody = bytes(CompletionBodies.prefillHop(streamRequest(1)));
@@ -191,7 +186,7 @@ public final class ProxyOverhead {
     }
 
     public static void main(String[] args) {
-        main(args, new Options(), USAGE, "proxy-overhead", ProxyOverhead::run);
+        main(args, new OverheadOptions(), USAGE, "proxy-overhead", ProxyOverhead::run);
     }
 
     /** What a tool runs once its options are read. */
@@ -200,7 +195,7 @@ public final class ProxyOverhead {
     }
 
     /** Reads the options into {@code defaults} and runs {@code body}; exits with its status. */
-    static void main(String[] args, Options defaults, String usage, String name, Body body) {
+    static void main(String[] args, OverheadOptions defaults, String usage, String name, Body body) {
         // the side channels' idle connections kept 4 s, not the JDK's 20 minutes: between runs the
         // runtime closes the ones left idle, and a POST sent on one fails with no answer
         if (System.getProperty("jdk.httpclient.keepalive.timeout") == null) {
@@ -210,17 +205,16 @@ public final class ProxyOverhead {
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }
-        Options o;
+        OverheadOptions o = defaults;
         try {
-            o = Options.parse(args, defaults);
+            if (!OverheadOptions.parse(args, o, o)) {
+                System.out.print(usage);
+                return;
+            }
         } catch (IllegalArgumentException e) {
             System.err.println(name + ": " + e.getMessage());
             System.err.print(usage);
             System.exit(2);
-            return;
-        }
-        if (o == null) {
-            System.out.print(usage);
             return;
         }
         try {
@@ -249,11 +243,11 @@ public final class ProxyOverhead {
     void probe() throws BenchmarkException {
         for (Path path : paths()) {
             Outcome r = send(path, 0, o.latencyMaxTokens).join();
-            if (r.error != null) {
-                throw new BenchmarkException("probe through the " + path.label + " path failed: " + r.error);
+            if (r.error() != null) {
+                throw new BenchmarkException("probe through the " + path.label + " path failed: " + r.error());
             }
-            if (r.tokens != o.latencyMaxTokens) {
-                throw new BenchmarkException("probe through the " + path.label + " path: " + r.tokens
+            if (r.tokens() != o.latencyMaxTokens) {
+                throw new BenchmarkException("probe through the " + path.label + " path: " + r.tokens()
                         + " tokens counted, expected " + o.latencyMaxTokens);
             }
         }
@@ -263,8 +257,8 @@ public final class ProxyOverhead {
         probe();
         for (URI u : o.also) {
             Outcome r = send(new Target(u.getAuthority(), u), o.latencyMaxTokens).join();
-            if (r.error != null || r.tokens != o.latencyMaxTokens) {
-                throw new BenchmarkException("probe through " + u + " failed: " + (r.error != null ? r.error : r.tokens
+            if (r.error() != null || r.tokens() != o.latencyMaxTokens) {
+                throw new BenchmarkException("probe through " + u + " failed: " + (r.error() != null ? r.error() : r.tokens()
                         + " tokens"));
             }
         }
@@ -305,7 +299,7 @@ public final class ProxyOverhead {
 
     /** One way to send (a)'s request: direct, or through a proxy (ours or the peer). */
     record Target(String label, URI runtime) {
-        static Target of(Path path, Options o) {
+        static Target of(Path path, OverheadOptions o) {
             return new Target(path.label, path == Path.DIRECT ? null : path == Path.PROXY ? o.proxy : o.peer);
         }
     }
@@ -375,16 +369,16 @@ public final class ProxyOverhead {
                 int p = Math.floorMod(k + i, n);
                 Target t = targets.get(p);
                 Outcome r = send(t, o.latencyMaxTokens).join();
-                if (r.error != null || r.tokens != o.latencyMaxTokens) {
+                if (r.error() != null || r.tokens() != o.latencyMaxTokens) {
                     errors++;
-                    System.err.println("proxy-overhead: " + t.label() + ": " + (r.error != null ? r.error : r.tokens + " tokens"));
+                    System.err.println("proxy-overhead: " + t.label() + ": " + (r.error() != null ? r.error() : r.tokens() + " tokens"));
                     if (errors > 10) {
                         throw new BenchmarkException("more than 10 failed requests in " + phase + "; see above");
                     }
                 }
                 if (i >= 0) {
-                    e2e[p][i] = r.endNanos - r.startNanos;
-                    ttft[p][i] = r.firstTokenNanos - r.startNanos;
+                    e2e[p][i] = r.endNanos() - r.startNanos();
+                    ttft[p][i] = r.firstTokenNanos() - r.startNanos();
                 }
             }
         }
@@ -402,57 +396,6 @@ public final class ProxyOverhead {
     }
 
     // ---------------------------------------------------------------- (b) throughput
-
-    /**
-     * One closed-loop run's result. {@code runtime}, {@code engine}, {@code client}: /proc over the
-     * measured window of the path's proxy process (the idle runtime's on direct), the simulated
-     * cluster's JVM and this client's JVM (null when not read); {@code held}: what the proxy
-     * process held with the streams open, just after the window (null when not probed).
-     */
-    record Throughput(Path path, int streams, int maxTokens, double seconds, long tokens, long requests, long errors,
-            long[] e2e, double poolMean, int poolMax, double stepMs, String firstError, ProcSample.Delta runtime,
-            ProcSample.Delta engine, ProcSample.Delta client, Held held) {
-
-        double tokensPerSecond() {
-            return tokens / seconds;
-        }
-
-        double requestsPerSecond() {
-            return requests / seconds;
-        }
-
-        String row(int streams, double directTokensPerSecond) {
-            String vs = Double.isNaN(directTokensPerSecond) ? "" : String.format(Locale.ROOT, "%7.1f%%",
-                    (tokensPerSecond() / directTokensPerSecond - 1) * 100);
-            String proc = String.format(Locale.ROOT, " %12s %10s %8s %12s",
-                    runtime == null || tokens == 0 ? "-" : String.format(Locale.ROOT, "%.3f", runtime.cpuPer100k(tokens)),
-                    runtime == null || tokens == 0 || runtime.switches() < 0 ? "-"
-                            : String.format(Locale.ROOT, "%.3f", (double) runtime.switches() / tokens),
-                    runtime == null ? "-" : Integer.toString(runtime.threads()),
-                    client == null || tokens == 0 ? "-" : String.format(Locale.ROOT, "%.3f", client.cpuPer100k(tokens)));
-            return String.format(Locale.ROOT, "%7d %-7s %,10.0f %8s %8.1f %9.2f %9.2f %7d %11s %11s %9s%s%n", streams,
-                    path.label, tokensPerSecond(), vs, requests / seconds, ms(pct(e2e, 50)), ms(pct(e2e, 99)), errors,
-                    Double.isNaN(poolMean) ? "-" : String.format(Locale.ROOT, "%.1f", poolMean),
-                    poolMax < 0 ? "-" : Integer.toString(poolMax),
-                    Double.isNaN(stepMs) ? "-" : String.format(Locale.ROOT, "%.3f", stepMs), proc);
-        }
-    }
-
-    /**
-     * What a process holds: its threads, open file descriptors, resident memory and (a JVM) live
-     * heap after a full collection, -1 where not known; {@code openStreams}: the client's requests
-     * in flight when it was read.
-     */
-    record Held(int threads, int openFds, long rssBytes, long heapAfterGcBytes, int openStreams) {
-
-        /** The process's figures now, with a full collection first when {@code heap} (and it is a JVM). */
-        static Held of(long pid, int clockTicks, boolean heap, int openStreams) {
-            long heapBytes = heap ? heapAfterFullGc(pid) : -1;
-            ProcSample p = ProcSample.read(pid, clockTicks);
-            return p == null ? new Held(-1, -1, -1, heapBytes, openStreams)
-                    : new Held(p.threads(), p.openFds(), p.rssBytes(), heapBytes, openStreams);
-        }
-    }
 
     /** The process whose CPU and context switches a run of this path reads: the proxy's (the idle runtime's on direct). */
     long pid(Path path) {
@@ -494,7 +437,7 @@ public final class ProxyOverhead {
             // path too, so its JIT is not billed to the measured window. With a fixed delay: a slow
             // answer delays the next sample, never queues them up
             sampler.scheduleWithFixedDelay(() -> {
-                int depth = poolDepth();
+                int depth = side.poolDepth();
                 if (w.inside(System.nanoTime())) {
                     pool.sample(depth);
                 }
@@ -516,7 +459,7 @@ public final class ProxyOverhead {
             ProcSample runtimeStart = ProcSample.read(pid, o.clockTicks);
             ProcSample engineStart = ProcSample.read(o.enginePid, o.clockTicks);
             ProcSample clientStart = ProcSample.read(clientPid, o.clockTicks, true);
-            resetSimStats();
+            side.resetSimStats();
             sleepUntil(windowEnd);
             w.closeNow();
             ProcSample runtimeEnd = ProcSample.read(pid, o.clockTicks);
@@ -542,7 +485,7 @@ public final class ProxyOverhead {
             throw new BenchmarkException(path.label + ", " + streams + " streams: " + w.open.get() + " requests still open"
                     + " 300 s after the window; is the cluster or the runtime stuck?");
         }
-        double stepMs = simStepMs();
+        double stepMs = side.simStepMs();
         long[] e2e;
         synchronized (w.e2e) {
             e2e = w.e2e.stream().mapToLong(Long::longValue).sorted().toArray();
@@ -553,9 +496,9 @@ public final class ProxyOverhead {
             System.err.println("proxy-overhead: " + path.label + ", " + streams + " streams: " + pool.failed()
                     + " GET /admin/snapshot samples got no answer within 2 s (the runtime's HTTP server saturated?)");
         }
-        if (t.firstError != null) {
-            System.err.println("proxy-overhead: " + path.label + ", " + streams + " streams: " + t.errors
-                    + " failed in the window; first: " + t.firstError);
+        if (t.firstError() != null) {
+            System.err.println("proxy-overhead: " + path.label + ", " + streams + " streams: " + t.errors()
+                    + " failed in the window; first: " + t.firstError());
         }
         return t;
     }
@@ -595,52 +538,6 @@ public final class ProxyOverhead {
     }
 
     /**
-     * What one run's streams share: the window, its counters and the flag that stops them. The
-     * run's thread opens and closes the window ({@link #openNow()}, {@link #closeNow()}) right
-     * where it reads /proc, so tokens and CPU are counted over the same span even when that
-     * thread wakes late on a busy machine.
-     */
-    static final class Window {
-        volatile long start;
-        volatile long end;
-        final LongAdder tokens = new LongAdder();
-        final LongAdder requests = new LongAdder();
-        final LongAdder errors = new LongAdder();
-        final List<Long> e2e = new ArrayList<>();
-        /** Requests sent and not ended. */
-        final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
-        volatile String firstError;
-        /** Set after the window (and the probes after it): no stream sends another request. */
-        volatile boolean stopped;
-
-        Window(long start, long end) {
-            this.start = start;
-            this.end = end;
-        }
-
-        /** A window not open yet: nothing is inside until {@link #openNow()}. */
-        static Window closed() {
-            return new Window(Long.MAX_VALUE, Long.MAX_VALUE);
-        }
-
-        void openNow() {
-            start = System.nanoTime();
-        }
-
-        void closeNow() {
-            end = System.nanoTime();
-        }
-
-        double seconds() {
-            return (end - start) / 1e9;
-        }
-
-        boolean inside(long t) {
-            return t >= start && t < end;
-        }
-    }
-
-    /**
      * One stream: requests back to back on a connection of its own until the run is stopped, then
      * closes it and completes {@code done}. Each next request starts from the previous one's
      * callback (async, so that quick failures do not recurse on one stack), rather than a chain of
@@ -659,20 +556,20 @@ public final class ProxyOverhead {
                 done.completeExceptionally(failure);
                 return;
             }
-            if (w.inside(r.endNanos)) {
-                if (r.error != null) {
+            if (w.inside(r.endNanos())) {
+                if (r.error() != null) {
                     w.errors.increment();
                     if (w.firstError == null) {
-                        w.firstError = r.error;
+                        w.firstError = r.error();
                     }
                 } else {
                     w.requests.increment();
                     synchronized (w.e2e) {
-                        w.e2e.add(r.endNanos - r.startNanos);
+                        w.e2e.add(r.endNanos() - r.startNanos());
                     }
                 }
-            } else if (r.error != null && r.endNanos < w.start) {
-                System.err.println("proxy-overhead: warm-up error (" + path.label + "): " + r.error);
+            } else if (r.error() != null && r.endNanos() < w.start) {
+                System.err.println("proxy-overhead: warm-up error (" + path.label + "): " + r.error());
             }
             loop(path, stream, maxTokens, w, done, own);
         }, executor);
@@ -690,13 +587,6 @@ public final class ProxyOverhead {
         Path(String label, String name) {
             this.label = label;
             this.name = name;
-        }
-    }
-
-    /** The outcome of one request; times from {@link System#nanoTime()}. */
-    record Outcome(long startNanos, long firstTokenNanos, long endNanos, int tokens, String error) {
-        static Outcome failed(long start, String error) {
-            return new Outcome(start, -1, System.nanoTime(), 0, error);
         }
     }
 
@@ -794,756 +684,5 @@ public final class ProxyOverhead {
         return outcome;
     }
 
-    /**
-     * A stream's own connection to the server it streams from, held across its requests as a
-     * client of a proxy holds one: opened on first use and again once the server closed it,
-     * closed when the stream ends. Never pooled: with a connection pool of thousands per
-     * destination, Jetty's pool scans its entries on every acquire and copies its list on every
-     * removal, which at 8,192 streams cost this client more than reading the answers. Used by one
-     * request at a time (the stream's next one starts after the last one ended).
-     */
-    static final class OwnConnection {
-        private volatile Connection connection;
 
-        void send(HttpClient client, Request request, Response.CompleteListener listener) {
-            Connection c = connection;
-            if (c != null && !c.isClosed()) {
-                c.send(request, listener);
-                return;
-            }
-            client.resolveDestination(request).newConnection(Promise.from(opened -> {
-                connection = opened;
-                opened.send(request, listener);
-            }, failure -> listener.onComplete(new Result(request, failure, null))));
-        }
-
-        void close() {
-            Connection c = connection;
-            if (c != null) {
-                c.close();
-            }
-        }
-    }
-
-    /**
-     * Reads one SSE answer from the client's content chunks: the first token's time, the
-     * cumulative {@code usage.completion_tokens} of each chunk (added to the window's count as it
-     * grows), in-band errors and {@code [DONE]}. Lines are scanned in the chunks' own arrays (only
-     * a line that a chunk cuts off is copied, into a small array of its own) and only the one
-     * field it needs is looked for, to keep the client's CPU out of the figures.
-     */
-    static final class SseCounter implements Response.ContentSourceListener {
-        private static final byte[] DATA = "data:".getBytes(StandardCharsets.US_ASCII);
-        private static final byte[] DONE = "[DONE]".getBytes(StandardCharsets.US_ASCII);
-        private static final byte[] ERROR = "{\"error\"".getBytes(StandardCharsets.US_ASCII);
-        private static final byte[] COMPLETION_TOKENS = "\"completion_tokens\"".getBytes(StandardCharsets.US_ASCII);
-
-        private final long start;
-        private final Window window;
-        private long first = -1;
-        private int tokens;
-        private boolean done;
-        private String error;
-        /** The answer's lines that are not data (an error answer's body), the first 500 characters. */
-        private final StringBuilder other = new StringBuilder();
-        /** The start of a line the last chunk cut off ({@code kept} bytes); null until one is. */
-        private byte[] partial;
-        private int kept;
-        /** Where a direct buffer's bytes are scanned, one per thread. */
-        private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[16 * 1024]);
-        private Content.Source source;
-        /** One demand callback for the answer's life, not a lambda per read. */
-        private final Runnable readMore = org.eclipse.jetty.util.thread.Invocable.from(
-                org.eclipse.jetty.util.thread.Invocable.InvocationType.NON_BLOCKING, this::read);
-
-        SseCounter(long start, Window window) {
-            this.start = start;
-            this.window = window;
-        }
-
-        @Override
-        public void onContentSource(Response response, Content.Source source) {
-            this.source = source;
-            read();
-        }
-
-        /** Every chunk available now, then a demand for more; a failure reaches the request's result. */
-        private void read() {
-            while (true) {
-                Content.Chunk chunk = source.read();
-                if (chunk == null) {
-                    source.demand(readMore);
-                    return;
-                }
-                if (Content.Chunk.isFailure(chunk)) {
-                    return;
-                }
-                try {
-                    feed(chunk.getByteBuffer());
-                } finally {
-                    chunk.release();
-                }
-                if (chunk.isLast()) {
-                    return;
-                }
-            }
-        }
-
-        /**
-         * Scans a chunk: each complete line in place, the rest kept for the next chunk. A heap
-         * buffer (the client reads into heap buffers) is scanned in its array; a direct one is
-         * first copied whole into this thread's scratch array.
-         */
-        void feed(ByteBuffer b) {
-            if (b.hasArray()) {
-                feed(b.array(), b.arrayOffset() + b.position(), b.arrayOffset() + b.limit());
-            } else {
-                int n = b.remaining();
-                byte[] a = SCRATCH.get();
-                if (a.length < n) {
-                    a = new byte[Math.max(n, 2 * a.length)];
-                    SCRATCH.set(a);
-                }
-                b.get(b.position(), a, 0, n);
-                feed(a, 0, n);
-            }
-            b.position(b.limit());
-        }
-
-        private void feed(byte[] a, int from, int limit) {
-            for (int i = from; i < limit; i++) {
-                if (a[i] != '\n') {
-                    continue;
-                }
-                if (kept > 0) {
-                    keep(a, from, i);
-                    int n = kept;
-                    kept = 0;
-                    line(partial, 0, n);
-                } else {
-                    line(a, from, i);
-                }
-                from = i + 1;
-            }
-            if (from < limit) {
-                keep(a, from, limit);
-            }
-        }
-
-        private void keep(byte[] a, int from, int to) {
-            int n = to - from;
-            if (partial == null || partial.length - kept < n) {
-                partial = Arrays.copyOf(partial == null ? new byte[0] : partial, Math.max(512, 2 * (kept + n)));
-            }
-            System.arraycopy(a, from, partial, kept, n);
-            kept += n;
-        }
-
-        private void line(byte[] a, int from, int to) {
-            if (to > from && a[to - 1] == '\r') {
-                to--;
-            }
-            if (!startsWith(a, from, to, DATA)) {
-                for (int i = from; i < to && other.length() < 500; i++) {
-                    other.append((char) (a[i] & 0xFF));
-                }
-                return;
-            }
-            int data = from + DATA.length;
-            if (data < to && a[data] == ' ') {
-                data++;
-            }
-            if (startsWith(a, data, to, DONE)) {
-                done = true;
-                return;
-            }
-            if (startsWith(a, data, to, ERROR)) {
-                error = "in-band error: " + new String(a, from, to - from, StandardCharsets.UTF_8);
-                return;
-            }
-            int cumulative = completionTokens(a, from, to);
-            if (cumulative > tokens) {
-                long now = System.nanoTime();
-                if (first < 0) {
-                    first = now;
-                }
-                if (window != null && window.inside(now)) {
-                    window.tokens.add(cumulative - tokens);
-                }
-                tokens = cumulative;
-            }
-        }
-
-        private static boolean startsWith(byte[] a, int from, int to, byte[] prefix) {
-            if (to - from < prefix.length) {
-                return false;
-            }
-            for (int k = 0; k < prefix.length; k++) {
-                if (a[from + k] != prefix[k]) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        /** The value of the last {@code "completion_tokens": N} in bytes [from, to), or -1. */
-        static int completionTokens(byte[] a, int from, int to) {
-            for (int at = to - COMPLETION_TOKENS.length; at >= from; at--) {
-                if (a[at] != '"' || !startsWith(a, at, to, COMPLETION_TOKENS)) {
-                    continue;
-                }
-                int i = at + COMPLETION_TOKENS.length;
-                while (i < to && (a[i] == ' ' || a[i] == ':')) {
-                    i++;
-                }
-                int v = 0;
-                boolean any = false;
-                while (i < to && a[i] >= '0' && a[i] <= '9') {
-                    v = v * 10 + (a[i++] - '0');
-                    any = true;
-                }
-                return any ? v : -1;
-            }
-            return -1;
-        }
-
-        /** The request failed (connect, reset, idle timeout): what was counted in the window stays counted. */
-        Outcome failed(String why) {
-            return Outcome.failed(start, why);
-        }
-
-        /** The answer ended with this status. */
-        Outcome outcome(int status) {
-            long end = System.nanoTime();
-            if (kept > 0) { // a last line without its newline
-                int n = kept;
-                kept = 0;
-                line(partial, 0, n);
-            }
-            if (status != 200) {
-                return new Outcome(start, first, end, tokens, "HTTP " + status + " " + other);
-            }
-            if (error == null && !done) {
-                error = "the stream ended without data: [DONE]";
-            }
-            return new Outcome(start, first, end, tokens, error);
-        }
-    }
-
-    // ---------------------------------------------------------------- side channels
-
-    static final class PoolSamples {
-        private long sum;
-        private int count;
-        private int max = -1;
-        private int failed;
-
-        synchronized void sample(int depth) {
-            if (depth < 0) {
-                failed++;
-                return;
-            }
-            sum += depth;
-            count++;
-            max = Math.max(max, depth);
-        }
-
-        synchronized double mean() {
-            return count == 0 ? Double.NaN : (double) sum / count;
-        }
-
-        synchronized int max() {
-            return max;
-        }
-
-        synchronized int failed() {
-            return failed;
-        }
-    }
-
-    /** The router's prompt-pool depth, or -1 when the admin API does not answer. */
-    private int poolDepth() {
-        try {
-            HttpResponse<String> r = side.send(HttpRequest.newBuilder(o.proxy.resolve("/admin/snapshot"))
-                    .timeout(Duration.ofSeconds(2)).header("Authorization", o.adminAuth).GET().build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return r.statusCode() == 200 ? JSON.readTree(r.body()).path("poolDepth").asInt(-1) : -1;
-        } catch (IOException e) {
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
-        }
-    }
-
-    private void resetSimStats() {
-        if (o.sim == null) {
-            return;
-        }
-        try {
-            side.send(HttpRequest.newBuilder(o.sim.resolve("/sim/stats/reset")).timeout(Duration.ofSeconds(2))
-                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
-        } catch (IOException e) {
-            System.err.println("proxy-overhead: POST /sim/stats/reset: " + e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** The engine's mean wall-clock decode step since the last reset, or NaN. */
-    private double simStepMs() {
-        if (o.sim == null) {
-            return Double.NaN;
-        }
-        try {
-            HttpResponse<String> r = side.send(HttpRequest.newBuilder(o.sim.resolve("/sim/stats"))
-                    .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
-            return r.statusCode() == 200 ? JSON.readTree(r.body()).path("meanStepMs").asDouble(Double.NaN) : Double.NaN;
-        } catch (IOException e) {
-            return Double.NaN;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Double.NaN;
-        }
-    }
-
-    /**
-     * A process's CPU time, context switches, threads, open files and resident memory, read from
-     * /proc at {@code nanos} ({@link System#nanoTime()}): {@code utime + stime} of /proc/PID/stat
-     * (the whole thread group), the sum over /proc/PID/task/* of {@code voluntary_ctxt_switches +
-     * nonvoluntary_ctxt_switches} (/proc/PID/status alone counts the main thread only), the entries
-     * of /proc/PID/task and /proc/PID/fd, {@code VmRSS}, and the read and write system calls the
-     * process made ({@code syscr + syscw} of /proc/PID/io: a socket read or write is one; how well
-     * the relay batches tokens per call shows there). Threads that end between two samples
-     * take their switches with them. A figure that cannot be read is -1; the CPU time is the one
-     * that must be there (read twice before giving up).
-     */
-    record ProcSample(long nanos, double cpuSeconds, long switches, int threads, int openFds, long rssBytes,
-            long syscalls, Map<String, Double> threadCpu) {
-
-        /**
-         * From one sample to a later one; threads, open files and memory are the later sample's;
-         * {@code busiestThreadCpuSeconds}: the most CPU one thread took in between (-1 when the
-         * threads' times were not read).
-         */
-        record Delta(double seconds, double cpuSeconds, long switches, int threads, int openFds, long rssBytes,
-                long syscalls, double busiestThreadCpuSeconds) {
-
-            /** CPU seconds per 100k tokens. */
-            double cpuPer100k(long tokens) {
-                return cpuSeconds / tokens * 100_000;
-            }
-        }
-
-        Delta minus(ProcSample before) {
-            double busiest = -1;
-            if (threadCpu != null && before.threadCpu != null) {
-                for (Map.Entry<String, Double> t : threadCpu.entrySet()) {
-                    busiest = Math.max(busiest, t.getValue() - before.threadCpu.getOrDefault(t.getKey(), 0.0));
-                }
-            }
-            return new Delta((nanos - before.nanos) / 1e9, cpuSeconds - before.cpuSeconds,
-                    switches < 0 || before.switches < 0 ? -1 : switches - before.switches, threads, openFds, rssBytes,
-                    syscalls < 0 || before.syscalls < 0 ? -1 : syscalls - before.syscalls, busiest);
-        }
-
-        /** The delta from {@code before} to {@code after}; null when either is. */
-        static Delta between(ProcSample before, ProcSample after) {
-            return before == null || after == null ? null : after.minus(before);
-        }
-
-        /** Null when the process's CPU time cannot be read (it ended, or pid is 0). */
-        static ProcSample read(long pid, int clockTicks) {
-            return read(pid, clockTicks, false);
-        }
-
-        /** With {@code perThread}, each thread's CPU time too (/proc/PID/task/TID/stat). */
-        static ProcSample read(long pid, int clockTicks, boolean perThread) {
-            if (pid <= 0) {
-                return null;
-            }
-            long nanos = System.nanoTime();
-            java.nio.file.Path proc = java.nio.file.Path.of("/proc/" + pid);
-            double cpu;
-            try {
-                cpu = cpuSeconds(proc, clockTicks);
-            } catch (IOException | RuntimeException first) {
-                try {
-                    cpu = cpuSeconds(proc, clockTicks);
-                } catch (IOException | RuntimeException e) {
-                    System.err.println("proxy-overhead: cannot read /proc/" + pid + "/stat: " + e);
-                    return null;
-                }
-            }
-            long switches = 0;
-            int threads = 0;
-            Map<String, Double> threadCpu = perThread ? new java.util.HashMap<>() : null;
-            try (java.nio.file.DirectoryStream<java.nio.file.Path> tasks = java.nio.file.Files.newDirectoryStream(
-                    proc.resolve("task"))) {
-                for (java.nio.file.Path t : tasks) {
-                    try {
-                        for (String line : java.nio.file.Files.readAllLines(t.resolve("status"))) {
-                            if (line.startsWith("voluntary_ctxt_switches:")
-                                    || line.startsWith("nonvoluntary_ctxt_switches:")) {
-                                switches += Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
-                            }
-                        }
-                        if (threadCpu != null) {
-                            threadCpu.put(t.getFileName().toString(), cpuSeconds(t, clockTicks));
-                        }
-                        threads++;
-                    } catch (IOException | RuntimeException ended) {
-                        // the thread ended while listed
-                    }
-                }
-            } catch (IOException | RuntimeException e) {
-                System.err.println("proxy-overhead: cannot read /proc/" + pid + "/task: " + e);
-                switches = -1;
-                threads = -1;
-            }
-            int fds = -1;
-            try (java.nio.file.DirectoryStream<java.nio.file.Path> open = java.nio.file.Files.newDirectoryStream(
-                    proc.resolve("fd"))) {
-                fds = 0;
-                for (java.nio.file.Path ignored : open) {
-                    fds++;
-                }
-            } catch (IOException | RuntimeException e) {
-                System.err.println("proxy-overhead: cannot read /proc/" + pid + "/fd: " + e);
-            }
-            long rss = -1;
-            try {
-                for (String line : java.nio.file.Files.readAllLines(proc.resolve("status"))) {
-                    if (line.startsWith("VmRSS:")) { // "VmRSS:     123456 kB"
-                        rss = Long.parseLong(line.substring(6).replace("kB", "").strip()) * 1024;
-                    }
-                }
-            } catch (IOException | RuntimeException e) {
-                System.err.println("proxy-overhead: cannot read /proc/" + pid + "/status: " + e);
-            }
-            long syscalls = -1;
-            try {
-                long sum = 0;
-                for (String line : java.nio.file.Files.readAllLines(proc.resolve("io"))) {
-                    if (line.startsWith("syscr:") || line.startsWith("syscw:")) {
-                        sum += Long.parseLong(line.substring(6).strip());
-                    }
-                }
-                syscalls = sum;
-            } catch (IOException | RuntimeException e) {
-                // another user's process: /proc/PID/io is not readable; the figure is left out
-            }
-            return new ProcSample(nanos, cpu, switches, threads, fds, rss, syscalls, threadCpu);
-        }
-
-        private static double cpuSeconds(java.nio.file.Path proc, int clockTicks) throws IOException {
-            String stat = java.nio.file.Files.readString(proc.resolve("stat"));
-            // fields after the command name (which may hold spaces), from field 3 on: utime is 14, stime 15
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) clockTicks;
-        }
-
-        /** The soft limit on open files of the process ("Max open files" of /proc/PID/limits), or -1. */
-        static long openFilesLimit(long pid) {
-            try {
-                for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/" + pid + "/limits"))) {
-                    if (line.startsWith("Max open files")) {
-                        String soft = line.substring("Max open files".length()).strip().split("\\s+")[0];
-                        return "unlimited".equals(soft) ? Long.MAX_VALUE : Long.parseLong(soft);
-                    }
-                }
-            } catch (IOException | RuntimeException e) {
-                System.err.println("proxy-overhead: cannot read /proc/" + pid + "/limits: " + e);
-            }
-            return -1;
-        }
-
-        /** The process's command name (/proc/PID/comm: "java" for a JVM), or "". */
-        static String command(long pid) {
-            try {
-                return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/comm")).strip();
-            } catch (IOException | RuntimeException e) {
-                return "";
-            }
-        }
-    }
-
-    /**
-     * The live heap of a JVM after a full collection: {@code jcmd PID GC.run} then
-     * {@code GC.heap_info} (one jcmd), the sum of its heap's {@code used} figures (G1's one line,
-     * or a generational collector's generations; Metaspace excluded). -1 when the process is not
-     * a JVM or jcmd fails.
-     */
-    static long heapAfterFullGc(long pid) {
-        if (pid <= 0 || !"java".equals(ProcSample.command(pid))) {
-            return -1;
-        }
-        java.nio.file.Path commands = null;
-        try {
-            commands = java.nio.file.Files.createTempFile("heap-after-gc", ".jcmd");
-            java.nio.file.Files.writeString(commands, "GC.run\nGC.heap_info\n");
-            java.nio.file.Path jcmd = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "jcmd");
-            Process p = new ProcessBuilder(java.nio.file.Files.isExecutable(jcmd) ? jcmd.toString() : "jcmd",
-                    Long.toString(pid), "-f", commands.toString()).redirectErrorStream(true).start();
-            String out;
-            try (java.io.InputStream in = p.getInputStream()) {
-                out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            }
-            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                System.err.println("proxy-overhead: jcmd " + pid + " GC.run / GC.heap_info failed: " + out.strip());
-                return -1;
-            }
-            long used = usedHeap(out);
-            if (used < 0) {
-                System.err.println("proxy-overhead: no heap figure in jcmd " + pid + " GC.heap_info: " + out.strip());
-            }
-            return used;
-        } catch (IOException e) {
-            System.err.println("proxy-overhead: jcmd " + pid + ": " + e);
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
-        } finally {
-            if (commands != null) {
-                try {
-                    java.nio.file.Files.deleteIfExists(commands);
-                } catch (IOException ignored) {
-                    // a temporary file
-                }
-            }
-        }
-    }
-
-    private static final java.util.regex.Pattern USED = java.util.regex.Pattern.compile("\\bused (\\d+)([KMG])\\b");
-
-    /** The bytes of the {@code used NNNK} figures of GC.heap_info's heap lines (not Metaspace's), or -1. */
-    static long usedHeap(String heapInfo) {
-        long used = -1;
-        for (String line : heapInfo.split("\n")) {
-            String l = line.strip();
-            if (l.startsWith("Metaspace") || l.startsWith("class space")) {
-                continue;
-            }
-            java.util.regex.Matcher m = USED.matcher(l);
-            if (m.find()) {
-                long unit = switch (m.group(2)) {
-                    case "K" -> 1024L;
-                    case "M" -> 1024L * 1024;
-                    default -> 1024L * 1024 * 1024;
-                };
-                used = Math.max(used, 0) + Long.parseLong(m.group(1)) * unit;
-            }
-        }
-        return used;
-    }
-
-    // ---------------------------------------------------------------- statistics
-
-    /** Nearest-rank percentile of a sorted array; 0 when empty. */
-    static long pct(long[] sorted, double p) {
-        if (sorted.length == 0) {
-            return 0;
-        }
-        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
-        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
-    }
-
-    static long mean(long[] a) {
-        long s = 0;
-        for (long v : a) {
-            s += v;
-        }
-        return a.length == 0 ? 0 : s / a.length;
-    }
-
-    static double ms(long nanos) {
-        return nanos / 1e6;
-    }
-
-    // ---------------------------------------------------------------- options
-
-    static final class Options {
-        URI proxy;
-        /** Other runtimes (a cluster's replicas) measured in (a) beside the proxy. */
-        List<URI> also = new ArrayList<>();
-        URI prefill;
-        List<URI> decode = new ArrayList<>();
-        URI sim;
-        String adminAuth = basic("admin:admin");
-        String model = "balanceroute-sim";
-        int promptTokens = 128;
-        int latencyMaxTokens = 16;
-        int latencyRequests = 1000;
-        int latencyWarmup = 200;
-        int streamMaxTokens = 128;
-        int[] concurrency = {1, 64, 512};
-        double warmupSeconds = 5;
-        double durationSeconds = 20;
-        boolean latency = true;
-        boolean throughput = true;
-        long runtimePid;
-        /** The simulated cluster's JVM (sim-cluster): its CPU per token on every row. */
-        long enginePid;
-        int clockTicks = 100;
-        // side-by-side (SideBySide)
-        /** vllm-ascend's PD proxy, a third path beside direct and ours. */
-        URI peer;
-        long peerPid;
-        java.nio.file.Path json;
-        int clientWarmup = 1000;
-        int freshRequests = 1000;
-        double warmLoadSeconds = 60;
-        int warmLoadStreams = 64;
-        /**
-         * GET /admin/snapshot every 250 ms during the proxy's runs, for the pool columns; side by
-         * side has none, and each call's credential check (an iterated hash) is CPU it would bill to the relay.
-         */
-        boolean poolSamples = true;
-        String replayLauncher;
-        int replayRequests = 3000;
-        double replayRate = 300;
-        double replayTimeFactor = 0.08;
-        int replayStreamInterval = 32;
-        boolean replay = true;
-        /** Short requests: concurrencies, tokens per answer. */
-        int[] shortConcurrency = {64, 512};
-        int shortMaxTokens = 8;
-        boolean shortRequests = true;
-        java.nio.file.Path chart;
-
-        /** @return null for --help */
-        static Options parse(String[] args, Options o) {
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                switch (a) {
-                    case "-h", "--help" -> {
-                        return null;
-                    }
-                    case "--proxy" -> o.proxy = url(a, value(args, ++i, a));
-                    case "--also" -> {
-                        for (String u : value(args, ++i, a).split(",")) {
-                            if (!u.isBlank()) {
-                                o.also.add(url(a, u.strip()));
-                            }
-                        }
-                    }
-                    case "--prefill" -> o.prefill = url(a, value(args, ++i, a));
-                    case "--decode" -> {
-                        for (String u : value(args, ++i, a).split(",")) {
-                            if (!u.isBlank()) {
-                                o.decode.add(url(a, u.strip()));
-                            }
-                        }
-                    }
-                    case "--sim" -> o.sim = url(a, value(args, ++i, a));
-                    case "--admin" -> {
-                        String v = value(args, ++i, a);
-                        if (!v.contains(":")) {
-                            throw new IllegalArgumentException("--admin must be USER:PASSWORD");
-                        }
-                        o.adminAuth = basic(v);
-                    }
-                    case "--model" -> o.model = value(args, ++i, a);
-                    case "--prompt-tokens" -> o.promptTokens = integer(a, value(args, ++i, a), 1, 100_000);
-                    case "--latency-max-tokens" -> o.latencyMaxTokens = integer(a, value(args, ++i, a), 1, 100_000);
-                    case "--latency-requests" -> o.latencyRequests = integer(a, value(args, ++i, a), 1, 10_000_000);
-                    case "--latency-warmup" -> o.latencyWarmup = integer(a, value(args, ++i, a), 0, 10_000_000);
-                    case "--stream-max-tokens" -> o.streamMaxTokens = integer(a, value(args, ++i, a), 1, 100_000);
-                    case "--concurrency" -> o.concurrency = integers(a, value(args, ++i, a));
-                    case "--warmup-seconds" -> o.warmupSeconds = seconds(a, value(args, ++i, a), 0);
-                    case "--duration-seconds" -> o.durationSeconds = seconds(a, value(args, ++i, a), 0.1);
-                    case "--runtime-pid" -> o.runtimePid = integer(a, value(args, ++i, a), 1, Integer.MAX_VALUE);
-                    case "--engine-pid" -> o.enginePid = integer(a, value(args, ++i, a), 1, Integer.MAX_VALUE);
-                    case "--clock-ticks" -> o.clockTicks = integer(a, value(args, ++i, a), 1, 1_000_000);
-                    case "--skip-latency" -> o.latency = false;
-                    case "--skip-throughput" -> o.throughput = false;
-                    case "--skip-replay" -> o.replay = false;
-                    case "--skip-short" -> o.shortRequests = false;
-                    case "--short-concurrency" -> o.shortConcurrency = integers(a, value(args, ++i, a));
-                    case "--short-max-tokens" -> o.shortMaxTokens = integer(a, value(args, ++i, a), 1, 100_000);
-                    case "--chart" -> o.chart = java.nio.file.Path.of(value(args, ++i, a));
-                    case "--peer" -> o.peer = url(a, value(args, ++i, a));
-                    case "--peer-pid" -> o.peerPid = integer(a, value(args, ++i, a), 1, Integer.MAX_VALUE);
-                    case "--json" -> o.json = java.nio.file.Path.of(value(args, ++i, a));
-                    case "--client-warmup" -> o.clientWarmup = integer(a, value(args, ++i, a), 0, 10_000_000);
-                    case "--fresh-requests" -> o.freshRequests = integer(a, value(args, ++i, a), 1, 10_000_000);
-                    case "--warm-load-seconds" -> o.warmLoadSeconds = seconds(a, value(args, ++i, a), 0);
-                    case "--warm-load-streams" -> o.warmLoadStreams = integer(a, value(args, ++i, a), 1, 100_000);
-                    case "--replay-launcher" -> o.replayLauncher = value(args, ++i, a);
-                    case "--replay-requests" -> o.replayRequests = integer(a, value(args, ++i, a), 1, 10_000_000);
-                    case "--replay-rate" -> o.replayRate = seconds(a, value(args, ++i, a), 0.001);
-                    case "--replay-time-factor" -> o.replayTimeFactor = seconds(a, value(args, ++i, a), 1e-6);
-                    case "--replay-stream-interval" -> o.replayStreamInterval = integer(a, value(args, ++i, a), 1, 4096);
-                    default -> throw new IllegalArgumentException("unknown option '" + a + "'");
-                }
-            }
-            if (o.proxy == null) {
-                throw new IllegalArgumentException("--proxy URL is required");
-            }
-            if (o.prefill == null) {
-                throw new IllegalArgumentException("--prefill URL is required");
-            }
-            if (o.decode.isEmpty()) {
-                throw new IllegalArgumentException("--decode URL,URL,... is required");
-            }
-            return o;
-        }
-
-        private static int[] integers(String option, String v) {
-            String[] parts = v.split(",");
-            int[] values = new int[parts.length];
-            for (int k = 0; k < parts.length; k++) {
-                values[k] = integer(option, parts[k].strip(), 1, 100_000);
-            }
-            return values;
-        }
-
-        private static String basic(String userPassword) {
-            return "Basic " + Base64.getEncoder().encodeToString(userPassword.getBytes(StandardCharsets.UTF_8));
-        }
-
-        private static String value(String[] args, int i, String option) {
-            if (i >= args.length) {
-                throw new IllegalArgumentException(option + " needs a value");
-            }
-            return args[i];
-        }
-
-        private static URI url(String option, String v) {
-            try {
-                URI u = new URI(v.strip());
-                if (!"http".equalsIgnoreCase(u.getScheme()) || u.getHost() == null) {
-                    throw new IllegalArgumentException(option + " must be http://HOST:PORT, got '" + v + "'");
-                }
-                return URI.create("http://" + u.getRawAuthority());
-            } catch (java.net.URISyntaxException e) {
-                throw new IllegalArgumentException(option + " must be http://HOST:PORT, got '" + v + "'");
-            }
-        }
-
-        private static int integer(String option, String v, int min, int max) {
-            try {
-                int n = Integer.parseInt(v.strip());
-                if (n < min || n > max) {
-                    throw new NumberFormatException();
-                }
-                return n;
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(option + " must be an integer from " + min + " to " + max + ", got '" + v + "'");
-            }
-        }
-
-        private static double seconds(String option, String v, double min) {
-            try {
-                double d = Double.parseDouble(v.strip());
-                if (!(d >= min) || Double.isInfinite(d)) {
-                    throw new NumberFormatException();
-                }
-                return d;
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(option + " must be a number of seconds >= " + min + ", got '" + v + "'");
-            }
-        }
-    }
 }

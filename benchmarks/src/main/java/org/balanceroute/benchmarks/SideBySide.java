@@ -1,9 +1,9 @@
 package org.balanceroute.benchmarks;
 
 import static org.balanceroute.benchmarks.ProxyOverhead.JSON;
-import static org.balanceroute.benchmarks.ProxyOverhead.mean;
-import static org.balanceroute.benchmarks.ProxyOverhead.ms;
-import static org.balanceroute.benchmarks.ProxyOverhead.pct;
+import static org.balanceroute.benchmarks.Nanos.mean;
+import static org.balanceroute.benchmarks.Nanos.ms;
+import static org.balanceroute.benchmarks.Nanos.pct;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -27,13 +27,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.balanceroute.benchmarks.ProxyOverhead.BenchmarkException;
-import org.balanceroute.benchmarks.ProxyOverhead.Held;
 import org.balanceroute.benchmarks.ProxyOverhead.Latencies;
-import org.balanceroute.benchmarks.ProxyOverhead.Options;
 import org.balanceroute.benchmarks.ProxyOverhead.Path;
-import org.balanceroute.benchmarks.ProxyOverhead.ProcSample;
 import org.balanceroute.benchmarks.ProxyOverhead.Target;
-import org.balanceroute.benchmarks.ProxyOverhead.Throughput;
 import org.balanceroute.chart.PanelChart;
 
 /**
@@ -97,7 +93,7 @@ public final class SideBySide {
             """;
 
     private final ProxyOverhead tool;
-    private final Options o;
+    private final OverheadOptions o;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -107,7 +103,7 @@ public final class SideBySide {
     }
 
     public static void main(String[] args) {
-        Options defaults = new Options();
+        OverheadOptions defaults = new OverheadOptions();
         defaults.concurrency = new int[] {64, 256, 1024, 4096, 8192};
         defaults.warmupSeconds = 5;
         defaults.durationSeconds = 15;

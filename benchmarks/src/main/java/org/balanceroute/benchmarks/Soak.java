@@ -16,8 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import org.balanceroute.benchmarks.ProxyOverhead.Outcome;
 import org.balanceroute.benchmarks.ProxyOverhead.Path;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * The soak (issue 12): {@code --streams} closed-loop streams (512) through the proxy for
@@ -57,28 +59,40 @@ public final class Soak {
         if (System.getProperty("jdk.httpclient.keepalive.timeout") == null) {
             System.setProperty("jdk.httpclient.keepalive.timeout", "4");
         }
-        int streams = 512;
-        double minutes = 10;
-        double warmup = 30;
-        java.nio.file.Path histograms = null;
-        List<String> rest = new ArrayList<>();
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--streams" -> streams = Integer.parseInt(args[++i]);
-                case "--minutes" -> minutes = Double.parseDouble(args[++i]);
-                case "--warmup-seconds" -> warmup = Double.parseDouble(args[++i]);
-                case "--histogram-dir" -> histograms = java.nio.file.Path.of(args[++i]);
-                default -> rest.add(args[i]);
-            }
+        Options options = new Options();
+        OverheadOptions o = options.overhead;
+        o.warmupSeconds = 30; // a soak's warm-up: the default of its own --warmup-seconds
+        boolean run;
+        try {
+            run = OverheadOptions.parse(args, options, o) && options.streams >= 1 && options.minutes > 0;
+        } catch (IllegalArgumentException e) {
+            System.err.println("soak: " + e.getMessage());
+            run = false;
         }
-        ProxyOverhead.Options o = ProxyOverhead.Options.parse(rest.toArray(String[]::new), new ProxyOverhead.Options());
-        if (o == null || streams < 1 || !(minutes > 0)) {
+        if (!run) {
             System.err.println("Usage: Soak [--streams N] [--minutes M] [--warmup-seconds S] [--histogram-dir DIR] ProxyOverhead options"
                     + " (--proxy, --prefill, --decode, --sim, --runtime-pid, --stream-max-tokens, --latency-max-tokens)");
             System.exit(2);
         }
-        new Soak(new ProxyOverhead(o), streams, minutes, warmup, o.streamMaxTokens, o.runtimePid, histograms).run();
+        new Soak(new ProxyOverhead(o), options.streams, options.minutes, o.warmupSeconds, o.streamMaxTokens, o.runtimePid,
+                options.histograms).run();
         System.exit(0);
+    }
+
+    /** Soak's own options, then ProxyOverhead's; its --warmup-seconds is theirs, 30 s by default. */
+    @Command(name = "soak")
+    static final class Options {
+        @Option(names = "--streams")
+        int streams = 512;
+
+        @Option(names = "--minutes")
+        double minutes = 10;
+
+        @Option(names = "--histogram-dir")
+        java.nio.file.Path histograms;
+
+        @Mixin
+        OverheadOptions overhead = new OverheadOptions();
     }
 
     /** What one minute saw. */
@@ -260,11 +274,11 @@ public final class Soak {
             long[] dt = sorted(x.directTtft);
             int failed = x.errors.values().stream().mapToInt(Integer::intValue).sum();
             sb.append(String.format(Locale.ROOT, "%-6d %10d %10.0f %8d %12.1f %12.1f %+12.1f %+12.1f %+12.1f %d+%d%n", m + 1,
-                    x.completed.sum(), x.tokens.sum() / 60.0, failed, ProxyOverhead.ms(ProxyOverhead.pct(pe, 99)),
-                    ProxyOverhead.ms(ProxyOverhead.pct(de, 99)),
-                    ProxyOverhead.ms(ProxyOverhead.pct(pe, 99) - ProxyOverhead.pct(de, 99)),
-                    ProxyOverhead.ms(ProxyOverhead.pct(pe, 50) - ProxyOverhead.pct(de, 50)),
-                    ProxyOverhead.ms(ProxyOverhead.pct(pt, 99) - ProxyOverhead.pct(dt, 99)), pe.length, de.length));
+                    x.completed.sum(), x.tokens.sum() / 60.0, failed, Nanos.ms(Nanos.pct(pe, 99)),
+                    Nanos.ms(Nanos.pct(de, 99)),
+                    Nanos.ms(Nanos.pct(pe, 99) - Nanos.pct(de, 99)),
+                    Nanos.ms(Nanos.pct(pe, 50) - Nanos.pct(de, 50)),
+                    Nanos.ms(Nanos.pct(pt, 99) - Nanos.pct(dt, 99)), pe.length, de.length));
             if (!x.errors.isEmpty()) {
                 sb.append("       errors: ").append(new TreeMap<>(x.errors)).append('\n');
             }

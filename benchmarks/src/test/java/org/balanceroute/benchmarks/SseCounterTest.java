@@ -8,9 +8,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import org.balanceroute.benchmarks.ProxyOverhead.Outcome;
-import org.balanceroute.benchmarks.ProxyOverhead.SseCounter;
-import org.balanceroute.benchmarks.ProxyOverhead.Window;
 import org.junit.jupiter.api.Test;
 
 /** The load client's SSE scan: what it counts must not depend on where the reads cut the answer. */

@@ -55,7 +55,7 @@ public final class Main implements Callable<Integer> {
 
     static CommandLine commandLine(PrintStream out, PrintStream err) {
         CommandLine cl = new CommandLine(new Main(out));
-        for (CliCommand c : List.of(new SimulateCommand(), new SweepCommand(), new TuneCommand(), new ReplayCommand(),
+        for (CliCommand c : List.of(new SimulateCommand(), new SweepCommand(), new TuneCommand(), new TuneTableCommand(), new ReplayCommand(),
                 new SimClusterCommand(), new Demo())) {
             c.out = out;
             c.err = err;

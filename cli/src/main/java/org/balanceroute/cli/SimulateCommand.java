@@ -10,32 +10,21 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.function.IntFunction;
-import org.balanceroute.chart.LoadChart;
 import org.balanceroute.core.DecodeLayout;
 import org.balanceroute.policy.balance.BalancePolicy;
 import org.balanceroute.policy.balance.BalanceProperties;
 import org.balanceroute.policy.balance.BalanceSettings;
 import org.balanceroute.predictor.survival.SurvivalSettings;
-import org.balanceroute.simulator.DecodeSimulator;
-import org.balanceroute.simulator.HeadroomReference;
 import org.balanceroute.simulator.MeasuredPredictor;
 import org.balanceroute.simulator.OfferedLoad;
-import org.balanceroute.simulator.PolicyCatalog;
 import org.balanceroute.simulator.PredictionAccuracy;
 import org.balanceroute.simulator.ProxyReplicas;
 import org.balanceroute.simulator.ReplicasMode;
-import org.balanceroute.simulator.SeriesRecorder;
 import org.balanceroute.simulator.SimulationConfig;
 import org.balanceroute.simulator.SimulationResult;
 import org.balanceroute.simulator.SteadyState;
-import org.balanceroute.simulator.StepObserver;
 import org.balanceroute.simulator.TraceSample;
+import org.balanceroute.simulator.TraceSimulation;
 import org.balanceroute.trace.Trace;
 import org.balanceroute.trace.TraceFormatException;
 import org.balanceroute.trace.TraceLoader;
@@ -202,16 +191,12 @@ final class SimulateCommand extends CliCommand {
             description = "per-step per-worker loads (CSV) and a PNG chart per policy")
     String series;
 
-    private static final long PROGRESS_INTERVAL_MS = 2000;
     /**
      * Whole Mooncake prompts almost never recur (206 of 12,031); their first 4 blocks (2,048
      * tokens) do for about half the requests, turns of one conversation sharing an identity.
      * Chosen by benchmarks/sweeps/sweep.py.
      */
     static final int DEFAULT_PROMPT_PREFIX_BLOCKS = 4;
-    /** Every policy, then the offline headroom reference (not a policy: the best of several runs). */
-    static final List<String> ALL_POLICIES = java.util.stream.Stream.concat(PolicyCatalog.NAMES.stream(),
-            java.util.stream.Stream.of(HeadroomReference.NAME)).toList();
 
     @Override
     boolean onceOnly() {
@@ -257,7 +242,8 @@ final class SimulateCommand extends CliCommand {
         TraceOptions traceOptions = new TraceOptions(workload.limit, workload.minOutput,
                 Double.isNaN(load) ? (workload.rateScale == null ? 1 : workload.rateScale) : 1,
                 workload.promptPrefixBlocks);
-        List<String> policies = policies(this.policies == null ? String.join(",", ALL_POLICIES) : this.policies);
+        List<String> policies = PolicyList.parse(this.policies == null ? String.join(",", TraceSimulation.POLICIES)
+                : this.policies);
         String seriesDir = series;
         String warmStartFile = warmStart;
 
@@ -285,7 +271,7 @@ final class SimulateCommand extends CliCommand {
         double rateScale = traceOptions.rateScale();
         if (trace.size() >= 2 && trace.durationSeconds() > 0) {
             // estimated on the trace at its own pace: the loader divided the arrivals by rateScale
-            offered = OfferedLoad.of(scaled(trace.requests(), 1 / rateScale), config);
+            offered = OfferedLoad.of(TraceSample.scaled(trace.requests(), 1 / rateScale), config);
         }
         if (!Double.isNaN(load)) {
             if (offered == null) {
@@ -293,7 +279,7 @@ final class SimulateCommand extends CliCommand {
                 return 1;
             }
             rateScale = offered.rateScaleFor(load);
-            trace = new Trace(trace.source(), trace.format(), scaled(trace.requests(), rateScale));
+            trace = new Trace(trace.source(), trace.format(), TraceSample.scaled(trace.requests(), rateScale));
         }
         if (seriesDir != null) {
             try {
@@ -318,8 +304,11 @@ final class SimulateCommand extends CliCommand {
                 window.startS(), window.endS());
 
         List<SimulationResult> results;
+        List<TraceRequest> requests = trace.requests();
         try {
-            results = simulateAll(trace, warmStart, config, replicas, steady, balance, policies, predictor, seriesDir);
+            results = new TraceSimulation(config, replicas, steady, balance, predictor, warmStart).runAll(requests,
+                    policies, seriesDir == null ? null : Path.of(seriesDir),
+                    (elapsedMs, done) -> reportProgress(policies, done, requests.size(), elapsedMs));
         } catch (IOException e) {
             err.println("balanceroute simulate: --series: " + e.getMessage());
             return 1;
@@ -381,130 +370,20 @@ final class SimulateCommand extends CliCommand {
         return row;
     }
 
-    /** The requests with every arrival divided by {@code factor}. */
-    static List<TraceRequest> scaled(List<TraceRequest> requests, double factor) {
-        List<TraceRequest> out = new ArrayList<>(requests.size());
-        for (TraceRequest t : requests) {
-            out.add(new TraceRequest(t.arrivalSeconds() / factor, t.inputTokens(), t.outputTokens(), t.promptKey()));
-        }
-        return out;
-    }
-
-    private List<SimulationResult> simulateAll(Trace trace, List<TraceRequest> warmStart, SimulationConfig config,
-            ProxyReplicas replicas, SteadyState steady, BalanceSettings balance, List<String> policies,
-            SurvivalSettings predictor, String seriesDir)
-            throws IOException {
-        List<TraceRequest> requests = trace.requests();
-        AtomicIntegerArray done = new AtomicIntegerArray(policies.size());
-        int threads = Math.max(1, Math.min(policies.size(), Runtime.getRuntime().availableProcessors()));
-        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "simulate");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            List<Future<SimulationResult>> futures = new ArrayList<>();
-            for (int p = 0; p < policies.size(); p++) {
-                int index = p;
-                String name = policies.get(p);
-                futures.add(pool.submit(() -> simulateOne(requests, warmStart, config, replicas, steady, balance,
-                        predictor, name, seriesDir, n -> done.set(index, n))));
-            }
-            List<SimulationResult> results = new ArrayList<>();
-            long started = System.currentTimeMillis();
-            long lastReport = started;
-            for (Future<SimulationResult> f : futures) {
-                while (true) {
-                    try {
-                        results.add(f.get(PROGRESS_INTERVAL_MS, java.util.concurrent.TimeUnit.MILLISECONDS));
-                        break;
-                    } catch (java.util.concurrent.TimeoutException e) {
-                        long now = System.currentTimeMillis();
-                        if (now - lastReport >= PROGRESS_INTERVAL_MS) {
-                            reportProgress(policies, done, requests.size(), now - started);
-                            lastReport = now;
-                        }
-                    }
-                }
-            }
-            return results;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted");
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof IOException io) {
-                throw io;
-            }
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new IllegalStateException(cause);
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
-    private void reportProgress(List<String> policies, AtomicIntegerArray done, int total, long elapsedMs) {
+    /** One line on stderr: each unfinished policy's share of the requests done. */
+    private void reportProgress(List<String> policies, int[] done, int total, long elapsedMs) {
         StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "simulate: %4.0fs", elapsedMs / 1000.0));
         for (int p = 0; p < policies.size(); p++) {
-            int d = done.get(p);
+            int d = done[p];
             if (d > 0 && d < total) {
                 line.append(String.format(Locale.ROOT, "  %s %d%%", policies.get(p), 100L * d / total));
             }
         }
         int finished = 0;
         for (int p = 0; p < policies.size(); p++) {
-            finished += done.get(p) == total ? 1 : 0;
+            finished += done[p] == total ? 1 : 0;
         }
         err.println(line.append("  (").append(finished).append('/').append(policies.size()).append(" done)"));
-    }
-
-    static SimulationResult simulateOne(List<TraceRequest> requests, List<TraceRequest> warmStart,
-            SimulationConfig config, ProxyReplicas replicas, SteadyState steady, BalanceSettings balance,
-            SurvivalSettings predictor, String name, String seriesDir,
-            java.util.function.IntConsumer progress) throws IOException {
-        if (name.equals(HeadroomReference.NAME)) {
-            // offline, one proxy: what is reachable on this workload, whatever the replicas
-            return HeadroomReference.run(requests, config, steady, balance, config.seed()).result();
-        }
-        IntFunction<PolicyCatalog.Setup> setups = replica -> PolicyCatalog.create(name,
-                ProxyReplicas.seedOf(config.seed(), replica), balance, predictor,
-                id -> requests.get((int) id).outputTokens(), warmStart);
-        DecodeSimulator simulator = new DecodeSimulator(config, replicas, steady);
-        if (seriesDir == null) {
-            return simulator.run(requests, setups, StepObserver.NONE, progress);
-        }
-        Path dir = Path.of(seriesDir);
-        try (SeriesRecorder series = new SeriesRecorder(dir.resolve(name + ".csv"), config.workers())) {
-            SimulationResult result = simulator.run(requests, setups, series, progress);
-            LoadChart.write(dir.resolve(name + ".png"), String.format(Locale.ROOT,
-                    "%s: per-worker KV load (G=%d, avg imbalance %.0f tokens)", name, config.workers(),
-                    result.avgImbalance()), series);
-            return result;
-        }
-    }
-
-    static List<String> policies(String list) throws UsageException {
-        List<String> names = new ArrayList<>();
-        for (String raw : list.split(",")) {
-            String name = raw.trim();
-            if (name.isEmpty()) {
-                continue;
-            }
-            if (!ALL_POLICIES.contains(name) && !PolicyCatalog.SIMULATOR_ONLY.contains(name)) {
-                throw new UsageException("--policies: unknown policy '" + name + "'; known: "
-                        + String.join(", ", ALL_POLICIES) + ", " + String.join(", ", PolicyCatalog.SIMULATOR_ONLY));
-            }
-            if (names.contains(name)) {
-                throw new UsageException("--policies: '" + name + "' listed twice");
-            }
-            names.add(name);
-        }
-        if (names.isEmpty()) {
-            throw new UsageException("--policies: no policy given");
-        }
-        return names;
     }
 
     private void printJson(String traceFile, Trace trace, TraceOptions traceOptions, double rateScale,
@@ -545,7 +424,7 @@ final class SimulateCommand extends CliCommand {
         cfg.put("predictorWindow", this.balance.predictorWindow);
         List<Map<String, Object>> rows = new ArrayList<>();
         for (SimulationResult r : results) {
-            rows.add(row(r));
+            rows.add(ResultJson.row(r));
         }
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("config", cfg);
@@ -576,33 +455,5 @@ final class SimulateCommand extends CliCommand {
             b[i] = config.layout().capacityOfGroup(i);
         }
         return b;
-    }
-
-    /** One result as a JSON object, every figure by its documented key. */
-    static Map<String, Object> row(SimulationResult r) {
-        Map<String, Object> row = new LinkedHashMap<>();
-        row.put("policy", r.policy());
-        row.put("avgImbalance", r.avgImbalance());
-        row.put("meanI", r.meanI());
-        row.put("tpotP95Ms", r.tpotP95Ms());
-        row.put("throughputTokPerS", r.throughputTokPerS());
-        row.put("ttftP50S", r.ttftP50S());
-        row.put("ttftP95S", r.ttftP95S());
-        row.put("steps", r.steps());
-        row.put("makespanS", r.makespanS());
-        row.put("avgImbalanceBacklogged", r.avgImbalanceBacklogged());
-        row.put("backloggedSteps", r.backloggedSteps());
-        row.put("overCapacityPlacements", r.overCapacityPlacements());
-        row.put("routerQueuedPlacements", r.routerQueuedPlacements());
-        row.put("engineQueuedSteps", r.engineQueuedSteps());
-        row.put("steadySteps", r.steadySteps());
-        row.put("steadyAvgImbalance", r.steadyAvgImbalance());
-        row.put("steadyThroughputTokPerS", r.steadyThroughputTokPerS());
-        row.put("steadyTpotP95Ms", r.steadyTpotP95Ms());
-        if (r.groups() > 1) {
-            row.put("groupImbalance", r.groupImbalance());
-            row.put("steadyGroupImbalance", r.steadyGroupImbalance());
-        }
-        return row;
     }
 }

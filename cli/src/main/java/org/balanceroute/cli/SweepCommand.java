@@ -25,6 +25,7 @@ import org.balanceroute.simulator.SimulationConfig;
 import org.balanceroute.simulator.SimulationResult;
 import org.balanceroute.simulator.SteadyState;
 import org.balanceroute.simulator.TraceSample;
+import org.balanceroute.simulator.TraceSimulation;
 import org.balanceroute.trace.Trace;
 import org.balanceroute.trace.TraceFormatException;
 import org.balanceroute.trace.TraceLoader;
@@ -66,7 +67,7 @@ final class SweepCommand extends CliCommand {
 
     @Option(names = "--policies", paramLabel = "LIST", order = 1,
             description = "as simulate; must include jsq; default: all")
-    String policies = String.join(",", SimulateCommand.ALL_POLICIES);
+    String policies = String.join(",", TraceSimulation.POLICIES);
 
     @Option(names = "--warmup", paramLabel = "S", converter = Values.Real.class, order = 1,
             description = "as simulate; default: 10%% of the span")
@@ -156,7 +157,7 @@ final class SweepCommand extends CliCommand {
             }
             loads.add(x);
         }
-        List<String> policies = SimulateCommand.policies(this.policies);
+        List<String> policies = PolicyList.parse(this.policies);
         if (!policies.contains(REFERENCE)) {
             throw new UsageException("--policies must include " + REFERENCE + ", the reference of every ratio");
         }
@@ -239,6 +240,8 @@ final class SweepCommand extends CliCommand {
                     int copies = superpose ? (config.workers() + smallest - 1) / smallest : 1;
                     // the copies and samples are shuffles of one trace: same capacity, span and rate scale
                     OfferedLoad offered = OfferedLoad.of(TraceSample.superposed(own, config.seed(), 0, copies), config);
+                    TraceSimulation simulation = new TraceSimulation(config, ProxyReplicas.SINGLE, steady, balance,
+                            predictor, List.of());
                     for (double load : loads) {
                         double scale = offered.rateScaleFor(load);
                         List<List<Future<SimulationResult>>> bySample = new ArrayList<>();
@@ -250,7 +253,7 @@ final class SweepCommand extends CliCommand {
                                 // each task draws its own copy of the workload: cheap next to a run, and
                                 // the grid never holds every sample's requests at once
                                 futures.add(pool.submit(() -> {
-                                    List<TraceRequest> requests = SimulateCommand.scaled(
+                                    List<TraceRequest> requests = TraceSample.scaled(
                                             TraceSample.superposed(own, config.seed(), sample, copies), scale);
                                     if (name.equals(HeadroomReference.NAME)) {
                                         HeadroomReference.Outcome o = HeadroomReference.run(requests, config, steady,
@@ -258,8 +261,7 @@ final class SweepCommand extends CliCommand {
                                         members[sample] = o.member();
                                         return o.result();
                                     }
-                                    return SimulateCommand.simulateOne(requests, List.of(), config,
-                                            ProxyReplicas.SINGLE, steady, balance, predictor, name, null, n -> { });
+                                    return simulation.run(requests, name, n -> { });
                                 }));
                             }
                             bySample.add(futures);
@@ -401,13 +403,13 @@ final class SweepCommand extends CliCommand {
             run.put("capacityTokPerS", c.capacityTokPerS());
             run.put("copies", c.copies());
             run.put("referenceMember", c.referenceMembers().get(0));
-            run.put("results", c.samples().get(0).stream().map(SimulateCommand::row).toList());
+            run.put("results", c.samples().get(0).stream().map(ResultJson::row).toList());
             List<Map<String, Object>> samples = new ArrayList<>();
             for (int s = 0; s < c.samples().size(); s++) {
                 Map<String, Object> sample = new LinkedHashMap<>();
                 sample.put("sample", s);
                 sample.put("referenceMember", c.referenceMembers().get(s));
-                sample.put("results", c.samples().get(s).stream().map(SimulateCommand::row).toList());
+                sample.put("results", c.samples().get(s).stream().map(ResultJson::row).toList());
                 samples.add(sample);
             }
             run.put("samples", samples);

@@ -12,6 +12,7 @@ import org.balanceroute.simulator.ParameterTuner;
 import org.balanceroute.simulator.RobustChoice;
 import org.balanceroute.simulator.SimulationConfig;
 import org.balanceroute.simulator.SteadyState;
+import org.balanceroute.simulator.TraceSample;
 import org.balanceroute.trace.Trace;
 import org.balanceroute.trace.TraceFormatException;
 import org.balanceroute.trace.TraceLoader;
@@ -178,7 +179,7 @@ final class TuneCommand extends CliCommand {
             err.println("balanceroute tune: " + e.getMessage());
             return 1;
         }
-        List<TraceRequest> all = SimulateCommand.scaled(trace.requests(),
+        List<TraceRequest> all = TraceSample.scaled(trace.requests(),
                 OfferedLoad.of(trace.requests(), config).rateScaleFor(load));
         double cut = all.get(0).arrivalSeconds() + windowMinutes * 60;
         List<TraceRequest> head = all.stream().filter(t -> t.arrivalSeconds() < cut).toList();

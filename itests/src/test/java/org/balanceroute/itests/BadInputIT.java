@@ -11,12 +11,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.balanceroute.enginesim.SimCluster;
 import org.balanceroute.enginesim.SimConfig;
+import org.balanceroute.testkit.RawHttp;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -172,11 +174,20 @@ public class BadInputIT {
             return outcome(RawHttp.send(runtime.httpPort, RawHttp.head("POST", cmp, runtime.httpPort,
                     "Content-Type: application/json", "Content-Length: " + (b.length + 100)), b, 2000));
         }, o -> o.answer != null && o.answer.problem() != null, "no answer while the body is incomplete"));
-        c.add(plain("header block over 8 KiB (Jetty, before the API)", 431, "431",
+        // refused by Jetty before the API: the same OpenAI error bodies (JettyErrorBodies)
+        c.add(api("header block over 16 KiB (Jetty, before the API)", 431, null, "at most 16384 bytes",
                 send("POST", cmp, VALID, "Content-Type: application/json", "X-Pad: " + "a".repeat(20_000))));
-        c.add(plain("Content-Length not a number (Jetty, before the API)", 400, "400",
+        c.add(api("URI over 16 KiB (Jetty, before the API)", 414, null, "URI Too Long",
+                send("GET", "/v1/models?pad=" + "a".repeat(20_000), null)));
+        c.add(api("Content-Length not a number (Jetty, before the API)", 400, null, "Invalid Content-Length",
                 () -> outcome(RawHttp.send(runtime.httpPort, RawHttp.head("POST", cmp, runtime.httpPort,
                         "Content-Type: application/json", "Content-Length: abc"), VALID.getBytes(StandardCharsets.UTF_8), TIMEOUT))));
+        c.add(api("malformed request line (Jetty, before the API)", 400, null, "Bad Request: No URI",
+                raw("GARBAGE\r\n\r\n")));
+        c.add(api("header name with a space (Jetty, before the API)", 400, null, "Illegal character",
+                raw("GET /v1/models HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n")));
+        c.add(api("HTTP/1.1 without Host (Jetty, before the API)", 400, null, "No Host",
+                raw("GET /v1/models HTTP/1.1\r\nConnection: close\r\n\r\n")));
         c.add(api("GET on /v1/completions", 405, null, "Method Not Allowed", send("GET", cmp, null)));
         c.add(api("unknown path /v1/embeddings", 404, null, "no such endpoint", send("POST", "/v1/embeddings", VALID,
                 "Content-Type: application/json")));
@@ -356,7 +367,12 @@ public class BadInputIT {
         assertTrue(admin("PUT", "/admin/policy", "{\"policy\": \"" + prompt + "\"}", basic("admin", password),
                 "Content-Type: application/json").run().code == 401);
         String encoded = Base64.getEncoder().encodeToString(("admin:" + password).getBytes(StandardCharsets.UTF_8));
-        Thread.sleep(500); // the log is written by another process
+        // The log is written by another process: an admin change logged after the requests above
+        // marks the point up to which their lines are in the file.
+        long changes = logLines(log, "admin: pool");
+        assertTrue(admin("PUT", "/admin/policy", "{\"policy\": \"" + runtime.activePolicy() + "\"}", AUTH,
+                "Content-Type: application/json").run().code == 200);
+        RuntimeProcess.await("the admin change in the log", Duration.ofSeconds(15), () -> logLines(log, "admin: pool") > changes);
         String text = Files.readString(log);
         assertTrue("prompt text in the log", !text.contains(prompt));
         assertTrue("a password in the log", !text.contains(password) && !text.contains(encoded));
@@ -381,13 +397,16 @@ public class BadInputIT {
             return "the answer lacks \"" + k.fragment + "\": " + abbreviate(o.text);
         }
         if (k.openAi) {
+            if (o.answer != null && !"application/json".equals(o.answer.header("Content-Type"))) {
+                return "Content-Type " + o.answer.header("Content-Type") + ", not application/json";
+            }
             try {
                 JsonNode e = RuntimeProcess.JSON.readTree(o.text).path("error");
                 if (!e.path("message").isTextual() || !e.path("type").isTextual()) {
                     return "not an OpenAI error body: " + abbreviate(o.text);
                 }
                 String param = e.path("param").isNull() ? null : e.path("param").asText();
-                if (!java.util.Objects.equals(param, k.param)) {
+                if (!Objects.equals(param, k.param)) {
                     return "param " + param + ", expected " + k.param;
                 }
                 if (o.text.contains("\tat ") || o.text.contains("Exception")) {
@@ -430,11 +449,6 @@ public class BadInputIT {
 
     static Case ok(String name, Probe probe, String fragment) {
         return new Case("api", name, 200, "200", false, null, fragment, probe, null, null);
-    }
-
-    static Case plain(String name, int status, String fragment, Probe probe) {
-        return new Case("api", name, status, Integer.toString(status), false, null, fragment, probe, null,
-                "Jetty's own answer (the request never reaches the proxy)");
     }
 
     /** The case, and then the active policy and rMax as they were (nothing was written). */
@@ -482,13 +496,15 @@ public class BadInputIT {
         return new Case("config", name, 1, "logged, previous kept", false, null, "", () -> {
             Path path = runtime.home.resolve("config").resolve(file + ".cfg");
             String original = Files.readString(path);
-            Pattern line = Pattern.compile("(?m)^[ \\t]*" + Pattern.quote(property) + "[ \\t]*[=:].*$");
+            Pattern line = Pattern.compile("(?m)^[ \\t]*" + Pattern.quote(property) + "[ \\t]*[=:][ \\t]*(.*?)[ \\t]*$");
             Matcher m = line.matcher(original);
-            String bad = m.find() ? m.replaceFirst(Matcher.quoteReplacement(property + " = " + value))
+            boolean present = m.find();
+            String was = present ? m.group(1) : null;
+            String bad = present ? m.replaceFirst(Matcher.quoteReplacement(property + " = " + value))
                     : original + "\n" + property + " = " + value + "\n";
             Path log = runtime.home.resolve("runtime.log");
             long before = logLines(log, pid, property);
-            Files.writeString(path, bad);
+            RuntimeProcess.writeWatched(path, bad);
             try {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
                 while (logLines(log, pid, property) <= before) {
@@ -500,19 +516,28 @@ public class BadInputIT {
                 boolean kept = inForce.holds();
                 return new Outcome(kept ? 1 : 0, kept ? "" : "the previous configuration is not in force", null);
             } finally {
-                Files.writeString(path, original);
-                // FileInstall polls every second: let it apply the file as it was before the next case
-                Thread.sleep(1200);
+                RuntimeProcess.writeWatched(path, original);
+                // the file as it was in ConfigAdmin again (FileInstall's next poll) before the next case
+                RuntimeProcess.await(pid + " " + property + " back to " + was, Duration.ofSeconds(15),
+                        () -> Objects.equals(was, runtime.configValue(pid, property)));
             }
         }, null, "ERROR in the log naming the PID and the property; the previous configuration in force");
     }
 
     /** Log lines at ERROR or WARN naming both. */
-    static long logLines(Path log, String pid, String property) throws IOException {
+    static long logLines(Path log, String pid, String property) {
+        return logLines(log, l -> (l.contains(" ERROR ") || l.contains(" WARN ")) && l.contains(pid) && l.contains(property));
+    }
+
+    /** Log lines containing the text. */
+    static long logLines(Path log, String text) {
+        return logLines(log, (Predicate<String>) l -> l.contains(text));
+    }
+
+    static long logLines(Path log, Predicate<String> which) {
         try (var lines = Files.lines(log, StandardCharsets.UTF_8)) {
-            return lines.filter(l -> (l.contains(" ERROR ") || l.contains(" WARN ")) && l.contains(pid) && l.contains(property))
-                    .count();
-        } catch (java.io.UncheckedIOException e) {
+            return lines.filter(which).count();
+        } catch (IOException | java.io.UncheckedIOException e) {
             return 0; // a line being written: count again
         }
     }
@@ -544,6 +569,11 @@ public class BadInputIT {
     static Probe send(String method, String path, String body, String... headers) {
         return () -> outcome(RawHttp.send(runtime.httpPort, RawHttp.head(method, path, runtime.httpPort,
                 withLength(body, headers)), body == null ? null : body.getBytes(StandardCharsets.UTF_8), TIMEOUT));
+    }
+
+    /** Exactly these bytes on the socket, for requests no well-formed head can carry. */
+    static Probe raw(String request) {
+        return () -> outcome(RawHttp.send(runtime.httpPort, request.getBytes(StandardCharsets.ISO_8859_1), null, TIMEOUT));
     }
 
     static Probe admin(String method, String path, String body, String... headers) {

@@ -17,12 +17,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.balanceroute.enginesim.SimCluster;
 import org.balanceroute.enginesim.SimConfig;
+import org.balanceroute.testkit.RawHttp;
 import org.junit.After;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
@@ -49,6 +51,11 @@ public class FaultsIT {
      */
     static final long PLACEMENT_TIMEOUT_MILLIS = 8000;
 
+    /**
+     * The engines' clock for KV handles runs this far ahead of the real one: e_ moves it past a
+     * handle's lifetime instead of waiting that lifetime out.
+     */
+    private static final AtomicLong handleClockAheadNanos = new AtomicLong();
     private static SimCluster engines;
     private static RuntimeProcess runtime;
     private static ServerSocket closer;
@@ -57,7 +64,8 @@ public class FaultsIT {
     @BeforeClass
     public static void start() throws Exception {
         engines = SimCluster.start(SimConfig.builder().prefill(2).decode(DECODE).portBase(0).timeFactor(0.01)
-                .handleTtlSeconds(HANDLE_TTL_SECONDS).build());
+                .handleTtlSeconds(HANDLE_TTL_SECONDS)
+                .handleClockNanos(() -> System.nanoTime() + handleClockAheadNanos.get()).build());
         closer = closingPort();
         Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "balanceroute-faults");
         pool = RuntimeProcess.poolConfig(engines, 2, DECODE);
@@ -98,7 +106,7 @@ public class FaultsIT {
         }
         Path cfg = runtime.home.resolve("config").resolve(RuntimeProcess.POOL_FILE);
         if (!Files.readString(cfg).equals(pool)) {
-            Files.writeString(cfg, pool);
+            RuntimeProcess.writeWatched(cfg, pool);
             RuntimeProcess.await("every decode worker back", Duration.ofSeconds(20), () -> workers() == DECODE);
         }
         RuntimeProcess.await("every worker available", Duration.ofSeconds(20), () -> {
@@ -224,7 +232,7 @@ public class FaultsIT {
         Path router = runtime.home.resolve("config").resolve("org.balanceroute.router.cfg");
         String original = Files.readString(router);
         // no policy at all: a request waits in the pool past the handle's lifetime
-        Files.writeString(router, original.replaceAll("(?m)^policy = .*$", "policy = it-hold")
+        RuntimeProcess.writeWatched(router, original.replaceAll("(?m)^policy = .*$", "policy = it-hold")
                 .replaceAll("(?m)^fallbackPolicy = .*$", "fallbackPolicy = it-hold"));
         RuntimeProcess.await("no policy active", Duration.ofSeconds(10), () -> !runtime.activePolicy().equals("br0"));
         CompletableFuture<RawHttp.Answer> waiting = async(() -> complete(false, 3));
@@ -232,8 +240,8 @@ public class FaultsIT {
             JsonNode s = runtime.snapshot();
             return s != null && s.path("poolDepth").asInt() == 1;
         });
-        Thread.sleep((long) (HANDLE_TTL_SECONDS * 1000) + 500); // the handle's lifetime, on the engine's clock
-        Files.writeString(router, original);
+        handleClockAheadNanos.addAndGet((long) ((HANDLE_TTL_SECONDS + 1) * 1e9)); // past the handle's lifetime
+        RuntimeProcess.writeWatched(router, original);
         RawHttp.Answer a = waiting.get(30, TimeUnit.SECONDS);
         System.out.printf("FaultsIT: a KV handle expired in the pool: %d %s%n", a.status(), a.body());
         assertEquals(a.body(), 400, a.status());
@@ -265,16 +273,17 @@ public class FaultsIT {
         String closing = "http://127.0.0.1:" + closer.getLocalPort();
         Path cfg = runtime.home.resolve("config").resolve(RuntimeProcess.POOL_FILE);
         // a prefill instance that closes every connection: skipped (retried on a real one)
-        Files.writeString(cfg, pool(closing + ", " + engines.prefillUrl(0),
+        RuntimeProcess.writeWatched(cfg, pool(closing + ", " + engines.prefillUrl(0),
                 IntStream.range(0, DECODE).mapToObj(engines::decodeUrl).collect(Collectors.joining(", "))));
-        Thread.sleep(1500); // FileInstall's poll (1 s), then the connector reconfigures
+        RuntimeProcess.await("the closing prefill instance in the pool", Duration.ofSeconds(20),
+                () -> prefillUrls().contains(closing));
         for (int i = 0; i < 6; i++) {
             RawHttp.Answer a = complete(false, 3);
             assertEquals("a closing prefill instance is retried elsewhere: " + a.body(), 200, a.status());
         }
         // the only decode worker closes every connection: 502 with an OpenAI error, or (once its
         // health check has marked it down) 503 after the placement bound
-        Files.writeString(cfg, pool(engines.prefillUrl(0), closing));
+        RuntimeProcess.writeWatched(cfg, pool(engines.prefillUrl(0), closing));
         RuntimeProcess.await("one decode worker", Duration.ofSeconds(20), () -> workers() == 1);
         RawHttp.Answer b = complete(false, 3);
         System.out.printf("FaultsIT: the decode worker closes before its headers: %d %s%n", b.status(), b.body());
@@ -363,6 +372,18 @@ public class FaultsIT {
             }
         }
         return sum;
+    }
+
+    /** The default pool's prefill instances as the fleet has them (the connector's, once it is told). */
+    static List<String> prefillUrls() {
+        try {
+            JsonNode pools = RuntimeProcess.JSON.readTree(runtime.get("/admin/pools").body()).path("pools");
+            List<String> urls = new ArrayList<>();
+            pools.path(0).path("prefillUrls").forEach(u -> urls.add(u.asText()));
+            return urls;
+        } catch (IOException e) {
+            return List.of();
+        }
     }
 
     static int workers() {

@@ -122,13 +122,18 @@ public class HotSwapIT {
                 }
                 case 5 -> {
                     long id = bundleId("org.balanceroute.policy.example");
+                    List<String> before = serviceIds(id);
+                    assertTrue("the example bundle's services " + before, !before.isEmpty());
                     Path tmp = deploy.resolve(".tmp-example");
                     Files.copy(example, tmp, StandardCopyOption.REPLACE_EXISTING);
                     Files.move(tmp, deployed, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-                    Thread.sleep(2500); // FileInstall's poll (1 s) sees the new file, then updates the bundle in place
-                    RuntimeProcess.await("the policy bundle updated in place, active", Duration.ofSeconds(20),
-                            () -> id == bundleId("org.balanceroute.policy.example")
-                                    && state("org.balanceroute.policy.example").equals("Active"));
+                    // updated in place: the same bundle, its services registered anew by the restart
+                    RuntimeProcess.await("the policy bundle updated in place, active", Duration.ofSeconds(20), () -> {
+                        List<String> now = serviceIds(id);
+                        return id == bundleId("org.balanceroute.policy.example")
+                                && state("org.balanceroute.policy.example").equals("Active")
+                                && !now.isEmpty() && now.stream().noneMatch(before::contains);
+                    });
                     awaitAvailable("least-running", true);
                     log.add("policy bundle overwritten in deploy/ (updated)");
                 }
@@ -244,6 +249,22 @@ public class HotSwapIT {
             // not answering now
         }
         return RuntimeProcess.JSON.missingNode();
+    }
+
+    /** The ids of the services the bundle registered (the web console's view). */
+    static List<String> serviceIds(long bundleId) {
+        List<String> ids = new ArrayList<>();
+        try {
+            JsonNode all = RuntimeProcess.JSON.readTree(runtime.get("/system/console/services.json").body());
+            for (JsonNode s : all.path("data")) {
+                if (s.path("bundleId").asLong(-1) == bundleId) {
+                    ids.add(s.path("id").asText());
+                }
+            }
+        } catch (Exception e) {
+            // not answering now
+        }
+        return ids;
     }
 
     static long bundleId(String symbolicName) {

@@ -256,7 +256,7 @@ public class ReplicasIT {
             String file = "model = second-model\nprefillUrls = " + second.prefillUrl(0) + "\ninstances = d\n"
                     + "instance.d.workers = " + second.decodeUrl(0) + ", " + second.decodeUrl(1) + "\n";
             for (RuntimeProcess r : replicas) {
-                Files.writeString(r.home.resolve("config/org.balanceroute.pool-second.cfg"), file);
+                RuntimeProcess.writeWatched(r.home.resolve("config/org.balanceroute.pool-second.cfg"), file);
             }
             try {
                 RuntimeProcess.await("pool second with its 2 workers on every replica", Duration.ofSeconds(30),
@@ -616,7 +616,7 @@ public class ReplicasIT {
             Path feature = RuntimeProcess.distribution().resolve("features/cluster");
             String cfg = Files.readString(feature.resolve("config/org.balanceroute.cluster.cfg"))
                     + "\nport = " + late.clusterPort + "\nmembers = " + members + ",127.0.0.1:" + late.clusterPort + "\n";
-            Files.writeString(late.home.resolve("config/org.balanceroute.cluster.cfg"), cfg);
+            RuntimeProcess.writeWatched(late.home.resolve("config/org.balanceroute.cluster.cfg"), cfg);
             List<Path> jars;
             try (Stream<Path> list = Files.list(feature.resolve("bundle"))) {
                 jars = list.toList();

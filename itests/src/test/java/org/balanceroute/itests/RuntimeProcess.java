@@ -60,6 +60,31 @@ final class RuntimeProcess implements AutoCloseable {
         Files.writeString(config.resolve(POOL_FILE), poolConfig);
     }
 
+    /**
+     * Writes a file that a running runtime's FileInstall watches in one step (a new file beside its
+     * home, then moved over it): written in place, a poll could fall between the truncation and the
+     * write and apply an empty or half configuration.
+     */
+    static void writeWatched(Path file, String text) throws IOException {
+        Path tmp = Files.createTempFile(file.getParent().getParent(), file.getFileName().toString(), ".tmp");
+        Files.writeString(tmp, text);
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /**
+     * A property of a configuration as ConfigAdmin holds it (the web console's view), null while it
+     * holds none.
+     */
+    String configValue(String pid, String property) {
+        try {
+            HttpResponse<String> r = get("/system/console/configMgr/" + pid + ".json");
+            JsonNode p = r.statusCode() == 200 ? JSON.readTree(r.body()).path(0).path("properties").path(property) : null;
+            return p == null || !p.path("is_set").asBoolean() ? null : p.path("value").asText(null);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
     /** The pool {@code default}'s file in a home's config/. */
     static final String POOL_FILE = "org.balanceroute.pool-default.cfg";
 

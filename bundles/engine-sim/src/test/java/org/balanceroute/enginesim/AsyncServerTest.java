@@ -197,7 +197,7 @@ class AsyncServerTest {
     }
 
     @Test
-    void anOversizedBodyAndJettysOwnRefusalsAreOpenAiErrorBodies() throws Exception {
+    void anOversizedBodyJettysOwnRefusalsAndUnknownRoutesAreOpenAiErrorBodies() throws Exception {
         try (SimCluster c = SimCluster.start(SimConfig.builder().prefill(0).decode(1).portBase(0).timeFactor(0.01)
                 .build())) {
             String tooLarge = raw(c.decodePort(0), "POST /v1/completions HTTP/1.1\r\nHost: sim\r\nContent-Type:"
@@ -209,6 +209,16 @@ class AsyncServerTest {
             String bigHeader = raw(c.decodePort(0), "GET /health HTTP/1.1\r\nHost: sim\r\nX-Big: "
                     + "a".repeat(500_000) + "\r\n\r\n");
             assertOpenAiError(bigHeader, 431, "BadRequestError");
+            String longUri = raw(c.decodePort(0), "GET /health?pad=" + "a".repeat(500_000) + " HTTP/1.1\r\nHost: sim\r\n\r\n");
+            assertOpenAiError(longUri, 414, "BadRequestError");
+            String badLine = raw(c.decodePort(0), "GARBAGE\r\n\r\n");
+            assertOpenAiError(badLine, 400, "BadRequestError");
+            String badHeader = raw(c.decodePort(0), "GET /health HTTP/1.1\r\nHost: sim\r\nBad Header: y\r\n\r\n");
+            assertOpenAiError(badHeader, 400, "BadRequestError");
+            String wrongMethod = raw(c.decodePort(0), "DELETE /v1/completions HTTP/1.1\r\nHost: sim\r\n\r\n");
+            assertOpenAiError(wrongMethod, 405, "MethodNotAllowedError");
+            String unknownPath = raw(c.decodePort(0), "GET /v1/embeddings HTTP/1.1\r\nHost: sim\r\n\r\n");
+            assertOpenAiError(unknownPath, 404, "NotFoundError");
             // the JDK server's limit, 384 KiB, not Jetty's default 8 KiB: a 100 KB header is served
             String header100k = raw(c.decodePort(0), "GET /health HTTP/1.1\r\nHost: sim\r\nConnection: close\r\n"
                     + "X-Big: " + "a".repeat(100_000) + "\r\n\r\n");

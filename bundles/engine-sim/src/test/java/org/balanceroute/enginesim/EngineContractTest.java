@@ -300,6 +300,38 @@ class EngineContractTest {
         assertError(get(cluster.decodeUrl(0) + "/nope"), 404, "NotFoundError");
     }
 
+    /** vLLM's request schema: a field of the wrong type is its 400, naming the field in pydantic's words. */
+    @Test
+    void fieldsOfTheWrongTypeAreRefusedAsVllmRefusesThem() throws Exception {
+        String cmp = cluster.decodeUrl(0) + "/v1/completions";
+        String chat = cluster.decodeUrl(0) + "/v1/chat/completions";
+        assertSchemaError(post(cmp, "{\"prompt\": \"x\", \"temperature\": \"hot\"}"), "temperature",
+                "temperature: Input should be a valid number, unable to parse string as a number");
+        assertSchemaError(post(chat, "{\"messages\": [{\"role\": \"user\", \"content\": 42}]}"), "messages",
+                "messages.0.content: Input should be a valid string or a list of content parts");
+        assertSchemaError(post(cmp, "{\"prompt\": \"x\", \"stop\": [1]}"), "stop",
+                "stop: Input should be a valid string or a list of strings");
+        assertSchemaError(post(cmp, "{\"prompt\": \"x\", \"max_tokens\": 2.5}"), "max_tokens",
+                "max_tokens: Input should be a valid integer, got a number with a fractional part");
+        assertSchemaError(post(cluster.prefillUrl(0) + "/v1/completions", "{\"prompt\": \"x\", \"seed\": \"s\"}"),
+                "seed", "seed: Input should be a valid integer, unable to parse string as an integer");
+    }
+
+    /** What pydantic's lax mode takes, vLLM serves: a numeric string, a float without a fraction, "true". */
+    @Test
+    void valuesVllmCoercesAreServed() throws Exception {
+        HttpResponse<String> r = post(cluster.decodeUrl(0) + "/v1/completions", "{\"prompt\": \"x\","
+                + " \"max_tokens\": \"3\", \"n\": 1.0, \"ignore_eos\": \"true\", \"temperature\": \"0.5\"}");
+        assertEquals(200, r.statusCode(), r.body());
+        assertEquals(3, json(r).at("/usage/completion_tokens").asInt(), r.body());
+    }
+
+    private static void assertSchemaError(HttpResponse<String> r, String param, String message) throws Exception {
+        assertError(r, 400, "BadRequestError");
+        assertEquals(param, json(r).at("/error/param").asText(), r.body());
+        assertEquals(message, json(r).at("/error/message").asText(), r.body());
+    }
+
     @Test
     void modelsMetricsAndStreamInterval() throws Exception {
         JsonNode models = json(get(cluster.decodeUrl(0) + "/v1/models"));

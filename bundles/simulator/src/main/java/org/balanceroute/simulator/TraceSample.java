@@ -27,6 +27,9 @@ import org.balanceroute.trace.TraceRequest;
  * times larger serves four times the users over the same hour, rather than the same users four
  * times faster), so the warm-up and the steady window are as long in simulated seconds, against
  * request lifetimes that do not depend on G.
+ *
+ * <p><b>Scaled</b>: the same requests with every arrival divided by a rate scale, the trace replayed
+ * faster or slower ({@link OfferedLoad#rateScaleFor} gives the scale of an offered load).
  */
 public final class TraceSample {
 
@@ -64,6 +67,15 @@ public final class TraceSample {
             out.addAll(shuffled(trace, seed, sample * copies + c));
         }
         out.sort(Comparator.comparingDouble(TraceRequest::arrivalSeconds));
+        return out;
+    }
+
+    /** The requests with every arrival divided by {@code factor} (a rate scale: > 1 is heavier). */
+    public static List<TraceRequest> scaled(List<TraceRequest> requests, double factor) {
+        List<TraceRequest> out = new ArrayList<>(requests.size());
+        for (TraceRequest t : requests) {
+            out.add(new TraceRequest(t.arrivalSeconds() / factor, t.inputTokens(), t.outputTokens(), t.promptKey()));
+        }
         return out;
     }
 

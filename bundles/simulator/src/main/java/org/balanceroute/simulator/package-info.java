@@ -8,7 +8,7 @@
  * the engine and the routers' views part, and the metrics are the engine's.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package org.balanceroute.simulator;
 
 import org.osgi.annotation.bundle.Export;

@@ -92,4 +92,16 @@ class TraceSampleTest {
         assertThrows(IllegalArgumentException.class, () -> TraceSample.shuffled(TRACE, 1, -1));
         assertThrows(IllegalArgumentException.class, () -> TraceSample.superposed(TRACE, 1, 0, 0));
     }
+
+    @Test
+    void scaledDividesEveryArrivalAndKeepsTheRest() {
+        List<TraceRequest> faster = TraceSample.scaled(TRACE, 4);
+        assertEquals(TRACE.size(), faster.size());
+        for (int i = 0; i < TRACE.size(); i++) {
+            TraceRequest t = TRACE.get(i), f = faster.get(i);
+            assertEquals(t.arrivalSeconds() / 4, f.arrivalSeconds());
+            assertEquals(List.of(t.inputTokens(), t.outputTokens()), List.of(f.inputTokens(), f.outputTokens()));
+            assertEquals(t.promptKey(), f.promptKey());
+        }
+    }
 }

@@ -7,12 +7,13 @@
  * without a JSON token per id ({@link org.balanceroute.wire.TokenIdBody},
  * {@link org.balanceroute.wire.TokenIdList}, {@link org.balanceroute.wire.TokenIdPrompt}), a
  * prompt's identity ({@link org.balanceroute.wire.PromptKey}) and length
- * ({@link org.balanceroute.wire.PromptTokens}), and the OpenAI error body
- * ({@link org.balanceroute.wire.OpenAiErrorBody}).
+ * ({@link org.balanceroute.wire.PromptTokens}), the OpenAI error body
+ * ({@link org.balanceroute.wire.OpenAiErrorBody}) and the types vLLM's request schema declares
+ * ({@link org.balanceroute.wire.VllmRequestSchema}).
  * Stateless; every method may be called from any thread.
  */
 @Export
-@Version("0.3.0")
+@Version("0.4.0")
 package org.balanceroute.wire;
 
 import org.osgi.annotation.bundle.Export;

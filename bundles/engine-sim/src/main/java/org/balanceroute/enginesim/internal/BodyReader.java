@@ -1,7 +1,7 @@
 package org.balanceroute.enginesim.internal;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.util.Promise;
 
@@ -9,7 +9,8 @@ import org.eclipse.jetty.util.Promise;
  * Reads a request body without holding a thread while it arrives: what is there is read, then
  * the source calls back when there is more ({@link Content.Source#demand}). At most
  * {@code limit} bytes: a declared length above it fails at once, a chunked body as soon as it
- * passes it, both with {@link TooLarge}.
+ * passes it, both with {@link TooLarge}. A body with a declared length is whole once that many
+ * bytes are in, in the array they were read into (as the proxy's reader does).
  */
 final class BodyReader implements Runnable {
 
@@ -23,21 +24,27 @@ final class BodyReader implements Runnable {
         }
     }
 
+    private static final int UNKNOWN_LENGTH_START = 1024;
+
     private final Content.Source source;
     private final int limit;
+    private final long declared;
     private final Promise<byte[]> promise;
-    private final ByteArrayOutputStream body;
+    private byte[] body;
+    private int length;
 
-    private BodyReader(Content.Source source, int limit, int expected, Promise<byte[]> promise) {
+    private BodyReader(Content.Source source, int limit, long declared, Promise<byte[]> promise) {
         this.source = source;
         this.limit = limit;
+        this.declared = declared;
         this.promise = promise;
-        this.body = new ByteArrayOutputStream(expected);
+        this.body = new byte[declared < 0 ? UNKNOWN_LENGTH_START : (int) declared];
     }
 
     /**
-     * Reads {@code source} to its end and completes {@code promise} with the bytes, on this thread
-     * when it is all there, else on the thread that delivers the rest.
+     * Reads {@code source} to its end, or to its declared length, and completes {@code promise}
+     * with the bytes, on this thread when they are all there, else on the thread that delivers
+     * the rest.
      *
      * @param declaredLength the body's Content-Length, or -1 when not known (chunked)
      */
@@ -46,7 +53,11 @@ final class BodyReader implements Runnable {
             promise.failed(new TooLarge(limit));
             return;
         }
-        new BodyReader(source, limit, declaredLength < 0 ? 1024 : (int) declaredLength, promise).run();
+        if (declaredLength == 0) {
+            promise.succeeded(new byte[0]);
+            return;
+        }
+        new BodyReader(source, limit, declaredLength, promise).run();
     }
 
     @Override
@@ -63,21 +74,22 @@ final class BodyReader implements Runnable {
             }
             ByteBuffer b = chunk.getByteBuffer();
             boolean last = chunk.isLast();
-            if (body.size() + (long) b.remaining() > limit) {
+            int n = b.remaining();
+            if (length + (long) n > limit) {
                 chunk.release();
                 promise.failed(new TooLarge(limit));
                 return;
             }
-            if (b.hasArray()) {
-                body.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
-            } else {
-                byte[] copy = new byte[b.remaining()];
-                b.get(copy);
-                body.write(copy, 0, copy.length);
+            if (length + n > body.length) {
+                body = Arrays.copyOf(body, (int) Math.min(limit, Math.max(2L * body.length, length + (long) n)));
             }
+            b.get(body, length, n);
+            length += n;
             chunk.release();
-            if (last) {
-                promise.succeeded(body.toByteArray());
+            if (last || length == declared) {
+                // with a declared length the body is whole at its last byte: no wait for the end of
+                // the content, which may come in a read (and a wake-up) of its own
+                promise.succeeded(length == body.length ? body : Arrays.copyOf(body, length));
                 return;
             }
         }

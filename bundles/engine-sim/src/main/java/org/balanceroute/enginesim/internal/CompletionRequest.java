@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.SplittableRandom;
 import org.balanceroute.wire.KvHandle;
 import org.balanceroute.wire.PromptTokens;
+import org.balanceroute.wire.VllmRequestSchema;
 
 /**
  * The parts of an OpenAI {@code /v1/completions} or {@code /v1/chat/completions} body the
- * simulator acts on, validated as vLLM validates them.
+ * simulator acts on, validated as vLLM validates them: first every field's type
+ * ({@link VllmRequestSchema}, pydantic's rules and words), then what the simulator needs.
  *
  * <p>Prompt length: a token-id array counts its ids; text and chat messages as
  * {@link PromptTokens} estimates them ({@code ceil(chars / 4)}, at least 1; no tokenizer, no chat
@@ -22,6 +24,10 @@ record CompletionRequest(boolean chat, String model, int promptTokens, int maxTo
         if (body == null || !body.isObject()) {
             throw ApiException.badRequest(null, "the request body must be a JSON object");
         }
+        VllmRequestSchema.Violation wrongType = VllmRequestSchema.check(body, chat);
+        if (wrongType != null) {
+            throw ApiException.badRequest(wrongType.field(), wrongType.message());
+        }
         String model = servedModel;
         if (body.hasNonNull("model")) {
             model = body.get("model").asText();
@@ -30,8 +36,7 @@ record CompletionRequest(boolean chat, String model, int promptTokens, int maxTo
             }
         }
         int prompt = chat ? chatPromptTokens(body) : promptTokens(body);
-        int n = body.path("n").asInt(1);
-        if (n != 1) {
+        if (body.hasNonNull("n") && !Long.valueOf(1).equals(VllmRequestSchema.integer(body.get("n")))) {
             throw ApiException.badRequest("n", "the simulator serves n=1 only, got n=" + body.get("n"));
         }
         String capField = chat && body.hasNonNull("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
@@ -44,9 +49,8 @@ record CompletionRequest(boolean chat, String model, int promptTokens, int maxTo
             throw ApiException.badRequest("min_tokens", "min_tokens must be less than or equal to " + capField
                     + "=" + max + ", got " + min);
         }
-        JsonNode ie = body.get("ignore_eos");
-        boolean ignoreEos = ie != null && !ie.isNull() && ie.asBoolean(false);
-        boolean stream = body.path("stream").asBoolean(false);
+        boolean ignoreEos = flag(body, "ignore_eos");
+        boolean stream = flag(body, "stream");
         JsonNode so = body.get("stream_options");
         boolean includeUsage = false;
         boolean continuous = false;
@@ -54,8 +58,8 @@ record CompletionRequest(boolean chat, String model, int promptTokens, int maxTo
             if (!stream) {
                 throw ApiException.badRequest("stream_options", "Stream options can only be defined when `stream=True`.");
             }
-            includeUsage = so.path("include_usage").asBoolean(false);
-            continuous = so.path("continuous_usage_stats").asBoolean(false);
+            includeUsage = flag(so, "include_usage");
+            continuous = flag(so, "continuous_usage_stats");
         }
         continuous |= stream && body.path("continuous_usage_stats").asBoolean(false);
         JsonNode kv = body.get(KvHandle.FIELD);
@@ -81,6 +85,7 @@ record CompletionRequest(boolean chat, String model, int promptTokens, int maxTo
         return KvHandle.hasRemotePrefill(kvTransferParams);
     }
 
+    /** The prompt's length; its type (text, ids, a batch) the schema checked. */
     private static int promptTokens(JsonNode body) throws ApiException {
         JsonNode p = body.get("prompt");
         if (p == null || p.isNull()) {
@@ -89,26 +94,18 @@ record CompletionRequest(boolean chat, String model, int promptTokens, int maxTo
         if (p.isTextual()) {
             return PromptTokens.ofText(p.asText().length());
         }
-        if (p.isPojo() && ((com.fasterxml.jackson.databind.node.POJONode) p).getPojo()
-                instanceof RequestBodies.TokenIds ids) {
-            if (ids.count() == 0) {
-                throw ApiException.badRequest("prompt", "prompt cannot be empty");
-            }
-            return ids.count();
+        int count = p.isPojo() && ((com.fasterxml.jackson.databind.node.POJONode) p).getPojo()
+                instanceof RequestBodies.TokenIds ids ? ids.count() : p.size();
+        if (count == 0) {
+            throw ApiException.badRequest("prompt", "prompt cannot be empty");
         }
-        if (p.isArray()) {
-            if (p.isEmpty()) {
-                throw ApiException.badRequest("prompt", "prompt cannot be empty");
+        for (JsonNode t : p) {
+            if (t.isArray() || t.isTextual()) {
+                throw ApiException.badRequest("prompt", "batched prompts (a list of strings or of token lists)"
+                        + " are not supported by the simulator: send one prompt per request");
             }
-            for (JsonNode t : p) {
-                if (!t.isIntegralNumber()) {
-                    throw ApiException.badRequest("prompt", "batched prompts (a list of strings or of token lists)"
-                            + " are not supported by the simulator: send one prompt per request");
-                }
-            }
-            return p.size();
         }
-        throw ApiException.badRequest("prompt", "prompt must be a string or a list of token ids");
+        return count;
     }
 
     private static int chatPromptTokens(JsonNode body) throws ApiException {
@@ -119,11 +116,20 @@ record CompletionRequest(boolean chat, String model, int promptTokens, int maxTo
         return PromptTokens.ofMessages(messages);
     }
 
+    /** A field the schema passed as an integer, at least {@code min} (and an int). */
     private static int positiveInt(JsonNode body, String field, int min) throws ApiException {
         JsonNode v = body.get(field);
-        if (!v.isIntegralNumber() || !v.canConvertToInt() || v.asInt() < min) {
-            throw ApiException.badRequest(field, field + " must be an integer >= " + min + ", got " + v);
+        Long value = VllmRequestSchema.integer(v);
+        if (value == null || value < min || value > Integer.MAX_VALUE) {
+            throw ApiException.badRequest(field, field + " must be an integer from " + min + " to " + Integer.MAX_VALUE
+                    + ", got " + v);
         }
-        return v.asInt();
+        return value.intValue();
+    }
+
+    /** A boolean field the schema passed: true only when given and true. */
+    private static boolean flag(JsonNode object, String field) {
+        JsonNode v = object.get(field);
+        return v != null && !v.isNull() && Boolean.TRUE.equals(VllmRequestSchema.bool(v));
     }
 }

@@ -59,6 +59,17 @@ class BodyReaderTest {
     }
 
     @Test
+    void aBodyOfItsDeclaredLengthIsWholeWithoutWaitingForTheEnd() {
+        BodyReader.read(source, 600, 1024, promise);
+        source.write(false, bytes("a".repeat(300)), Callback.NOOP);
+        assertNull(body.get());
+        source.write(false, bytes("b".repeat(300)), Callback.NOOP);
+        assertEquals(600, body.get().length, "whole at its declared length, before the end of the content");
+        assertEquals('b', body.get()[599]);
+        assertNull(failure.get());
+    }
+
+    @Test
     void anEmptyBodyIsZeroBytes() {
         source.close();
         BodyReader.read(source, 0, 1024, promise);

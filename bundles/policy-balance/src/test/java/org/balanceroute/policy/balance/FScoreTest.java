@@ -77,7 +77,8 @@ class FScoreTest {
         }
     }
 
-    private static long imbalance(long[] load) {
+    /** I = G*M - sum L. */
+    static long imbalance(long[] load) {
         long max = 0, sum = 0;
         for (long l : load) {
             max = Math.max(max, l);

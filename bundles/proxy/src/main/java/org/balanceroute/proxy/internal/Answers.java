@@ -63,8 +63,7 @@ final class Answers {
     /** The upstream's own body when it is an OpenAI error body, else one made here. */
     static Response upstreamBody(int status, byte[] body, String requestId, String what) {
         if (!openAiError(body)) {
-            return error(new OpenAiError(status, status >= 500 ? OpenAiError.SERVER : OpenAiError.INVALID_REQUEST,
-                    what, null), requestId);
+            return error(OpenAiError.ofStatus(status, what), requestId);
         }
         Response.ResponseBuilder b = Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(body);
         if (requestId != null) {

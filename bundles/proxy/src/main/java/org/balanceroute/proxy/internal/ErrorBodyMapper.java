@@ -37,8 +37,8 @@ public final class ErrorBodyMapper implements ExceptionMapper<Throwable> {
             }
             int status = r.getStatus();
             String reason = r.getStatusInfo().getReasonPhrase();
-            OpenAiError body = new OpenAiError(status, status >= 500 ? OpenAiError.SERVER : OpenAiError.INVALID_REQUEST,
-                    (reason == null || reason.isEmpty() ? "HTTP " + status : reason) + hint(status), null);
+            OpenAiError body = OpenAiError.ofStatus(status,
+                    (reason == null || reason.isEmpty() ? "HTTP " + status : reason) + hint(status));
             return Response.fromResponse(r).type(MediaType.APPLICATION_JSON_TYPE).entity(body.body()).build();
         }
         for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {

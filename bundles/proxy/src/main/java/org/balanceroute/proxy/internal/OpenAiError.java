@@ -38,6 +38,14 @@ final class OpenAiError extends RuntimeException {
         return new OpenAiError(404, NOT_FOUND, "The model `" + model + "` does not exist.", "model");
     }
 
+    /**
+     * An error with no field to name, typed by its status: {@code server_error} from 500 on,
+     * {@code invalid_request_error} below.
+     */
+    static OpenAiError ofStatus(int status, String message) {
+        return new OpenAiError(status, status >= 500 ? SERVER : INVALID_REQUEST, message, null);
+    }
+
     /** 400 invalid_request_error naming the field. */
     static OpenAiError invalid(String message, String param) {
         return new OpenAiError(400, INVALID_REQUEST, message, param);

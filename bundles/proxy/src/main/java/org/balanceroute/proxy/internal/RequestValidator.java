@@ -10,6 +10,7 @@ import java.io.IOException;
 import org.balanceroute.wire.PromptKey;
 import org.balanceroute.wire.TokenIdBody;
 import org.balanceroute.wire.TokenIdPrompt;
+import org.balanceroute.wire.VllmRequestSchema;
 
 /**
  * Checks a client body before anything goes upstream: size (413), JSON object, {@code model},
@@ -17,7 +18,8 @@ import org.balanceroute.wire.TokenIdPrompt;
  * [0, 2^31-1]; batched prompts are refused) or {@code messages} (chat: objects with a string
  * {@code role}), {@code max_tokens} / {@code max_completion_tokens} integers in
  * [1, maxTokensLimit], {@code n} 1, {@code stream} a boolean, {@code stream_options} an object
- * of booleans and only with {@code stream: true} (vLLM's own rule). A failure names the field
+ * of booleans and only with {@code stream: true} (vLLM's own rule), then every other field vLLM
+ * declares by the type vLLM gives it ({@link VllmRequestSchema}). A failure names the field
  * ({@code param}) in a 400 OpenAI error body. Fields it does not know go on to the engine, which
  * ignores what it does not know (vLLM does).
  */
@@ -79,6 +81,11 @@ final class RequestValidator {
             throw OpenAiError.invalid("'stream' must be a boolean", "stream");
         }
         streamOptions(body.get("stream_options"), stream != null && stream.asBoolean(false));
+        // the other fields' types as vLLM checks them: refused here, before a prefill is spent on them
+        VllmRequestSchema.Violation wrongType = VllmRequestSchema.check(body, endpoint == Endpoint.CHAT_COMPLETIONS);
+        if (wrongType != null) {
+            throw OpenAiError.invalid(wrongType.message(), wrongType.field());
+        }
         return body;
     }
 

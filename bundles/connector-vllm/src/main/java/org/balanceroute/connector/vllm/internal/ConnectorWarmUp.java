@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import org.balanceroute.connector.vllm.SseScanner;
 import org.balanceroute.wire.CompletionBodies;
 import org.balanceroute.wire.KvHandle;
 import org.balanceroute.wire.TokenIdPrompt;

@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import org.balanceroute.connector.vllm.DecodeExchange;
 import org.balanceroute.connector.vllm.DecodeListener;
+import org.balanceroute.connector.vllm.SseScanner;
 import org.balanceroute.connector.vllm.UpstreamException;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;

@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import org.balanceroute.connector.vllm.SseScanner;
 
 /**
  * The decode relay's SSE reader against a plain reference reader written from its contract

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.balanceroute.connector.vllm.SseScanner;
 import org.junit.jupiter.api.Test;
 
 class SseScannerTest {

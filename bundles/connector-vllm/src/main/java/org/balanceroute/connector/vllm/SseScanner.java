@@ -1,4 +1,4 @@
-package org.balanceroute.connector.vllm.internal;
+package org.balanceroute.connector.vllm;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -16,6 +16,10 @@ import java.util.Arrays;
  * line end); comments ({@code :}) and other fields ({@code event:}, {@code id:}, {@code retry:})
  * are skipped; one space after {@code data:} is dropped. Not thread-safe: one per stream, fed in
  * order.
+ *
+ * <p>It is how the connector cuts every decode answer into the events a {@link DecodeListener}
+ * is given; exported so that a tool can read an answer exactly as the connector does (the
+ * proxy's relay benchmark feeds captured answers through it).
  */
 public final class SseScanner {
 

@@ -1,4 +1,4 @@
-package org.balanceroute.itests;
+package org.balanceroute.testkit;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -17,11 +17,11 @@ import java.util.Map;
  * any size. Each request closes its connection ({@code Connection: close}); the answer is read
  * until the server closes, then split into status, headers and the (de-chunked) body.
  */
-final class RawHttp {
+public final class RawHttp {
 
     /** An answer; status 0 when none came within the read timeout (or the connection was reset). */
-    record Answer(int status, Map<String, String> headers, String body, String problem) {
-        String header(String name) {
+    public record Answer(int status, Map<String, String> headers, String body, String problem) {
+        public String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
         }
     }
@@ -30,7 +30,7 @@ final class RawHttp {
     }
 
     /** The request head for {@code method path} with these header lines (each "Name: value"), CRLFs added. */
-    static byte[] head(String method, String path, int port, String... headers) {
+    public static byte[] head(String method, String path, int port, String... headers) {
         StringBuilder b = new StringBuilder(method).append(' ').append(path).append(" HTTP/1.1\r\nHost: 127.0.0.1:")
                 .append(port).append("\r\nConnection: close\r\n");
         for (String h : headers) {
@@ -39,12 +39,12 @@ final class RawHttp {
         return b.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
     }
 
-    static Answer send(int port, byte[] head, byte[] body, int readTimeoutMillis) throws IOException {
+    public static Answer send(int port, byte[] head, byte[] body, int readTimeoutMillis) throws IOException {
         return send(port, head, body == null ? new byte[0][] : new byte[][] {body}, 0, readTimeoutMillis);
     }
 
     /** Sends the head, then each piece of the body {@code gapMillis} apart, and reads the answer. */
-    static Answer send(int port, byte[] head, byte[][] pieces, long gapMillis, int readTimeoutMillis) throws IOException {
+    public static Answer send(int port, byte[] head, byte[][] pieces, long gapMillis, int readTimeoutMillis) throws IOException {
         try (Socket s = new Socket("127.0.0.1", port)) {
             s.setSoTimeout(readTimeoutMillis);
             OutputStream out = s.getOutputStream();
