@@ -11,6 +11,7 @@ import org.balanceroute.simulator.ParameterTuner;
 import org.balanceroute.simulator.RobustChoice;
 import org.balanceroute.simulator.SimulationConfig;
 import org.balanceroute.simulator.SteadyState;
+import org.balanceroute.simulator.TraceSample;
 import org.balanceroute.trace.Trace;
 import org.balanceroute.trace.TraceFormatException;
 import org.balanceroute.trace.TraceLoader;
@@ -153,7 +154,7 @@ final class TuneTableCommand extends CliCommand {
                 ? new WorkloadGenerator(w.generatorSeed(), WorkloadGenerator.MOONCAKE_RATE).generate(w.generate())
                 : TraceLoader.load(Path.of(traces, w.trace()),
                         new TraceOptions(0, -1, 1, SimulateCommand.DEFAULT_PROMPT_PREFIX_BLOCKS));
-        List<TraceRequest> all = SimulateCommand.scaled(trace.requests(),
+        List<TraceRequest> all = TraceSample.scaled(trace.requests(),
                 OfferedLoad.of(trace.requests(), config).rateScaleFor(w.load()));
         // the window as the runtime's record would hold it; the rest from time 0, as tune cuts them
         double cut = all.get(0).arrivalSeconds() + w.windowMinutes() * 60;
