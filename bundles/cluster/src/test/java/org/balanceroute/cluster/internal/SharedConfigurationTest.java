@@ -36,6 +36,10 @@ class SharedConfigurationTest {
         a = members.start(0);
         b = members.start(1);
         TestMembers.await("2 members", BOUND, () -> b.getCluster().getMembers().size() == 2);
+        // B's join moves partitions to it: until that is over, the map operations a share starts
+        // with wait for it, and on 2 loaded cores that outlasted settle's 5 s (the clean CI, once)
+        TestMembers.await("the partitions in place", BOUND,
+                () -> a.getPartitionService().isClusterSafe() && b.getPartitionService().isClusterSafe());
     }
 
     @AfterEach

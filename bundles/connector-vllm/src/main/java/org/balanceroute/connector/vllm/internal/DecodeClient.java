@@ -45,15 +45,16 @@ final class DecodeClient {
             ObjectNode clientBody, ObjectNode kvTransferParams, DecodeListener listener) {
         ConnectorSettings s = ep.settings;
         Integer index = ep.decodeIndex.get(workerId);
-        if (index == null) {
+        Endpoint w = index != null ? ep.decode.get(index) : ep.removed.get(workerId);
+        if (w == null) {
             listener.onFailure(new UpstreamException(503, null, "decode worker " + workerId + " is not in pool '"
                     + s.pool().name() + "' now (removed from its topology, or not added yet)", null));
             return () -> { };
         }
-        int worker = index;
-        Endpoint w = ep.decode.get(worker);
-        DecodeStream stream = new DecodeStream(listener, s.maxResponseBytes(),
-                () -> health.markDecode(ep, worker, false, System.nanoTime(), "a decode request was refused at connect"));
+        // a removed worker has no mark any more to set
+        Runnable refused = index == null ? () -> { }
+                : () -> health.markDecode(ep, index, false, System.nanoTime(), "a decode request was refused at connect");
+        DecodeStream stream = new DecodeStream(listener, s.maxResponseBytes(), refused);
         byte[] body;
         try {
             body = MAPPER.writeValueAsBytes(CompletionBodies.decodeHop(clientBody, kvTransferParams));

@@ -28,6 +28,13 @@ final class Endpoints {
     /** Health checks failed in a row, per prefill instance and per decode worker (reset by a 200). */
     final AtomicIntegerArray prefillFailures;
     final AtomicIntegerArray decodeFailures;
+    /**
+     * The previous configuration's decode workers that this one dropped, by identity: the router
+     * applies a new layout a moment after the connector, so a placement it made on the old one may
+     * still come for a removed worker, and it decodes on that worker's engine like the requests
+     * already running there.
+     */
+    final Map<String, Endpoint> removed;
     /** Null in co-located mode. */
     final PrefillSlots prefillSlots;
 
@@ -48,6 +55,15 @@ final class Endpoints {
         Arrays.fill(decodeMarkedAt, System.nanoTime());
         prefillSlots = prefill.isEmpty() ? null
                 : new PrefillSlots(prefillDown, s.prefillMaxInFlight(), s.prefillQueueMax());
+        Map<String, Endpoint> gone = new HashMap<>();
+        if (previous != null) {
+            for (Endpoint w : previous.decode) {
+                if (!decodeIndex.containsKey(w.id())) {
+                    gone.put(w.id(), w);
+                }
+            }
+        }
+        removed = Map.copyOf(gone);
         if (previous != null) {
             for (int i = 0; i < prefill.size(); i++) {
                 int was = previous.prefill.indexOf(prefill.get(i));

@@ -24,6 +24,18 @@ class ConnectorSettingsTest {
         assertEquals(d.apiKey(), s.apiKey());
     }
 
+    /** The router may still place on a worker the connector just dropped (FleetIT.b_ lost streams so). */
+    @Test
+    void aDroppedDecodeWorkerStaysReachableByItsIdentityUntilTheNextConfiguration() {
+        ConnectorSettings d = ConnectorSettings.defaults();
+        Endpoints two = new Endpoints(d.withPool(VllmConnectorHttpTest.pool(List.of(), List.of("http://d:1", "http://d:2"))), null);
+        Endpoints one = new Endpoints(d.withPool(VllmConnectorHttpTest.pool(List.of(), List.of("http://d:2"))), two);
+        assertEquals(Map.of(), two.removed);
+        assertEquals(List.of("http://d:1"), one.removed.values().stream().map(org.balanceroute.fleet.Endpoint::id).toList());
+        assertEquals(null, one.decodeIndex.get("http://d:1"));
+        assertEquals(Map.of(), new Endpoints(one.settings, one).removed);
+    }
+
     static ConnectorSettings from(Map<String, Object> overrides) {
         Map<String, Object> m = new HashMap<>();
         m.putAll(overrides);
