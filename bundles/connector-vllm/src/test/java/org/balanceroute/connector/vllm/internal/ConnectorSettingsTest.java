@@ -27,7 +27,7 @@ class ConnectorSettingsTest {
     /** The router may still place on a worker the connector just dropped (FleetIT.b_ lost streams so). */
     @Test
     void aDroppedDecodeWorkerStaysReachableByItsIdentityUntilTheNextConfiguration() {
-        ConnectorSettings d = ConnectorSettings.defaults();
+        ConnectorSettings d = from(Map.of());
         Endpoints two = new Endpoints(d.withPool(VllmConnectorHttpTest.pool(List.of(), List.of("http://d:1", "http://d:2"))), null);
         Endpoints one = new Endpoints(d.withPool(VllmConnectorHttpTest.pool(List.of(), List.of("http://d:2"))), two);
         assertEquals(Map.of(), two.removed);
