@@ -1,6 +1,7 @@
 package org.balanceroute.benchmarks;
 
 import java.util.concurrent.TimeUnit;
+import org.balanceroute.api.PoolView;
 import org.balanceroute.api.RoutingPolicy;
 import org.balanceroute.core.Router;
 import org.balanceroute.policy.balance.BalanceSettings;
@@ -53,7 +54,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class DispatchBenchmark {
 
     /** B: per-worker concurrency cap. */
-    static final int CAPACITY = 64;
+    static final int CAPACITY = PoolView.DEFAULT_CAPACITY;
     static final int MIN_RUNNING = 60;
     static final int MAX_RUNNING = 64;
     static final int MAX_DECODED = 700;

@@ -9,8 +9,8 @@ import org.balanceroute.predictor.survival.SurvivalSettings;
 /** The policies under test, by name. */
 final class Policies {
 
-    static final String BR0 = "br0";
-    static final String BRH_SURVIVAL = "brh-survival";
+    static final String BR0 = BalancePolicy.BR0;
+    static final String BRH_SURVIVAL = BalancePolicy.BRH_SURVIVAL;
 
     /** Output lengths the survival predictor is warm-started with. */
     static final int WARM_START_SAMPLES = 10_000;
@@ -25,7 +25,7 @@ final class Policies {
             case BRH_SURVIVAL -> {
                 SurvivalPredictor predictor = new SurvivalPredictor(SurvivalSettings.defaults());
                 predictor.warmStart(MooncakeLike.outputLengths(WARM_START_SEED, WARM_START_SAMPLES));
-                yield BalancePolicy.brh("survival", settings, predictor);
+                yield BalancePolicy.brh(SurvivalPredictor.NAME, settings, predictor);
             }
             default -> throw new IllegalArgumentException("unknown policy " + name
                     + " (expected " + BR0 + " or " + BRH_SURVIVAL + ")");

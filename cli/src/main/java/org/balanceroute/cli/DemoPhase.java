@@ -1,6 +1,9 @@
 package org.balanceroute.cli;
 
+import static org.balanceroute.policy.balance.BalancePolicy.BR0;
+import static org.balanceroute.policy.balance.BalancePolicy.BRH_SURVIVAL;
 import java.util.List;
+import org.balanceroute.policy.baseline.JoinShortestQueuePolicy;
 
 /**
  * One measured replay of {@code ./balanceroute demo}: a policy on one replica, or on N replicas
@@ -11,7 +14,7 @@ import java.util.List;
  */
 record DemoPhase(String policy, int replicas, boolean shared, String tuning, int instances) {
 
-    static final List<String> POLICIES = List.of("jsq", "br0", "brh-survival");
+    static final List<String> POLICIES = List.of(JoinShortestQueuePolicy.NAME, BR0, BRH_SURVIVAL);
     static final String POOR = "poor";
     static final String POOR_AGAIN = "poor-again";
     static final String TUNED = "tuned";
@@ -55,17 +58,17 @@ record DemoPhase(String policy, int replicas, boolean shared, String tuning, int
      */
     static List<DemoPhase> phases(int replicas, boolean tune, int instances) {
         if (instances > 1) {
-            return List.of(ofInstances("jsq", instances), ofInstances("br0", 1), ofInstances("br0", instances));
+            return List.of(ofInstances(JoinShortestQueuePolicy.NAME, instances), ofInstances(BR0, 1), ofInstances(BR0, instances));
         }
         if (tune) {
-            return List.of(new DemoPhase("jsq", 1, false), new DemoPhase("brh-survival", 1, false, POOR),
-                    new DemoPhase("brh-survival", 1, false, POOR_AGAIN), new DemoPhase("brh-survival", 1, false, TUNED));
+            return List.of(new DemoPhase(JoinShortestQueuePolicy.NAME, 1, false), new DemoPhase(BRH_SURVIVAL, 1, false, POOR),
+                    new DemoPhase(BRH_SURVIVAL, 1, false, POOR_AGAIN), new DemoPhase(BRH_SURVIVAL, 1, false, TUNED));
         }
         if (replicas < 2) {
             return POLICIES.stream().map(p -> new DemoPhase(p, 1, false)).toList();
         }
-        return List.of(new DemoPhase("jsq", 1, false), new DemoPhase("br0", 1, false),
-                new DemoPhase("br0", replicas, false), new DemoPhase("br0", replicas, true));
+        return List.of(new DemoPhase(JoinShortestQueuePolicy.NAME, 1, false), new DemoPhase(BR0, 1, false),
+                new DemoPhase(BR0, replicas, false), new DemoPhase(BR0, replicas, true));
     }
 
     /**
@@ -74,7 +77,7 @@ record DemoPhase(String policy, int replicas, boolean shared, String tuning, int
      */
     String chartName() {
         if (instances > 0) {
-            return policy + (policy.equals("br0") ? instances == 1 ? "-flat" : "-grouped" : "") + ".png";
+            return policy + (policy.equals(BR0) ? instances == 1 ? "-flat" : "-grouped" : "") + ".png";
         }
         if (tuning != null) {
             return "tune-" + tuning + ".png";
@@ -86,7 +89,7 @@ record DemoPhase(String policy, int replicas, boolean shared, String tuning, int
     /** How the phase is named in the demo's lines and tables. */
     String label() {
         if (instances > 0) {
-            return policy.equals("br0") ? instances == 1 ? "br0 flat" : "br0 group-aware" : policy;
+            return policy.equals(BR0) ? instances == 1 ? "br0 flat" : "br0 group-aware" : policy;
         }
         if (POOR.equals(tuning)) {
             return policy + " (43, 0.86)";

@@ -1,5 +1,6 @@
 package org.balanceroute.cli;
 
+import org.balanceroute.policy.balance.BalancePolicy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -117,7 +118,7 @@ final class DemoReport {
         double jsqTput = (double) results.get(0).get("throughputTokPerS");
         for (Map<String, Object> r : results) {
             int listed = (int) r.get("instances");
-            String policy = "br0".equals(r.get("policy")) ? listed == 1 ? "br0 flat" : "br0 group-aware"
+            String policy = BalancePolicy.BR0.equals(r.get("policy")) ? listed == 1 ? "br0 flat" : "br0 group-aware"
                     : String.valueOf(r.get("policy"));
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-16s %-9s", policy,
                     listed == 1 ? "1 x " + simInstances * DemoTopology.RANKS_PER_INSTANCE : listed + " x " + DemoTopology.RANKS_PER_INSTANCE));
@@ -135,7 +136,7 @@ final class DemoReport {
                 + " it; summed over the instances; vs jsq: as a fraction of jsq's, lower is better)\n");
         double flat = Double.NaN, grouped = Double.NaN;
         for (Map<String, Object> r : results) {
-            if ("br0".equals(r.get("policy"))) {
+            if (BalancePolicy.BR0.equals(r.get("policy"))) {
                 if ((int) r.get("instances") == 1) {
                     flat = (double) r.get("avgImbalance");
                 } else {
@@ -185,7 +186,7 @@ final class DemoReport {
     private static double imbalanceOf(List<Map<String, Object>> results, int replicas, boolean shared) {
         for (Map<String, Object> r : results) {
             int n = (int) r.get("replicas");
-            if ("br0".equals(r.get("policy")) && (boolean) r.get("shared") == shared
+            if (BalancePolicy.BR0.equals(r.get("policy")) && (boolean) r.get("shared") == shared
                     && (replicas == -1 ? n > 1 : n == replicas)) {
                 return (double) r.get("avgImbalance");
             }

@@ -2,6 +2,7 @@ package org.balanceroute.cli;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.balanceroute.api.PoolView;
 
 /**
  * Where the processes of {@code ./balanceroute demo} listen and how they are wired: each simulated
@@ -15,7 +16,7 @@ final class DemoTopology {
     /** Simulated decode instance i (0-based) uses the ports from SIM_PORT_BASE + INSTANCE_PORT_STRIDE * i. */
     static final int INSTANCE_PORT_STRIDE = 200;
     static final int RANKS_PER_INSTANCE = 8;
-    static final int CAPACITY = 64;
+    static final int CAPACITY = PoolView.DEFAULT_CAPACITY;
     static final String POOL_FILE = "org.balanceroute.pool-default.cfg";
     static final int SIM_PORT_BASE = 18100;
 

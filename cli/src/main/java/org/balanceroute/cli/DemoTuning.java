@@ -1,5 +1,6 @@
 package org.balanceroute.cli;
 
+import org.balanceroute.policy.balance.BalancePolicy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -99,7 +100,7 @@ final class DemoTuning {
         for (String key : List.of("horizon", "beta", "gamma")) {
             JsonNode v = wasBr ? initial.path("parameters").path(key) : null;
             if (v == null || v.isMissingNode()) {
-                for (JsonNode p : initial.path("schema").path("brh-survival")) {
+                for (JsonNode p : initial.path("schema").path(BalancePolicy.BRH_SURVIVAL)) {
                     if (p.path("id").asText().equals(key)) {
                         v = p.path("default");
                     }
@@ -109,7 +110,7 @@ final class DemoTuning {
                 params.set(key, v);
             }
         }
-        HttpResponse<String> back = admin.putPolicy(base, "brh-survival", params);
+        HttpResponse<String> back = admin.putPolicy(base, BalancePolicy.BRH_SURVIVAL, params);
         err.println("balanceroute demo: BR parameters restored (HTTP " + back.statusCode() + ")");
     }
 }

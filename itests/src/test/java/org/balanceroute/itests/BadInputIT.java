@@ -531,7 +531,7 @@ public class BadInputIT {
 
     /** Log lines containing the text. */
     static long logLines(Path log, String text) {
-        return logLines(log, (Predicate<String>) l -> l.contains(text));
+        return logLines(log, l -> l.contains(text));
     }
 
     static long logLines(Path log, Predicate<String> which) {
