@@ -68,9 +68,10 @@ public class BadInputIT {
         Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "balanceroute-badinput");
         traces = Files.createDirectories(work.resolve("traces"));
         String pool = RuntimeProcess.poolConfig(engines, 1, 2);
-        // FileInstall's write-back off: the cases edit configuration files and must read back only their own edits
+        // FileInstall's write-back off: the cases edit configuration files and must read back only their own edits;
+        // its poll at 200 ms (1 s shipped): each configuration case waits for two polls
         runtime = new RuntimeProcess("badinput", work, pool)
-                .javaOpts("-Xmx512m -Dfelix.fileinstall.enableConfigSave=false").start(null).awaitUp();
+                .javaOpts("-Xmx512m -Dfelix.fileinstall.enableConfigSave=false -Dfelix.fileinstall.poll=200").start(null).awaitUp();
     }
 
     @AfterClass

@@ -50,6 +50,8 @@ public class FaultsIT {
      * the handle's lifetime in e_ and its policy's return, short enough to see the 503 in d_.
      */
     static final long PLACEMENT_TIMEOUT_MILLIS = 8000;
+    /** A client that takes nothing for this long is cut (the shipped default is 30 s). */
+    static final long CLIENT_STALL_MILLIS = 5000;
 
     /**
      * The engines' clock for KV handles runs this far ahead of the real one: e_ moves it past a
@@ -72,8 +74,10 @@ public class FaultsIT {
         runtime = new RuntimeProcess("faults", work, pool).connector("healthIntervalMillis = 200")
                 .javaOpts("-Xmx512m -Dfelix.fileinstall.enableConfigSave=false");
         Path proxy = runtime.home.resolve("config").resolve("org.balanceroute.proxy.cfg");
-        Files.writeString(proxy, Files.readString(proxy).replaceAll("(?m)^placementTimeoutMillis = .*$",
-                "placementTimeoutMillis = " + PLACEMENT_TIMEOUT_MILLIS));
+        // A client that stops reading (h_) is cut after CLIENT_STALL_MILLIS, not the shipped 30 s: the suite's time.
+        Files.writeString(proxy, Files.readString(proxy)
+                .replaceAll("(?m)^placementTimeoutMillis = .*$", "placementTimeoutMillis = " + PLACEMENT_TIMEOUT_MILLIS)
+                .replaceAll("(?m)^clientStallMillis = .*$", "clientStallMillis = " + CLIENT_STALL_MILLIS));
         runtime.start(null).awaitUp();
     }
 
