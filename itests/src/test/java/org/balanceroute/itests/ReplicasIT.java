@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -23,6 +24,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -608,9 +610,17 @@ public class ReplicasIT {
         try (RuntimeProcess late = new RuntimeProcess("late", work, poolConfig).connector("healthIntervalMillis = 500")) {
             late.start(null).awaitUp();
             assertEquals("local", late.replicasStatus().path("store").asText());
-            // long enough to outlive the join (4000 steps of >= 10 ms; joins measured up to 16 s): with 600
-            // tokens it could end before the cluster formed, and then no view ever showed it running
-            CompletableFuture<Integer> before = stream(late, 3000, 4000);
+            // Streams one after another until the join shows in the dispatcher's view, so one is in flight
+            // across the join however long it takes (1 to 16 s measured); one stream long enough to outlive
+            // every join (4000 steps) made the test wait 40 s.
+            AtomicBoolean joined = new AtomicBoolean();
+            CompletableFuture<List<Integer>> across = CompletableFuture.supplyAsync(() -> {
+                List<Integer> tokens = new ArrayList<>();
+                do {
+                    tokens.add(stream(late, 3000, 600).join());
+                } while (!joined.get());
+                return tokens;
+            });
             RuntimeProcess.await("its stream running", Duration.ofSeconds(30), () -> running(late.snapshot()) == 1);
 
             Path feature = RuntimeProcess.distribution().resolve("features/cluster");
@@ -636,7 +646,10 @@ public class ReplicasIT {
                 }
                 return false;
             });
-            assertEquals("the stream that began before the join ends whole", 4000, (int) before.get(90, TimeUnit.SECONDS));
+            joined.set(true);
+            List<Integer> tokens = across.get(90, TimeUnit.SECONDS);
+            System.out.printf("ReplicasIT: %d streams in flight one after another across the join%n", tokens.size());
+            assertEquals("every stream across the join ends whole", Collections.nCopies(tokens.size(), 600), tokens);
 
             CompletableFuture<Integer> during = stream(late, 3000, 600);
             RuntimeProcess.await("its second stream running", Duration.ofSeconds(30), () -> running(late.snapshot()) >= 1);
