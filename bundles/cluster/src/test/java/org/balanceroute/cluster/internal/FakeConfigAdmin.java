@@ -68,9 +68,9 @@ final class FakeConfigAdmin implements AutoCloseable {
                 });
     }
 
-    boolean awaitEvents() throws InterruptedException {
+    boolean awaitEvents(java.time.Duration bound) throws InterruptedException {
         try {
-            events.submit(() -> { }).get(5, TimeUnit.SECONDS);
+            events.submit(() -> { }).get(bound.toMillis(), TimeUnit.MILLISECONDS);
             return true;
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             return false;

@@ -187,7 +187,7 @@ class HazelcastSnapshotStoreTest {
                 byte[] frame = new byte[64];
                 long sent = System.nanoTime();
                 a.send(b.localMember(), frame);
-                assertTrue(arrived.await(5, TimeUnit.SECONDS), "frame " + i);
+                assertTrue(arrived.await(BOUND.toMillis(), TimeUnit.MILLISECONDS), "frame " + i);
                 if (i >= warmup) {
                     long nanos = 0;
                     for (RecordingReceiver.Frame f = atB.frames.poll(); f != null; f = atB.frames.poll()) {

@@ -29,7 +29,7 @@ class MembershipTest {
                 c.getLifecycleService().terminate();
                 TestMembers.await("C dropped", Duration.ofSeconds(5 + 2), () -> s.members().size() == 2);
                 long killedMillis = (System.nanoTime() - t0) / 1_000_000;
-                TestMembers.await("told", Duration.ofSeconds(2), () -> r.lastMembership().size() == 2);
+                TestMembers.await("told", Duration.ofSeconds(30), () -> r.lastMembership().size() == 2);
                 assertEquals(List.of(m.ids.get(0), m.ids.get(1)), r.lastMembership().stream().map(SnapshotStore.Member::id).toList());
 
                 // graceful shutdown of B, the youngest left
@@ -37,7 +37,7 @@ class MembershipTest {
                 m.started.get(1).shutdown();
                 TestMembers.await("B dropped", Duration.ofSeconds(5 + 2), () -> s.members().size() == 1);
                 long shutMillis = (System.nanoTime() - t1) / 1_000_000;
-                TestMembers.await("told", Duration.ofSeconds(2), () -> r.lastMembership().size() == 1);
+                TestMembers.await("told", Duration.ofSeconds(30), () -> r.lastMembership().size() == 1);
                 System.out.printf("membership: a terminated member dropped after %d ms, a shut-down one after %d ms%n",
                         killedMillis, shutMillis);
                 assertTrue(r.concurrentCalls.get() == 0);

@@ -21,7 +21,11 @@ class SharedConfigurationTest {
     private static final String ROUTER = "org.balanceroute.router";
     private static final String BALANCE = "org.balanceroute.policy.balance";
     private static final List<String> PIDS = List.of(ROUTER, BALANCE);
-    private static final Duration BOUND = Duration.ofSeconds(10);
+    /**
+     * How long a condition may take before the test calls it a hang. Generous: the sharing worker's
+     * first Hazelcast operations on a cold JVM took more than 5 s on 2 loaded cores (the tally, once).
+     */
+    private static final Duration BOUND = Duration.ofSeconds(30);
 
     private TestMembers members;
     private HazelcastInstance a;
@@ -64,7 +68,7 @@ class SharedConfigurationTest {
         adminB.file(ROUTER, Map.of("policy", "br0", "workers", "8"));
         SharedConfiguration sa = share(a, adminA);
         SharedConfiguration sb = share(b, adminB);
-        assertTrue(sa.awaitIdle(5, TimeUnit.SECONDS) && sb.awaitIdle(5, TimeUnit.SECONDS));
+        assertTrue(sa.awaitIdle(BOUND.toMillis(), TimeUnit.MILLISECONDS) && sb.awaitIdle(BOUND.toMillis(), TimeUnit.MILLISECONDS));
         assertEquals(0, adminA.updates.size() + adminB.updates.size(), "equal at the start: nothing applied");
 
         int rounds = 20;
@@ -117,7 +121,7 @@ class SharedConfigurationTest {
     void onJoinTheClustersValueWinsAndAPidItLacksIsPut() throws Exception {
         adminA.file(ROUTER, Map.of("policy", "br0", "workers", "8"));
         SharedConfiguration sa = share(a, adminA);
-        assertTrue(sa.awaitIdle(5, TimeUnit.SECONDS));
+        assertTrue(sa.awaitIdle(BOUND.toMillis(), TimeUnit.MILLISECONDS));
         // B joins with a stale router file and a balance PID the cluster does not have
         adminB.file(ROUTER, Map.of("policy", "jsq", "workers", "8"));
         adminB.file(BALANCE, Map.of("beta", "14.67"));
@@ -137,7 +141,7 @@ class SharedConfigurationTest {
     void aFileLoadedAfterTheJoinDoesNotOverrideTheCluster() throws Exception {
         adminA.file(ROUTER, Map.of("policy", "br0"));
         SharedConfiguration sa = share(a, adminA);
-        assertTrue(sa.awaitIdle(5, TimeUnit.SECONDS));
+        assertTrue(sa.awaitIdle(BOUND.toMillis(), TimeUnit.MILLISECONDS));
         SharedConfiguration sb = share(b, adminB); // B has no configuration yet: it gets the cluster's
         TestMembers.await("B created", BOUND, () -> adminB.get(ROUTER) != null);
         assertNull(adminB.get(ROUTER).get(ConfigCodec.FILEINSTALL_FILENAME));
@@ -177,8 +181,8 @@ class SharedConfigurationTest {
     /** Waits for the fakes' event threads and both workers to be idle, twice (a change may echo once). */
     private void settle(SharedConfiguration sa, SharedConfiguration sb) throws InterruptedException {
         for (int i = 0; i < 3; i++) {
-            assertTrue(adminA.awaitEvents() && adminB.awaitEvents());
-            assertTrue(sa.awaitIdle(5, TimeUnit.SECONDS) && sb.awaitIdle(5, TimeUnit.SECONDS));
+            assertTrue(adminA.awaitEvents(BOUND) && adminB.awaitEvents(BOUND));
+            assertTrue(sa.awaitIdle(BOUND.toMillis(), TimeUnit.MILLISECONDS) && sb.awaitIdle(BOUND.toMillis(), TimeUnit.MILLISECONDS));
         }
     }
 }
