@@ -309,20 +309,21 @@ public final class CompletionFlow {
      * through {@code streams}; validation and admission first.
      */
     void handle(Endpoint endpoint, byte[] raw, String clientRequestId, PlainAnswer async, EventStreams streams) {
+        long arrived = System.nanoTime();
         ProxySettings s = settings;
         String requestId = requestId(clientRequestId);
         byte[] bytes = raw == null ? new byte[0] : raw;
-        ObjectNode body;
+        ObjectNode body = null;
         String pool;
         try {
             body = RequestValidator.validate(endpoint, bytes, s.maxBodyBytes(), s.maxTokensLimit());
             pool = toPool(body);
         } catch (OpenAiError e) {
-            ended(Outcome.REJECTED);
+            ended(Outcome.REJECTED, s, requestId, body, null, arrived);
             async.answer(Answers.error(e, requestId));
             return;
         }
-        admit(endpoint, body, bytes.length, requestId, pool, async, streams, s);
+        admit(endpoint, body, bytes.length, requestId, pool, async, streams, s, arrived);
     }
 
     /**
@@ -353,17 +354,17 @@ public final class CompletionFlow {
      * the exchange; held while the router or the connector is away.
      */
     private void admit(Endpoint endpoint, ObjectNode body, int bodyBytes, String requestId, String pool,
-            PlainAnswer async, EventStreams streams, ProxySettings s) {
+            PlainAnswer async, EventStreams streams, ProxySettings s, long arrived) {
         if (!bound()) {
-            whenBound(() -> admit(endpoint, body, bodyBytes, requestId, pool, async, streams, s), (outcome, message) -> {
-                ended(outcome);
+            whenBound(() -> admit(endpoint, body, bodyBytes, requestId, pool, async, streams, s, arrived), (outcome, message) -> {
+                ended(outcome, s, requestId, body, pool, arrived);
                 async.answer(Answers.unavailable(message, s.retryAfterSeconds(), requestId));
             });
             return;
         }
         RouterService r = router(pool);
         if (r == null || connector(pool) == null) {
-            ended(Outcome.REJECTED);
+            ended(Outcome.REJECTED, s, requestId, body, pool, arrived);
             async.answer(Answers.unavailable(poolAway(pool), s.retryAfterSeconds(), requestId));
             return;
         }
@@ -371,7 +372,7 @@ public final class CompletionFlow {
         if (limit > 0) {
             int depth = r.poolDepth();
             if (depth >= limit) {
-                ended(Outcome.REJECTED);
+                ended(Outcome.REJECTED, s, requestId, body, pool, arrived);
                 async.answer(Answers.poolFull(depth, limit, s.retryAfterSeconds(), requestId));
                 return;
             }
@@ -380,10 +381,10 @@ public final class CompletionFlow {
             async.answer(Answers.error(new OpenAiError(500, OpenAiError.SERVER,
                     "the container did not start asynchronous processing: no event stream can be written", null),
                     requestId));
-            ended(Outcome.ERROR);
+            ended(Outcome.ERROR, s, requestId, body, pool, arrived);
             return;
         }
-        new Exchange(this, endpoint, body, bodyBytes, requestId, pool, async, streams, s).start();
+        new Exchange(this, endpoint, body, bodyBytes, requestId, pool, async, streams, s, arrived).start();
     }
 
     /** Why a request of a pool the router or the connector does not have (yet, or any more) is refused. */
@@ -402,8 +403,9 @@ public final class CompletionFlow {
             RequestValidator.mediaType(contentType);
             return true;
         } catch (OpenAiError e) {
-            ended(Outcome.REJECTED);
-            async.answer(Answers.error(e, requestId(clientRequestId)));
+            String requestId = requestId(clientRequestId);
+            ended(Outcome.REJECTED, settings, requestId, null, null, System.nanoTime());
+            async.answer(Answers.error(e, requestId));
             return false;
         }
     }
@@ -484,6 +486,16 @@ public final class CompletionFlow {
         return pings;
     }
 
+    /** A request that ended before its exchange began (refused, or held too long): counted, and its access line. */
+    void ended(Outcome outcome, ProxySettings s, String requestId, ObjectNode body, String pool, long arrived) {
+        ended(outcome);
+        if (s.accessLog()) {
+            AccessLog.write(AccessLog.line(requestId, body == null ? null : body.path("model").asText(null), pool, -1,
+                    -1, -1, -1, System.nanoTime() - arrived, outcome));
+        }
+    }
+
+    /** Counts how a request ended (the observer). */
     void ended(Outcome outcome) {
         ProxyObserver o = observer;
         if (o != null) {
