@@ -25,6 +25,7 @@ import org.balanceroute.proxy.ProxyObserver.Outcome;
 import org.balanceroute.router.RouterService;
 import org.balanceroute.api.config.ConfigProperties;
 import org.balanceroute.api.config.ConfigurationException;
+import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -129,10 +130,14 @@ public final class CompletionFlow {
     /** Where the event streams of {@link #handle(Endpoint, byte[], String, AsyncResponse)} go (tests); null in the runtime. */
     private final Supplier<ClientOutput> testOutputs;
     private volatile ProxySettings settings;
+    /** The HTTP host and port from the framework (the runtime), for the ready line; null without a framework. */
+    private volatile String[] address;
+    /** Whether the ready line was logged (once, the first time the router and the connector are both bound). */
+    private boolean announced;
+    static final String HTTP_HOST = "org.apache.felix.http.host";
+    static final String HTTP_PORT = "org.osgi.service.http.port";
 
     /** The topology: which pool serves which model; null when the fleet bundle is absent (tests): every model passes. */
-    @Reference(name = "fleet", cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
     private volatile FleetService fleet;
 
     /** Told each request's TTFT, TPOT and outcome (the metrics bundle); null when none is registered. */
@@ -142,8 +147,9 @@ public final class CompletionFlow {
 
     /** @throws ConfigurationException if the configuration is invalid (the activation fails) */
     @Activate
-    public CompletionFlow(Map<String, Object> properties) {
+    public CompletionFlow(Map<String, Object> properties, BundleContext context) {
         this(null, null, ProxySettings.from(ConfigProperties.of(PID, properties)));
+        this.address = new String[] {context.getProperty(HTTP_HOST), context.getProperty(HTTP_PORT)};
         warmUp();
     }
 
@@ -173,10 +179,36 @@ public final class CompletionFlow {
         }
     }
 
+    @Reference(name = "fleet", cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindFleet")
+    synchronized void bindFleet(FleetService f) {
+        fleet = f;
+        announceOnce();
+    }
+
+    synchronized void unbindFleet(FleetService f) {
+        if (fleet == f) {
+            fleet = null;
+        }
+    }
+
     private void releaseHeld() {
         if (router != null && connector != null) {
             holding.release(executor);
+            announceOnce();
         }
+    }
+
+    /** The ready line, once: in the runtime, when the router, the connector and the fleet are first all bound. */
+    private void announceOnce() {
+        RouterService r = router;
+        FleetService f = fleet;
+        if (address == null || announced || r == null || connector == null || f == null) {
+            return;
+        }
+        announced = true;
+        // off SCR's thread: the router's replicas() waits for its dispatch thread
+        executor.execute(() -> LOG.info(ReadyLine.of(address[0], address[1], f.fleet().pools(), r)));
     }
 
     /**

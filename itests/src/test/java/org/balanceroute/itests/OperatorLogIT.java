@@ -18,11 +18,12 @@ import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
- * The access log of a real runtime process: off as shipped, then turned on through its config
- * file, one logfmt line per finished request on the logger {@code org.balanceroute.access}: a
- * stream, a plain answer and a refused request, each with what is known of it.
+ * What an operator reads in a real runtime process's log: the one line that says it is ready, where
+ * and with what; and the access log, off as shipped, then turned on through its config file, one
+ * logfmt line per finished request on the logger {@code org.balanceroute.access}: a stream, a plain
+ * answer and a refused request, each with what is known of it.
  */
-public class AccessLogIT {
+public class OperatorLogIT {
 
     static final String MODEL = "balanceroute-sim";
     /** The logger org.balanceroute.access as the runtime's slf4j-simple shows it (its short name). */
@@ -34,7 +35,7 @@ public class AccessLogIT {
     @BeforeClass
     public static void start() throws Exception {
         engines = SimCluster.start(SimConfig.builder().prefill(1).decode(2).portBase(0).timeFactor(0.01).build());
-        Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "balanceroute-access");
+        Path work = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "balanceroute-operator-log");
         runtime = new RuntimeProcess("access", work, RuntimeProcess.poolConfig(engines, 1, 2))
                 .javaOpts("-Xmx512m -Dfelix.fileinstall.enableConfigSave=false").start(null).awaitUp();
     }
@@ -55,13 +56,17 @@ public class AccessLogIT {
                 "Content-Type: application/json", "Content-Length: " + b.length), b, 30_000);
     }
 
-    static List<String> accessLines() {
+    static List<String> lines(String containing) {
         try {
             return Files.readAllLines(runtime.home.resolve("runtime.log"), StandardCharsets.UTF_8).stream()
-                    .filter(l -> l.contains(ACCESS)).toList();
+                    .filter(l -> l.contains(containing)).toList();
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    static List<String> accessLines() {
+        return lines(ACCESS);
     }
 
     /** The logfmt value of {@code key} in {@code line}. */
@@ -69,6 +74,18 @@ public class AccessLogIT {
         Matcher m = Pattern.compile("(?:^|\\s)" + key + "=(\"(?:[^\"\\\\]|\\\\.)*\"|\\S+)").matcher(line);
         assertTrue(key + " in " + line, m.find());
         return m.group(1);
+    }
+
+    @Test
+    public void oneLineSaysTheRuntimeIsReadyWhereAndWithWhat() throws Exception {
+        RuntimeProcess.await("the ready line", Duration.ofSeconds(30), () -> !lines(" - ready: ").isEmpty());
+        List<String> ready = lines(" - ready: ");
+        assertEquals(ready.toString(), 1, ready.size());
+        String line = ready.get(0);
+        assertTrue(line, line.contains("ready: http://127.0.0.1:" + runtime.httpPort + " (OpenAI API /v1"));
+        assertTrue(line, line.contains("; pool default: model " + MODEL + ", policy br0, prefill 1 instance(s), decode "));
+        assertTrue(line, line.contains("(2 x B 64)"));
+        assertTrue(line, line.endsWith("; snapshot store local"));
     }
 
     @Test
