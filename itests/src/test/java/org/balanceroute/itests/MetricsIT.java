@@ -109,6 +109,12 @@ public class MetricsIT extends BalanceRouteTestSupport {
         assertEquals(700.0, s.get("balanceroute_imbalance_tokens{pool=\"default\",}"), 0);
         assertTrue("the dispatch step was timed",
                 s.get("balanceroute_dispatch_step_duration_seconds_count{pool=\"default\",}") >= stepsBefore + 1);
+        String decode = "{pool=\"default\",instance=\"decode\",}";
+        assertEquals("the barrier's idle capacity: 2 * 1000 - 1300", 700.0, s.get("balanceroute_instance_barrier_idle_tokens" + decode), 0);
+        assertEquals(0.35, s.get("balanceroute_instance_barrier_waste_ratio" + decode), 1e-12);
+        assertTrue("the worker with 1000 straggled at the step",
+                s.get("balanceroute_straggler_steps_total{pool=\"default\",instance=\"decode\",worker=\"" + w1 + "\",}") >= 1);
+        assertTrue(s.get("balanceroute_instance_steps_total" + decode) >= 1);
 
         router.tokens(r1, 5);
         await("decoded tokens grow the load", () -> Double.valueOf(1005).equals(scrape().get(load(w1))));

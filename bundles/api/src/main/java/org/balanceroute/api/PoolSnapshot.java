@@ -158,6 +158,22 @@ public record PoolSnapshot(String source, long step, long capturedNanos, int cap
         return spread(loads, draining, from, to);
     }
 
+    /** Each group's barrier now ({@link BarrierFigures}): a new object, measured from this snapshot. */
+    public BarrierFigures barrier() {
+        BarrierFigures f = new BarrierFigures();
+        int n = groupCount();
+        f.reset(n);
+        for (int from = 0, i = 0; i < n; i++) {
+            int to = from;
+            while (to < groups.length && groups[to] == i) {
+                to++;
+            }
+            f.measure(i, loads, draining, from, to);
+            from = to;
+        }
+        return f;
+    }
+
     /** The pool's imbalance now: the sum over its groups of {@link #groupImbalance}. */
     public long imbalance() {
         long sum = 0;

@@ -9,7 +9,7 @@
  * they are handed are valid for the duration of that call only.
  */
 @Export
-@Version("2.0.0")
+@Version("2.1.0")
 package org.balanceroute.api;
 
 import org.osgi.annotation.bundle.Export;

@@ -1,6 +1,7 @@
 package org.balanceroute.core;
 
 import java.util.ArrayDeque;
+import org.balanceroute.api.BarrierFigures;
 import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.api.PoolView;
 
@@ -224,6 +225,15 @@ public final class PoolState implements PoolView {
     public long groupImbalance(int group) {
         int from = layout.start(group);
         return PoolSnapshot.spread(load, draining, from, from + layout.size(group));
+    }
+
+    /** Measures every group's barrier into {@code f} (resized to the groups): O(workers), no allocation once sized. */
+    public void measureBarrier(BarrierFigures f) {
+        f.reset(layout.groups());
+        for (int i = 0; i < layout.groups(); i++) {
+            int from = layout.start(i);
+            f.measure(i, load, draining, from, from + layout.size(i));
+        }
     }
 
     @Override

@@ -37,6 +37,16 @@ public record PoolTopology(String name, String model, List<String> aliases, List
         this(name, model, aliases, prefillUrls, instances, "");
     }
 
+    /** Its decode instances as the log names them: {@code a (8 x B 64), b (4 x B 128)}. */
+    public String describeInstances() {
+        StringBuilder b = new StringBuilder();
+        for (DecodeInstance i : instances) {
+            b.append(b.length() == 0 ? "" : ", ").append(i.name()).append(" (").append(i.workers().size())
+                    .append(" x B ").append(i.capacity()).append(')');
+        }
+        return b.toString();
+    }
+
     /** The model and its aliases: every name a request may give to reach this pool. */
     public List<String> modelNames() {
         List<String> names = new ArrayList<>(aliases.size() + 1);

@@ -6,7 +6,7 @@
  * ({@link org.balanceroute.fleet.FleetListener}): the topology is written once.
  */
 @Export
-@Version("0.3.0")
+@Version("0.4.0")
 package org.balanceroute.fleet;
 
 import org.osgi.annotation.bundle.Export;

@@ -1,5 +1,6 @@
 package org.balanceroute.router;
 
+import org.balanceroute.api.BarrierFigures;
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
@@ -47,5 +48,27 @@ public interface DispatchObserver {
      */
     default void stepCompleted(String pool, long durationNanos, long imbalance, int poolDepth, long[] groupImbalances) {
         stepCompleted(durationNanos, imbalance, poolDepth, groupImbalances);
+    }
+
+    /**
+     * One dispatch step ran, with each decode instance's barrier after it (idle capacity, wasted
+     * fraction, straggler): the one the router calls. The default passes on to
+     * {@link #stepCompleted(long, long, int, long[])} with the imbalances.
+     *
+     * @param barrier the router's own figures, reused step after step: read them during the call,
+     *     never keep or change them
+     */
+    default void stepCompleted(long durationNanos, int poolDepth, BarrierFigures barrier) {
+        stepCompleted(durationNanos, barrier.imbalance(), poolDepth, barrier.imbalances());
+    }
+
+    /**
+     * One dispatch step of pool {@code pool}'s router ran, with each decode instance's barrier after
+     * it. The default passes on to {@link #stepCompleted(String, long, long, int, long[])}; an
+     * observer that reports the barrier's cost overrides this one. Calls for different pools never
+     * overlap.
+     */
+    default void stepCompleted(String pool, long durationNanos, int poolDepth, BarrierFigures barrier) {
+        stepCompleted(pool, durationNanos, barrier.imbalance(), poolDepth, barrier.imbalances());
     }
 }

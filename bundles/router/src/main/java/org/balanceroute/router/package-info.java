@@ -9,7 +9,7 @@
  * back through {@link java.util.concurrent.CompletableFuture}s completed on that thread.
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package org.balanceroute.router;
 
 import org.osgi.annotation.bundle.Export;

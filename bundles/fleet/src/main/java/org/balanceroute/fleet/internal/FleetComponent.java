@@ -206,7 +206,7 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
         }
         LOG.info("{}: pool {} ({}) {}: {} prefill instance(s), decode instances {}", pid, pool.name(),
                 String.join(", ", pool.modelNames()), before == null ? "added" : "changed", pool.prefillUrls().size(),
-                describe(pool));
+                pool.describeInstances());
         return true;
     }
 
@@ -284,15 +284,6 @@ public final class FleetComponent implements FleetService, ManagedServiceFactory
         } catch (RuntimeException e) {
             LOG.warn("{}: fleet listener {} failed: {}", Fleet.FACTORY_PID, l, e.toString());
         }
-    }
-
-    static String describe(PoolTopology pool) {
-        StringBuilder b = new StringBuilder();
-        for (var i : pool.instances()) {
-            b.append(b.length() == 0 ? "" : ", ").append(i.name()).append(" (").append(i.workers().size())
-                    .append(" x B ").append(i.capacity()).append(')');
-        }
-        return b.toString();
     }
 
     static Map<String, Object> map(Dictionary<String, ?> d) {

@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import org.balanceroute.api.BarrierFigures;
 import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.Fleet;
 import org.balanceroute.fleet.PoolTopology;
@@ -58,6 +59,13 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
     static final String WORKER_DRAINING = PREFIX + "worker_draining";
     static final String INSTANCE_IMBALANCE = PREFIX + "instance_imbalance_tokens";
     static final String INSTANCE_IMBALANCE_MEAN = PREFIX + "instance_imbalance_mean_tokens";
+    static final String INSTANCE_IDLE = PREFIX + "instance_barrier_idle_tokens";
+    static final String INSTANCE_IDLE_MEAN = PREFIX + "instance_barrier_idle_mean_tokens";
+    static final String INSTANCE_WASTE = PREFIX + "instance_barrier_waste_ratio";
+    static final String INSTANCE_WASTE_MEAN = PREFIX + "instance_barrier_waste_mean_ratio";
+    /** Counters: the family's name; its samples end in {@code _total}. */
+    static final String INSTANCE_STEPS = PREFIX + "instance_steps";
+    static final String STRAGGLER_STEPS = PREFIX + "straggler_steps";
     static final String POOL_DEPTH = PREFIX + "pool_depth";
     static final String IMBALANCE = PREFIX + "imbalance_tokens";
     static final String IMBALANCE_MEAN = PREFIX + "imbalance_mean_tokens";
@@ -97,6 +105,8 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
     }
 
     private static final double NANOS = 1e9;
+    /** A step's wasted fraction is summed in these units (a long, so an atomic add). */
+    private static final double WASTE_UNIT = 1e-9;
 
     private static final String STEP_DURATION_HELP =
             "Duration of one dispatch step on the pool's dispatch thread (placement decisions and bookkeeping)";
@@ -138,12 +148,25 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
         final AtomicLong imbalanceSum = new AtomicLong();
         final AtomicLong steps = new AtomicLong();
         /**
-         * Per decode instance i (layout order): at 2i its imbalance summed over the steps that
-         * reported it, at 2i+1 their number. Replaced by a longer or shorter copy (the instances kept
-         * keep their sums, a new one starts from 0) when the pool's router reports another number of
+         * Per decode instance i (layout order), at {@code SUMS * i +}: {@link #IMBALANCE_SUM} its
+         * imbalance summed over the steps that reported it, {@link #STEPS} their number,
+         * {@link #IDLE_SUM} its idle capacity summed, {@link #WASTE_SUM} its wasted fraction summed
+         * (in units of WASTE_UNIT). Replaced by a longer or shorter copy (the instances kept keep
+         * their sums, a new one starts from 0) when the pool's router reports another number of
          * instances: with the pool's creation, the only allocation of the step hook.
          */
         volatile AtomicLongArray instanceSums = new AtomicLongArray(0);
+        static final int SUMS = 4;
+        static final int IMBALANCE_SUM = 0;
+        static final int STEPS = 1;
+        static final int IDLE_SUM = 2;
+        static final int WASTE_SUM = 3;
+        /**
+         * Per worker (its index in the pool): the steps at which it was its instance's straggler.
+         * Grown when a higher index is the straggler (the only other allocation); never shrunk, so
+         * the counters stay monotonic.
+         */
+        volatile AtomicLongArray stragglerSteps = new AtomicLongArray(0);
 
         /** The latency and the running mean's terms. */
         void step(long durationNanos, long imbalance) {
@@ -152,27 +175,58 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
             steps.incrementAndGet();
         }
 
-        /** Each instance's running sum; {@code groupImbalances} is read here and not kept. */
+        /** Each instance's running sums (its imbalance only); {@code groupImbalances} is read here and not kept. */
         void instances(long[] groupImbalances) {
             int n = groupImbalances.length;
-            AtomicLongArray sums = instanceSums;
-            if (sums.length() != 2 * n) {
-                sums = resized(sums, n);
-            }
+            AtomicLongArray sums = sized(n);
             for (int i = 0; i < n; i++) {
-                sums.addAndGet(2 * i, groupImbalances[i]);
-                sums.incrementAndGet(2 * i + 1);
+                sums.addAndGet(SUMS * i + IMBALANCE_SUM, groupImbalances[i]);
+                sums.incrementAndGet(SUMS * i + STEPS);
+            }
+        }
+
+        /** Each instance's running sums and straggler; {@code barrier} is read here and not kept. */
+        void instances(BarrierFigures barrier) {
+            int n = barrier.instances();
+            AtomicLongArray sums = sized(n);
+            for (int i = 0; i < n; i++) {
+                int at = SUMS * i;
+                sums.addAndGet(at + IMBALANCE_SUM, barrier.imbalance(i));
+                sums.incrementAndGet(at + STEPS);
+                sums.addAndGet(at + IDLE_SUM, barrier.idle(i));
+                sums.addAndGet(at + WASTE_SUM, Math.round(barrier.wasteFraction(i) / WASTE_UNIT));
+                int straggler = barrier.straggler(i);
+                if (straggler >= 0) {
+                    AtomicLongArray counts = stragglerSteps;
+                    if (straggler >= counts.length()) {
+                        counts = grown(counts, straggler + 1);
+                    }
+                    counts.incrementAndGet(straggler);
+                }
             }
         }
 
         /** The per-instance sums for {@code instances}, the first ones carried over; published. */
-        private AtomicLongArray resized(AtomicLongArray old, int instances) {
-            AtomicLongArray sums = new AtomicLongArray(2 * instances);
+        private AtomicLongArray sized(int instances) {
+            AtomicLongArray old = instanceSums;
+            if (old.length() == SUMS * instances) {
+                return old;
+            }
+            AtomicLongArray sums = new AtomicLongArray(SUMS * instances);
             for (int k = 0, end = Math.min(old.length(), sums.length()); k < end; k++) {
                 sums.set(k, old.get(k));
             }
             instanceSums = sums;
             return sums;
+        }
+
+        private AtomicLongArray grown(AtomicLongArray old, int workers) {
+            AtomicLongArray counts = new AtomicLongArray(workers);
+            for (int g = 0; g < old.length(); g++) {
+                counts.set(g, old.get(g));
+            }
+            stragglerSteps = counts;
+            return counts;
         }
     }
 
@@ -212,6 +266,20 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
         StepStats stats = stats(pool);
         stats.step(durationNanos, imbalance);
         stats.instances(groupImbalances);
+    }
+
+    /**
+     * A step of pool {@code pool}'s router with each instance's barrier (the one the router calls):
+     * the pool's latency, running mean, each of its instances' running sums and the straggler
+     * counts. {@code barrier} is read here and not kept. On the pool's dispatch thread: no
+     * allocation (but once for the pool, when its number of instances changes, and when a higher
+     * worker index is a straggler), no lock.
+     */
+    @Override
+    public void stepCompleted(String pool, long durationNanos, int poolDepth, BarrierFigures barrier) {
+        StepStats stats = stats(pool);
+        stats.step(durationNanos, barrier.imbalance());
+        stats.instances(barrier);
     }
 
     /** Pool {@code pool}'s step figures, created the first time (a map lookup without allocation after). */
@@ -293,6 +361,10 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
         List<Sample> durations = new ArrayList<>();
         List<Sample> poolMeans = new ArrayList<>(pools.size());
         List<Sample> perInstance = new ArrayList<>();
+        List<Sample> idleMeans = new ArrayList<>();
+        List<Sample> wasteMeans = new ArrayList<>();
+        List<Sample> steps = new ArrayList<>();
+        List<Sample> stragglers = new ArrayList<>();
         for (PoolState pool : pools) {
             if (!listed.add(pool.name())) {
                 continue;
@@ -314,12 +386,26 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
                     n == 0 ? 0 : (double) stats.imbalanceSum.get() / n));
             Labels labels = Labels.of(pool.name(), pool.topology(), pool.snapshot());
             AtomicLongArray sums = stats.instanceSums;
-            for (int i = 0; i < sums.length() / 2; i++) {
-                long count = sums.get(2 * i + 1);
+            for (int i = 0; i < sums.length() / StepStats.SUMS; i++) {
+                int at = StepStats.SUMS * i;
+                long count = sums.get(at + StepStats.STEPS);
                 if (count > 0) {
-                    perInstance.add(new Sample(INSTANCE_IMBALANCE_MEAN, Labels.POOL_INSTANCE,
-                            List.of(labels.pool(), labels.instance(i)), (double) sums.get(2 * i) / count));
+                    List<String> label = List.of(labels.pool(), labels.instance(i));
+                    perInstance.add(new Sample(INSTANCE_IMBALANCE_MEAN, Labels.POOL_INSTANCE, label,
+                            (double) sums.get(at + StepStats.IMBALANCE_SUM) / count));
+                    idleMeans.add(new Sample(INSTANCE_IDLE_MEAN, Labels.POOL_INSTANCE, label,
+                            (double) sums.get(at + StepStats.IDLE_SUM) / count));
+                    wasteMeans.add(new Sample(INSTANCE_WASTE_MEAN, Labels.POOL_INSTANCE, label,
+                            sums.get(at + StepStats.WASTE_SUM) * WASTE_UNIT / count));
+                    steps.add(new Sample(INSTANCE_STEPS + "_total", Labels.POOL_INSTANCE, label, count));
                 }
+            }
+            AtomicLongArray counts = stats.stragglerSteps;
+            int workers = pool.snapshot() == null ? 0 : pool.snapshot().workers();
+            for (int g = 0; g < workers; g++) {
+                stragglers.add(new Sample(STRAGGLER_STEPS + "_total", Labels.POOL_INSTANCE_WORKER,
+                        List.of(labels.pool(), labels.instanceOfWorker(g), Integer.toString(g)),
+                        g < counts.length() ? counts.get(g) : 0));
             }
         }
         stepStats.keySet().retainAll(listed);
@@ -331,7 +417,19 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
                         poolMeans),
                 new MetricFamilySamples(INSTANCE_IMBALANCE_MEAN, Type.GAUGE,
                         "Running mean over the dispatch steps since start of the decode instance's max - min L_g "
-                                + "over its workers not draining, KV tokens", perInstance));
+                                + "over its workers not draining, KV tokens", perInstance),
+                new MetricFamilySamples(INSTANCE_IDLE_MEAN, Type.GAUGE,
+                        "Running mean over the dispatch steps since start of the decode instance's idle capacity "
+                                + "G*M - sum L_g (M its heaviest worker's load, over its workers not draining), KV tokens",
+                        idleMeans),
+                new MetricFamilySamples(INSTANCE_WASTE_MEAN, Type.GAUGE,
+                        "Running mean over the dispatch steps since start of the fraction of a decode step the "
+                                + "instance's barrier wastes under the step law T ~ L: 1 - mean L_g / M", wasteMeans),
+                new MetricFamilySamples(INSTANCE_STEPS, Type.COUNTER,
+                        "Dispatch steps the decode instance was measured at (the straggler share's denominator)", steps),
+                new MetricFamilySamples(STRAGGLER_STEPS, Type.COUNTER,
+                        "Dispatch steps at which the worker was its decode instance's straggler: heavier than every "
+                                + "other worker of the instance not draining", stragglers));
     }
 
     /**
@@ -408,6 +506,8 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
         List<Sample> queue = new ArrayList<>(workers);
         List<Sample> drain = new ArrayList<>(workers);
         List<Sample> perInstance = new ArrayList<>();
+        List<Sample> idle = new ArrayList<>();
+        List<Sample> waste = new ArrayList<>();
         List<Sample> depth = new ArrayList<>(pools.size());
         List<Sample> poolImbalance = new ArrayList<>(pools.size());
         List<Sample> step = new ArrayList<>(pools.size());
@@ -436,13 +536,14 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
                 up.add(new Sample(WORKER_AVAILABLE, worker, label, available[g] ? 1 : 0));
                 drain.add(new Sample(WORKER_DRAINING, worker, label, draining[g] ? 1 : 0));
             }
-            long imbalance = 0;
-            for (int i = 0; i < s.groupCount(); i++) {
-                long gi = s.groupImbalance(i);
-                imbalance += gi;
-                perInstance.add(new Sample(INSTANCE_IMBALANCE, Labels.POOL_INSTANCE,
-                        List.of(labels.pool(), labels.instance(i)), gi));
+            BarrierFigures barrier = s.barrier();
+            for (int i = 0; i < barrier.instances(); i++) {
+                List<String> label = List.of(labels.pool(), labels.instance(i));
+                perInstance.add(new Sample(INSTANCE_IMBALANCE, Labels.POOL_INSTANCE, label, barrier.imbalance(i)));
+                idle.add(new Sample(INSTANCE_IDLE, Labels.POOL_INSTANCE, label, barrier.idle(i)));
+                waste.add(new Sample(INSTANCE_WASTE, Labels.POOL_INSTANCE, label, barrier.wasteFraction(i)));
             }
+            long imbalance = barrier.imbalance();
             depth.add(new Sample(POOL_DEPTH, Labels.POOL, poolLabel, s.poolDepth()));
             poolImbalance.add(new Sample(IMBALANCE, Labels.POOL, poolLabel, imbalance));
         }
@@ -463,6 +564,12 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
                 new MetricFamilySamples(INSTANCE_IMBALANCE, Type.GAUGE,
                         "Current max - min L_g over the decode instance's workers not draining (0 with fewer than "
                                 + "two), KV tokens", perInstance),
+                new MetricFamilySamples(INSTANCE_IDLE, Type.GAUGE,
+                        "Current idle capacity of the decode instance at its barrier: G*M - sum L_g over its workers "
+                                + "not draining (M the heaviest one's load), KV tokens", idle),
+                new MetricFamilySamples(INSTANCE_WASTE, Type.GAUGE,
+                        "Current fraction of a decode step the instance's barrier wastes under the step law T ~ L: "
+                                + "1 - mean L_g / M (0 when nothing runs)", waste),
                 new MetricFamilySamples(IMBALANCE, Type.GAUGE,
                         "Current imbalance of the pool: the sum over its decode instances of max - min L_g over each "
                                 + "one's workers not draining, KV tokens", poolImbalance),

@@ -9,6 +9,7 @@ import java.lang.management.ManagementFactory;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.balanceroute.api.BarrierFigures;
 import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.fleet.DecodeInstance;
 import org.balanceroute.fleet.Endpoint;
@@ -231,6 +232,47 @@ class BalanceRouteMetricsTest {
     }
 
     @Test
+    void eachInstancesBarrierNowComesFromTheSnapshot() {
+        Map<String, Double> s = samples(scrape(new BalanceRouteMetrics(), TWO_INSTANCES, null, null, CHAT));
+        assertEquals(2.0 * 300 - 400, s.get(instance("balanceroute_instance_barrier_idle_tokens", "chat", "a")),
+                "G*M - sum L over workers 1 and 2 (0 drains)");
+        assertEquals(1 - 200.0 / 300, s.get(instance("balanceroute_instance_barrier_waste_ratio", "chat", "a")), 1e-12);
+        assertEquals(0.0, s.get(instance("balanceroute_instance_barrier_idle_tokens", "chat", "b")), "one worker left");
+        assertEquals(0.0, s.get(instance("balanceroute_instance_barrier_waste_ratio", "chat", "b")));
+    }
+
+    /** Two instances (workers 0-2 and 3-4) measured as the router measures them. */
+    private static BarrierFigures barrier(long... loads) {
+        BarrierFigures f = new BarrierFigures();
+        f.reset(2);
+        f.measure(0, loads, new boolean[loads.length], 0, 3);
+        f.measure(1, loads, new boolean[loads.length], 3, 5);
+        return f;
+    }
+
+    @Test
+    void theBarriersRunningMeansAndTheStragglerCountsComeFromTheSteps() {
+        BalanceRouteMetrics m = new BalanceRouteMetrics();
+        m.stepCompleted("chat", 1_000, 0, barrier(100, 400, 100, 50, 50));  // a: 1 straggles; b: a tie
+        m.stepCompleted("chat", 1_000, 0, barrier(100, 300, 200, 80, 20));  // a: 1 again; b: 3
+        m.stepCompleted("chat", 1_000, 0, barrier(500, 300, 200, 0, 0));    // a: 0; b: nothing runs
+        Map<String, Double> s = samples(scrape(m, TWO_INSTANCES, null, null, CHAT));
+        assertEquals((600 + 300 + 500) / 3.0, s.get(instance("balanceroute_instance_barrier_idle_mean_tokens", "chat", "a")),
+                1e-9, "idle 3*400-600, 3*300-600, 3*500-1000");
+        assertEquals((0.5 + 1 / 3.0 + 1 / 3.0) / 3, s.get(instance("balanceroute_instance_barrier_waste_mean_ratio", "chat", "a")),
+                1e-6);
+        assertEquals((0 + 60 + 0) / 3.0, s.get(instance("balanceroute_instance_barrier_idle_mean_tokens", "chat", "b")), 1e-9);
+        assertEquals(3.0, s.get("balanceroute_instance_steps_total{pool=\"chat\",instance=\"a\",}"));
+        assertEquals(2.0, s.get(worker("balanceroute_straggler_steps_total", "chat", "a", 1)));
+        assertEquals(1.0, s.get(worker("balanceroute_straggler_steps_total", "chat", "a", 0)));
+        assertEquals(0.0, s.get(worker("balanceroute_straggler_steps_total", "chat", "a", 2)), "every worker from 0");
+        assertEquals(1.0, s.get(worker("balanceroute_straggler_steps_total", "chat", "b", 3)));
+        assertEquals(0.0, s.get(worker("balanceroute_straggler_steps_total", "chat", "b", 4)), "a tie counts for no one");
+        assertEquals(860.0 / 3, s.get("balanceroute_imbalance_mean_tokens{pool=\"chat\",}"), 1e-9,
+                "(300 + 0) + (200 + 60) + (300 + 0), over 3 steps");
+    }
+
+    @Test
     void eachInstanceHasItsRunningMeanAndThePoolsIsTheMeanOfTheSums() {
         BalanceRouteMetrics m = new BalanceRouteMetrics();
         long[] perInstance = new long[2];
@@ -337,10 +379,12 @@ class BalanceRouteMetricsTest {
         BalanceRouteMetrics m = new BalanceRouteMetrics();
         long[] perInstance = {120, 340, 0, 56};
         long[] other = {7, 9};
+        BarrierFigures barrier = barrier(100, 400, 100, 50, 60);
         for (int i = 0; i < 200_000; i++) {   // warm up (each pool's creation and its one resize)
             m.stepCompleted("chat", 2_000 + i % 50_000, 516, 3, perInstance);
             m.stepCompleted("llama", 2_000 + i % 50_000, 16, 0, other);
             m.stepCompleted(2_000 + i % 50_000, 516, 3, perInstance);
+            m.stepCompleted("barrier", 2_000 + i % 50_000, 3, barrier);
         }
         long tid = Thread.currentThread().getId();
         long before = threads.getThreadAllocatedBytes(tid);
@@ -348,9 +392,10 @@ class BalanceRouteMetricsTest {
             m.stepCompleted("chat", 2_000 + i % 50_000, 516, 3, perInstance);
             m.stepCompleted("llama", 2_000 + i % 50_000, 16, 0, other);
             m.stepCompleted(2_000 + i % 50_000, 516, 3, perInstance);
+            m.stepCompleted("barrier", 2_000 + i % 50_000, 3, barrier);
         }
         long allocated = threads.getThreadAllocatedBytes(tid) - before;
-        assertTrue(allocated < 4_096, "300,000 steps allocated " + allocated + " bytes");
+        assertTrue(allocated < 4_096, "400,000 steps allocated " + allocated + " bytes");
     }
 
     @Test

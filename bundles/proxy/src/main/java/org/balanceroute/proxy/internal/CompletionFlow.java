@@ -25,6 +25,7 @@ import org.balanceroute.proxy.ProxyObserver.Outcome;
 import org.balanceroute.router.RouterService;
 import org.balanceroute.api.config.ConfigProperties;
 import org.balanceroute.api.config.ConfigurationException;
+import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -129,10 +130,14 @@ public final class CompletionFlow {
     /** Where the event streams of {@link #handle(Endpoint, byte[], String, AsyncResponse)} go (tests); null in the runtime. */
     private final Supplier<ClientOutput> testOutputs;
     private volatile ProxySettings settings;
+    /** The HTTP host and port from the framework (the runtime), for the ready line; null without a framework. */
+    private volatile String[] address;
+    /** Whether the ready line was logged (once, the first time the router and the connector are both bound). */
+    private boolean announced;
+    static final String HTTP_HOST = "org.apache.felix.http.host";
+    static final String HTTP_PORT = "org.osgi.service.http.port";
 
     /** The topology: which pool serves which model; null when the fleet bundle is absent (tests): every model passes. */
-    @Reference(name = "fleet", cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
     private volatile FleetService fleet;
 
     /** Told each request's TTFT, TPOT and outcome (the metrics bundle); null when none is registered. */
@@ -142,8 +147,9 @@ public final class CompletionFlow {
 
     /** @throws ConfigurationException if the configuration is invalid (the activation fails) */
     @Activate
-    public CompletionFlow(Map<String, Object> properties) {
+    public CompletionFlow(Map<String, Object> properties, BundleContext context) {
         this(null, null, ProxySettings.from(ConfigProperties.of(PID, properties)));
+        this.address = new String[] {context.getProperty(HTTP_HOST), context.getProperty(HTTP_PORT)};
         warmUp();
     }
 
@@ -173,10 +179,36 @@ public final class CompletionFlow {
         }
     }
 
+    @Reference(name = "fleet", cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindFleet")
+    synchronized void bindFleet(FleetService f) {
+        fleet = f;
+        announceOnce();
+    }
+
+    synchronized void unbindFleet(FleetService f) {
+        if (fleet == f) {
+            fleet = null;
+        }
+    }
+
     private void releaseHeld() {
         if (router != null && connector != null) {
             holding.release(executor);
+            announceOnce();
         }
+    }
+
+    /** The ready line, once: in the runtime, when the router, the connector and the fleet are first all bound. */
+    private void announceOnce() {
+        RouterService r = router;
+        FleetService f = fleet;
+        if (address == null || announced || r == null || connector == null || f == null) {
+            return;
+        }
+        announced = true;
+        // off SCR's thread: the router's replicas() waits for its dispatch thread
+        executor.execute(() -> LOG.info(ReadyLine.of(address[0], address[1], f.fleet().pools(), r)));
     }
 
     /**
@@ -309,20 +341,21 @@ public final class CompletionFlow {
      * through {@code streams}; validation and admission first.
      */
     void handle(Endpoint endpoint, byte[] raw, String clientRequestId, PlainAnswer async, EventStreams streams) {
+        long arrived = System.nanoTime();
         ProxySettings s = settings;
         String requestId = requestId(clientRequestId);
         byte[] bytes = raw == null ? new byte[0] : raw;
-        ObjectNode body;
+        ObjectNode body = null;
         String pool;
         try {
             body = RequestValidator.validate(endpoint, bytes, s.maxBodyBytes(), s.maxTokensLimit());
             pool = toPool(body);
         } catch (OpenAiError e) {
-            ended(Outcome.REJECTED);
+            ended(Outcome.REJECTED, s, requestId, body, null, arrived);
             async.answer(Answers.error(e, requestId));
             return;
         }
-        admit(endpoint, body, bytes.length, requestId, pool, async, streams, s);
+        admit(endpoint, body, bytes.length, requestId, pool, async, streams, s, arrived);
     }
 
     /**
@@ -353,17 +386,17 @@ public final class CompletionFlow {
      * the exchange; held while the router or the connector is away.
      */
     private void admit(Endpoint endpoint, ObjectNode body, int bodyBytes, String requestId, String pool,
-            PlainAnswer async, EventStreams streams, ProxySettings s) {
+            PlainAnswer async, EventStreams streams, ProxySettings s, long arrived) {
         if (!bound()) {
-            whenBound(() -> admit(endpoint, body, bodyBytes, requestId, pool, async, streams, s), (outcome, message) -> {
-                ended(outcome);
+            whenBound(() -> admit(endpoint, body, bodyBytes, requestId, pool, async, streams, s, arrived), (outcome, message) -> {
+                ended(outcome, s, requestId, body, pool, arrived);
                 async.answer(Answers.unavailable(message, s.retryAfterSeconds(), requestId));
             });
             return;
         }
         RouterService r = router(pool);
         if (r == null || connector(pool) == null) {
-            ended(Outcome.REJECTED);
+            ended(Outcome.REJECTED, s, requestId, body, pool, arrived);
             async.answer(Answers.unavailable(poolAway(pool), s.retryAfterSeconds(), requestId));
             return;
         }
@@ -371,7 +404,7 @@ public final class CompletionFlow {
         if (limit > 0) {
             int depth = r.poolDepth();
             if (depth >= limit) {
-                ended(Outcome.REJECTED);
+                ended(Outcome.REJECTED, s, requestId, body, pool, arrived);
                 async.answer(Answers.poolFull(depth, limit, s.retryAfterSeconds(), requestId));
                 return;
             }
@@ -380,10 +413,10 @@ public final class CompletionFlow {
             async.answer(Answers.error(new OpenAiError(500, OpenAiError.SERVER,
                     "the container did not start asynchronous processing: no event stream can be written", null),
                     requestId));
-            ended(Outcome.ERROR);
+            ended(Outcome.ERROR, s, requestId, body, pool, arrived);
             return;
         }
-        new Exchange(this, endpoint, body, bodyBytes, requestId, pool, async, streams, s).start();
+        new Exchange(this, endpoint, body, bodyBytes, requestId, pool, async, streams, s, arrived).start();
     }
 
     /** Why a request of a pool the router or the connector does not have (yet, or any more) is refused. */
@@ -402,8 +435,9 @@ public final class CompletionFlow {
             RequestValidator.mediaType(contentType);
             return true;
         } catch (OpenAiError e) {
-            ended(Outcome.REJECTED);
-            async.answer(Answers.error(e, requestId(clientRequestId)));
+            String requestId = requestId(clientRequestId);
+            ended(Outcome.REJECTED, settings, requestId, null, null, System.nanoTime());
+            async.answer(Answers.error(e, requestId));
             return false;
         }
     }
@@ -484,6 +518,16 @@ public final class CompletionFlow {
         return pings;
     }
 
+    /** A request that ended before its exchange began (refused, or held too long): counted, and its access line. */
+    void ended(Outcome outcome, ProxySettings s, String requestId, ObjectNode body, String pool, long arrived) {
+        ended(outcome);
+        if (s.accessLog()) {
+            AccessLog.write(AccessLog.line(requestId, body == null ? null : body.path("model").asText(null), pool, -1,
+                    -1, -1, -1, System.nanoTime() - arrived, outcome));
+        }
+    }
+
+    /** Counts how a request ended (the observer). */
     void ended(Outcome outcome) {
         ProxyObserver o = observer;
         if (o != null) {

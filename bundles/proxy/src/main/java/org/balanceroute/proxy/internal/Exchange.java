@@ -45,7 +45,7 @@ final class Exchange {
     /** null while undecided, then {@link #PLAIN} or the {@link ClientStream}: whoever sets it answers. */
     private final AtomicReference<Object> answer = new AtomicReference<>();
     private final AtomicBoolean ended = new AtomicBoolean();
-    private final long arrivedNanos = System.nanoTime();
+    private final long arrivedNanos;
     /** The client left: nothing more starts, whatever is in flight is cancelled. */
     volatile boolean gone;
     /** A decode stream is relaying tokens: no heartbeats needed. */
@@ -57,6 +57,8 @@ final class Exchange {
     private long firstTokenNanos;
     private long lastTokenNanos;
     private long outputTokens;
+    /** completion_tokens of a plain (non-stream) answer, -1 before it. */
+    private volatile long answeredTokens = -1;
     int recomputes;
     /** Output tokens of the hops before the current one (recomputation). */
     long produced;
@@ -68,8 +70,9 @@ final class Exchange {
     final GeneratedText generated;
 
     Exchange(CompletionFlow flow, Endpoint endpoint, ObjectNode body, int bodyBytes, String requestId, String pool,
-            PlainAnswer async, EventStreams streams, ProxySettings settings) {
+            PlainAnswer async, EventStreams streams, ProxySettings settings, long arrivedNanos) {
         this.flow = flow;
+        this.arrivedNanos = arrivedNanos;
         this.pool = pool;
         this.endpoint = endpoint;
         this.body = body;
@@ -175,6 +178,13 @@ final class Exchange {
         if (ended.compareAndSet(false, true)) {
             stopPinging();
             flow.ended(outcome);
+            if (settings.accessLog()) {
+                Hop h = hop;
+                boolean streamed = outputTokens > 0;
+                AccessLog.write(AccessLog.line(requestId, body.path("model").asText(null), pool,
+                        h == null ? -1 : h.worker(), promptTokens, streamed ? outputTokens : answeredTokens,
+                        streamed ? firstTokenNanos - arrivedNanos : -1, System.nanoTime() - arrivedNanos, outcome));
+            }
         }
     }
 
@@ -188,6 +198,11 @@ final class Exchange {
         if (h != null) {
             h.cancel();
         }
+    }
+
+    /** A plain answer's completion_tokens, for the access log. */
+    void answered(long completionTokens) {
+        answeredTokens = completionTokens;
     }
 
     /** Token timing of a streaming request: TTFT at the first token, the last token's time for TPOT. */

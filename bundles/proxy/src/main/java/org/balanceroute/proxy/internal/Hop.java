@@ -68,7 +68,7 @@ final class Hop implements DecodeListener {
     private volatile CompletableFuture<PrefillResult> prefill;
     private volatile DecodeExchange upstream;
     private ClientStream relay;
-    private int worker = -1;
+    private volatile int worker = -1;
     private boolean done;
     private boolean errorSeen;
     /** Tokens counted in the current read, reported to the router at its end. */
@@ -165,6 +165,11 @@ final class Hop implements DecodeListener {
             exchange.fail(outcome, Answers.unavailable(message, exchange.settings.retryAfterSeconds(),
                     exchange.requestId));
         }
+    }
+
+    /** The decode worker's index in its pool, -1 before the placement. */
+    int worker() {
+        return worker;
     }
 
     private void placed(PrefillResult p, Placement placement, Throwable f) {
@@ -463,6 +468,7 @@ final class Hop implements DecodeListener {
                 JsonNode n = Chunks.MAPPER.readTree(answer).path("usage").get("completion_tokens");
                 if (n != null && n.canConvertToInt() && n.intValue() > 0) {
                     router.tokens(id, n.intValue());
+                    exchange.answered(n.intValue());
                 }
             } catch (Exception e) {
                 LOG.debug("request {}: a 200 answer without usage: {}", requestId, e.toString());

@@ -23,6 +23,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     long DEFAULT_HOLD_TIMEOUT_MILLIS = 30_000;
     int DEFAULT_MAX_HELD_REQUESTS = 4096;
     long DEFAULT_CLIENT_STALL_MILLIS = 30_000;
+    boolean DEFAULT_ACCESS_LOG = false;
 
     @AttributeDefinition(min = "1024", max = "1073741824",
             description = "Largest request body accepted, bytes; larger ones get 413 (1024..1073741824)")
@@ -80,4 +81,9 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
                     + " its request released (its decode slot and KV freed); meanwhile the relay stops reading the"
                     + " engine's stream for it. ms (100..3600000)")
     long clientStallMillis() default DEFAULT_CLIENT_STALL_MILLIS;
+
+    @AttributeDefinition(description = "One line per finished generation request at INFO on the logger "
+            + AccessLog.LOGGER + " (logfmt: id, model, pool, worker, prompt_tokens, output_tokens, ttft_ms,"
+            + " duration_ms, outcome); off: none")
+    boolean accessLog() default DEFAULT_ACCESS_LOG;
 }

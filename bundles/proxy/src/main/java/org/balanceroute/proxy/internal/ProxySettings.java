@@ -6,7 +6,7 @@ import org.balanceroute.api.config.ConfigurationException;
 /** The proxy's configuration, checked: {@link #from} names the invalid property and its range. */
 public record ProxySettings(int maxBodyBytes, long placementTimeoutMillis, int relayQueueEvents, int maxPoolDepth,
         int retryAfterSeconds, long pingIntervalMillis, int maxRecomputes, int maxTokensLimit,
-        long holdTimeoutMillis, int maxHeldRequests, long clientStallMillis) {
+        long holdTimeoutMillis, int maxHeldRequests, long clientStallMillis, boolean accessLog) {
 
     /** Shortest heartbeat interval: below that, pings would be most of the traffic. */
     static final long MIN_PING_INTERVAL_MILLIS = 100;
@@ -35,6 +35,7 @@ public record ProxySettings(int maxBodyBytes, long placementTimeoutMillis, int r
                 c.longValue("holdTimeoutMillis", ProxyConfig.DEFAULT_HOLD_TIMEOUT_MILLIS, 0,
                         ProxyConfig.KV_ABORT_TIMEOUT_MILLIS - 1),
                 c.intValue("maxHeldRequests", ProxyConfig.DEFAULT_MAX_HELD_REQUESTS, 0, 1_000_000),
-                c.longValue("clientStallMillis", ProxyConfig.DEFAULT_CLIENT_STALL_MILLIS, 100, 3_600_000));
+                c.longValue("clientStallMillis", ProxyConfig.DEFAULT_CLIENT_STALL_MILLIS, 100, 3_600_000),
+                c.bool("accessLog", ProxyConfig.DEFAULT_ACCESS_LOG));
     }
 }

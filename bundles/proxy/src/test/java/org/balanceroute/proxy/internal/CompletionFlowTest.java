@@ -38,7 +38,7 @@ class CompletionFlowTest {
         flow = new CompletionFlow(router, connector, new ProxySettings(1 << 20, placementTimeoutMillis, 64,
                 maxPoolDepth, 3, pingIntervalMillis, maxRecomputes, ProxyConfig.DEFAULT_MAX_TOKENS_LIMIT,
                 ProxyConfig.DEFAULT_HOLD_TIMEOUT_MILLIS, ProxyConfig.DEFAULT_MAX_HELD_REQUESTS,
-                ProxyConfig.DEFAULT_CLIENT_STALL_MILLIS), FlowFakes.sinks(sinks));
+                ProxyConfig.DEFAULT_CLIENT_STALL_MILLIS, false), FlowFakes.sinks(sinks));
         flow.observer(observer);
         return flow;
     }

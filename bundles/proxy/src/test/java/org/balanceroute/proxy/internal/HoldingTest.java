@@ -30,7 +30,7 @@ class HoldingTest {
     private CompletionFlow flow(long holdTimeoutMillis, int maxHeldRequests) {
         flow = new CompletionFlow(null, connector, new ProxySettings(1 << 20, 60_000, 64, 0, 3, 0, 0,
                 ProxyConfig.DEFAULT_MAX_TOKENS_LIMIT, holdTimeoutMillis, maxHeldRequests,
-                ProxyConfig.DEFAULT_CLIENT_STALL_MILLIS), FlowFakes.sinks(sinks));
+                ProxyConfig.DEFAULT_CLIENT_STALL_MILLIS, false), FlowFakes.sinks(sinks));
         flow.observer(observer);
         return flow;
     }

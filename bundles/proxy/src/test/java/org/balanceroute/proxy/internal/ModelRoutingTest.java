@@ -33,7 +33,7 @@ class ModelRoutingTest {
     private CompletionFlow flow(Fleet fleet) {
         flow = new CompletionFlow(router, connector, new ProxySettings(1 << 20, 10_000, 64, 0, 3, 0, 0,
                 ProxyConfig.DEFAULT_MAX_TOKENS_LIMIT, ProxyConfig.DEFAULT_HOLD_TIMEOUT_MILLIS,
-                ProxyConfig.DEFAULT_MAX_HELD_REQUESTS, ProxyConfig.DEFAULT_CLIENT_STALL_MILLIS), FlowFakes.sinks(sinks));
+                ProxyConfig.DEFAULT_MAX_HELD_REQUESTS, ProxyConfig.DEFAULT_CLIENT_STALL_MILLIS, false), FlowFakes.sinks(sinks));
         flow.fleet(() -> fleet);
         return flow;
     }

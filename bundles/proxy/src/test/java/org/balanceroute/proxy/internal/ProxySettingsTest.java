@@ -58,7 +58,7 @@ class ProxySettingsTest {
 
     @Test
     void anInvalidConfigurationFailsTheActivation() {
-        assertThrows(ConfigurationException.class, () -> new CompletionFlow(Map.of("maxPoolDepth", -1)));
+        assertThrows(ConfigurationException.class, () -> new CompletionFlow(Map.of("maxPoolDepth", -1), null));
     }
 
     @Test

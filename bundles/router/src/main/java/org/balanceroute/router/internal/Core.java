@@ -3,6 +3,7 @@ package org.balanceroute.router.internal;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import org.balanceroute.api.BarrierFigures;
 import org.balanceroute.api.CompletionListener;
 import org.balanceroute.api.PoolSnapshot;
 import org.balanceroute.api.RoutingPolicy;
@@ -66,8 +67,8 @@ final class Core {
     private long placeSeq;
     private long coreSeq;
     private TrackedRequest[] poolCopy = new TrackedRequest[64];
-    /** Each group's imbalance after a step, for the observer; reused step after step. */
-    private long[] groupImbalances = new long[1];
+    /** Each group's barrier after a step, for the observer; reused step after step. */
+    private final BarrierFigures barrier = new BarrierFigures();
 
     Core(WorkerMarks marks, StepTimer steps, RoutingPolicy hold, CompletionListener listener, Watcher watcher) {
         this.marks = marks;
@@ -270,18 +271,18 @@ final class Core {
     }
 
     /**
-     * Tells the observer about a step: each group's imbalance (its workers not draining) and their
-     * sum, the pool's. O(G), no allocation; its failures are logged and ignored.
+     * Tells the observer about a step: each group's barrier (its workers not draining), the pool's
+     * imbalance their sum. O(workers), no allocation (but when the layout changes); its failures are
+     * logged and ignored.
      */
     void observeStep(DispatchObserver o, long durationNanos, int depth) {
-        long[] perGroup = groupImbalances;
-        long sum = 0;
-        for (int i = 0; i < perGroup.length; i++) {
-            perGroup[i] = marks.workers() == 0 ? 0 : state.groupImbalance(i);
-            sum += perGroup[i];
+        if (marks.workers() == 0) {
+            barrier.reset(state.groups());
+        } else {
+            state.measureBarrier(barrier);
         }
         try {
-            o.stepCompleted(durationNanos, sum, depth, perGroup);
+            o.stepCompleted(durationNanos, depth, barrier);
         } catch (RuntimeException e) {
             LOG.warn("router: the dispatch observer failed: {}", e.toString());
         }
@@ -405,9 +406,6 @@ final class Core {
         WorkerLayout layout = marks.layout();
         state = new PoolState(layout == null ? DecodeLayout.single(1, 1) : layout.decode());
         router = new Router(state, policy, listeners);
-        if (groupImbalances.length != state.groups()) {
-            groupImbalances = new long[state.groups()];
-        }
     }
 
     /** An empty core of the new layout with the marks, holding everything (a follower's: it decides nothing). */

@@ -3,6 +3,7 @@ package org.balanceroute.router.internal;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.balanceroute.api.BarrierFigures;
 import org.balanceroute.api.CompletionListener;
 import org.balanceroute.api.DispatchStep;
 import org.balanceroute.api.PoolView;
@@ -140,6 +141,13 @@ final class SharedPlugins {
         public void stepCompleted(long durationNanos, long imbalance, int poolDepth, long[] groupImbalances) {
             synchronized (lock) {
                 o.stepCompleted(pool, durationNanos, imbalance, poolDepth, groupImbalances);
+            }
+        }
+
+        @Override
+        public void stepCompleted(long durationNanos, int poolDepth, BarrierFigures barrier) {
+            synchronized (lock) {
+                o.stepCompleted(pool, durationNanos, poolDepth, barrier);
             }
         }
     }

@@ -580,6 +580,34 @@ class RouterComponentTest {
     }
 
     @Test
+    void theObserverSeesEachInstancesBarrierWithItsStragglerByPoolIndex() throws Exception {
+        start(Map.of("policy", "to-last", "workers", 0), new ToLastWorker());
+        router.setLayout(ids(4), new int[] {2, 2}, new int[] {4, 4});
+        List<String> steps = new java.util.concurrent.CopyOnWriteArrayList<>();
+        router.bindObserver(new org.balanceroute.router.DispatchObserver() {
+            @Override
+            public void stepCompleted(long nanos, long imbalance, int depth) {
+                throw new AssertionError("the router calls the barrier's method");
+            }
+
+            @Override
+            public void stepCompleted(String pool, long nanos, int depth, org.balanceroute.api.BarrierFigures b) {
+                StringBuilder row = new StringBuilder();
+                for (int i = 0; i < b.instances(); i++) {
+                    row.append(b.idle(i)).append('/').append(b.straggler(i)).append(' ');
+                }
+                steps.add(row.append(b.imbalance()).toString());
+            }
+        });
+        router.submit(1, 1000, 0, 10);
+        get(router.dispatchStep());
+        assertEquals("0/-1 1000/3 1000", steps.get(0), "instance 1: G*M - sum = 2*1000 - 1000, worker 3 straggles");
+        router.setWorkerDraining(2, true);
+        get(router.dispatchStep());
+        assertEquals("0/-1 0/-1 0", steps.get(1), "worker 2 drains: worker 3 alone waits for no one");
+    }
+
+    @Test
     void theObserverSeesEachInstancesImbalanceOverItsWorkersNotDraining() throws Exception {
         start(Map.of("policy", "to-last", "workers", 0), new ToLastWorker());
         router.setLayout(ids(4), new int[] {2, 2}, new int[] {4, 4});
