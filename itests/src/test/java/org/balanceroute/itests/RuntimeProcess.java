@@ -10,12 +10,14 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
@@ -23,7 +25,7 @@ import java.util.stream.Stream;
 /**
  * One BalanceRoute runtime as an operator runs it: a real process started with
  * {@code ./balanceroute run --port N --home DIR [--cluster-port M --cluster-members LIST]} from the
- * built distribution, its home prepared with a connector configuration that points at the test's
+ * built distribution (or with an unpacked release's {@code bin/balanceroute-runtime}), its home prepared with a connector configuration that points at the test's
  * simulated cluster. Talks to it over HTTP only.
  */
 final class RuntimeProcess implements AutoCloseable {
@@ -38,6 +40,10 @@ final class RuntimeProcess implements AutoCloseable {
     final int httpPort;
     final int clusterPort;
     final Path home;
+    /** The installed release it runs from; null: the source tree's distribution. */
+    private final Path installation;
+    /** The environment of an installed release's start: PATH and JAVA_HOME only (see {@link #hostTools}). */
+    private Map<String, String> hostEnvironment;
     private Process process;
     private volatile boolean stopped;
     private String javaOpts = "-Xmx512m";
@@ -46,13 +52,23 @@ final class RuntimeProcess implements AutoCloseable {
      * @param poolConfig the home's {@code org.balanceroute.pool-default.cfg} (the engines: {@link #poolConfig})
      */
     RuntimeProcess(String name, Path work, String poolConfig) throws IOException {
+        this(null, name, work, poolConfig);
+    }
+
+    /**
+     * A runtime of an installed release ({@code installation}, an unpacked archive), started with its
+     * own {@code bin/balanceroute-runtime} as a host with only a Java runtime runs it; null: the
+     * source tree's {@code ./balanceroute run}.
+     */
+    RuntimeProcess(Path installation, String name, Path work, String poolConfig) throws IOException {
+        this.installation = installation;
         this.name = name;
         this.httpPort = freePort();
         this.clusterPort = freePort();
         this.home = work.resolve(name);
         Path config = home.resolve("config");
         Files.createDirectories(config);
-        try (Stream<Path> files = Files.list(distribution().resolve("config"))) {
+        try (Stream<Path> files = Files.list((installation == null ? distribution() : installation).resolve("config"))) {
             for (Path f : (Iterable<Path>) files::iterator) {
                 Files.copy(f, config.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             }
@@ -117,17 +133,51 @@ final class RuntimeProcess implements AutoCloseable {
 
     /** Starts it; with {@code members} non-null as a cluster member on {@link #clusterPort}. */
     RuntimeProcess start(String members) throws IOException {
-        List<String> command = new ArrayList<>(List.of(root().resolve("balanceroute").toString(), "run",
-                "--port", Integer.toString(httpPort), "--home", home.toString()));
+        List<String> command = new ArrayList<>(installation == null
+                ? List.of(root().resolve("balanceroute").toString(), "run")
+                : List.of(installation.resolve("bin/balanceroute-runtime").toString()));
+        command.addAll(List.of("--port", Integer.toString(httpPort), "--home", home.toString()));
         if (members != null) {
             command.addAll(List.of("--cluster-port", Integer.toString(clusterPort), "--cluster-members", members));
         }
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("runtime.log").toFile()));
-        pb.environment().put("BALANCEROUTE_NO_BUILD", "1"); // the build that runs this test built it
+        if (installation == null) {
+            pb.environment().put("BALANCEROUTE_NO_BUILD", "1"); // the build that runs this test built it
+        } else {
+            if (hostEnvironment == null) {
+                hostEnvironment = hostEnvironment(home.resolveSibling(name + "-host-tools"));
+            }
+            pb.environment().clear();
+            pb.environment().putAll(hostEnvironment);
+        }
         pb.environment().put("BALANCEROUTE_JAVA_OPTS", javaOpts);
         process = pb.start();
         return this;
+    }
+
+    /**
+     * The tools a host needs to run an installed release, besides a Java runtime: its start script's
+     * (bash and a few coreutils). No Maven, no git, no network tool.
+     */
+    static final List<String> HOST_TOOLS = List.of("bash", "awk", "cat", "cmp", "cp", "dirname", "mkdir", "mktemp", "mv",
+            "sed", "tail");
+
+    /**
+     * An environment with nothing but PATH, a folder {@code tools} of links to {@link #HOST_TOOLS}, and
+     * JAVA_HOME, this test's own Java runtime: what the start script may use, and all of it.
+     */
+    static Map<String, String> hostEnvironment(Path tools) throws IOException {
+        Files.createDirectories(tools);
+        for (String tool : HOST_TOOLS) {
+            Path target = Stream.of("/usr/bin", "/bin").map(d -> Path.of(d, tool)).filter(Files::isExecutable).findFirst()
+                    .orElseThrow(() -> new IOException(tool + " not found in /usr/bin or /bin"));
+            Path link = tools.resolve(tool);
+            if (!Files.exists(link, LinkOption.NOFOLLOW_LINKS)) {
+                Files.createSymbolicLink(link, target);
+            }
+        }
+        return Map.of("PATH", tools.toString(), "JAVA_HOME", System.getProperty("java.home"));
     }
 
     /** Waits until the admin API and the proxy answer. */
@@ -176,6 +226,15 @@ final class RuntimeProcess implements AutoCloseable {
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
             throw new IOException("kill -" + name + " " + process.pid() + " failed: " + out);
         }
+    }
+
+    /** SIGTERM, as systemd stops a service: waits for the exit (a 30 s hang bound) and returns its status. */
+    int terminate() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new AssertionError(name + " still running 30 s after SIGTERM:\n" + logTail());
+        }
+        return process.exitValue();
     }
 
     /** {@code kill -9}: no shutdown hook, no goodbye to the cluster. */
