@@ -31,7 +31,7 @@ import org.junit.Test;
  * The door: a burst of connections far beyond the JDK's default listen backlog of 50, all opened
  * at once (non-blocking connects in one loop, before any answer), against a real runtime process
  * ({@code ./balanceroute run}) in front of a simulated cluster: every streaming request answered,
- * and no handshake waiting for a SYN retransmission. The distribution sets
+ * and no SYN dropped on a full accept queue (the kernel's TcpExt ListenOverflows). The distribution sets
  * {@code org.apache.felix.http.jetty.acceptQueueSize=4096} (capped by {@code net.core.somaxconn});
  * the test checks the listener's backlog as the kernel has it ({@code ss}'s Send-Q).
  *
@@ -43,7 +43,7 @@ import org.junit.Test;
  *
  * <p>Beyond the accept queue ({@code -Ddoor.burst=8192}, a measured run, not CI: too heavy for 2
  * cores in CI's budget): connections that do not fit wait for TCP's SYN retransmission (the kernel
- * drops their SYN; {@code tcp_abort_on_overflow} 0 means no reset), so the 1 s check is skipped;
+ * drops their SYN; {@code tcp_abort_on_overflow} 0 means no reset), so the overflow check is skipped;
  * every request must be answered, or refused with a clear HTTP status (429 from {@code maxPoolDepth},
  * 503, with an OpenAI error body), and none reset or left unanswered. The test JVM and the runtime
  * it starts each hold one descriptor per connection: their {@code ulimit -n} must exceed the burst.
@@ -178,7 +178,8 @@ public class DoorIT {
                 failures.merge(problem.length() > 160 ? problem.substring(0, 160) : problem, 1, Integer::sum);
             }
         }
-        long overflows = ListenQueue.overflows() - overflowsBefore;
+        long overflowsAfter = ListenQueue.overflows();
+        long overflows = overflowsBefore < 0 || overflowsAfter < 0 ? -1 : overflowsAfter - overflowsBefore;
         long[] connect = conns.stream().filter(c -> c.connected > 0).mapToLong(c -> c.connected - t0).sorted().toArray();
         long[] first = conns.stream().filter(c -> c.firstByte > 0).mapToLong(c -> c.firstByte - t0).sorted().toArray();
         System.out.printf("DoorIT: from the burst's start, connected p50 %.0f / p99 %.0f / max %.0f ms, first answer byte"
@@ -192,10 +193,14 @@ public class DoorIT {
         assertTrue("every request of the burst answered" + (BEYOND_QUEUE ? " or refused with a clear status" : "")
                 + "; failures: " + failures + "\n" + runtime.logTail(), failures.isEmpty());
         if (!BEYOND_QUEUE) {
-            // a SYN the kernel dropped on a full accept queue is sent again after TCP's initial
-            // retransmission timeout, 1 s: no connection of a burst that fits may have waited that long
-            assertEquals("connections whose handshake took a SYN retransmission (>= 1 s): the accept queue overflowed",
-                    0, java.util.Arrays.stream(connect).filter(t -> t >= TimeUnit.SECONDS.toNanos(1)).count());
+            // The kernel's own count of SYNs it dropped on a full accept queue, not the connect
+            // times: those are when this thread saw each connect complete, and a thread starved of
+            // CPU (CI under load) sees every one of a burst later than 1 s without any SYN dropped
+            // (a tally run: 1024 of 1024 "slow", 0 overflows). Counted for the whole machine, so it
+            // can only blame the runtime for another listener's overflow, never miss its own.
+            assertTrue("TcpExt ListenOverflows readable (/proc/net/netstat)", overflows >= 0);
+            assertEquals("SYNs the kernel dropped on a full accept queue during the burst (TcpExt ListenOverflows)",
+                    0, overflows);
         }
         RuntimeProcess.await("the router's snapshot back to zero load", java.time.Duration.ofSeconds(10), () -> {
             var s = runtime.snapshot();

@@ -180,15 +180,26 @@ final class RuntimeProcess implements AutoCloseable {
         return Map.of("PATH", tools.toString(), "JAVA_HOME", System.getProperty("java.home"));
     }
 
-    /** Waits until the admin API and the proxy answer. */
+    /**
+     * Waits until the admin API and the proxy answer. A runtime that does not come up is stopped
+     * before the failure is thrown: callers write {@code x = new RuntimeProcess(...).start(m).awaitUp()},
+     * so x stays null and their clean-up cannot stop it, and a runtime left running would take the
+     * CPU of every later test (a tally run under load: one start too slow, then the next class too).
+     */
     RuntimeProcess awaitUp() throws InterruptedException {
-        await(name + " up", Duration.ofSeconds(90), () -> {
-            try {
-                return get("/admin/policies").statusCode() == 200;
-            } catch (IOException e) {
-                return false;
-            }
-        });
+        try {
+            await(name + " up", Duration.ofSeconds(90), () -> {
+                try {
+                    return get("/admin/policies").statusCode() == 200;
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+        } catch (AssertionError notUp) {
+            String log = logTail();
+            close();
+            throw new AssertionError(notUp.getMessage() + "; its log's tail:\n" + log, notUp);
+        }
         return this;
     }
 
