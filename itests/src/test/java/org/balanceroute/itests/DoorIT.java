@@ -59,7 +59,12 @@ public class DoorIT {
     static final int ACCEPT_QUEUE = 4096;
     /** Whether the burst fits the accept queue (CI's) or goes beyond it (the measured run). */
     static final boolean BEYOND_QUEUE = BURST > ACCEPT_QUEUE;
-    static final long DEADLINE_SECONDS = Math.max(25, BURST / 40);
+    /**
+     * A hang bound, not a figure: the loop ends as soon as every connection is answered (about 8 s
+     * for 1,024 here); a request left unanswered is what fails. 25 s was too close: a tally run on
+     * a machine at load average 22 had 325 of 1,024 answered by then and none failed otherwise.
+     */
+    static final long DEADLINE_SECONDS = Math.max(120, BURST / 40);
 
     private static SimCluster engines;
     private static RuntimeProcess runtime;
