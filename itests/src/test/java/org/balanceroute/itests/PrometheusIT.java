@@ -131,7 +131,7 @@ public class PrometheusIT {
         RuntimeProcess.await("20 requests answered (" + load.failed.get() + " failed, the first: " + load.failure.get() + ")",
                 Duration.ofSeconds(60), () -> load.ok.get() >= 20);
         phase("load running");
-        prometheus = startPrometheus();
+        startPrometheus();
         phase("Prometheus ready");
     }
 
@@ -173,26 +173,30 @@ public class PrometheusIT {
                 .replaceAll("for: \\d+m", "for: " + FOR);
     }
 
-    private static Process startPrometheus() throws Exception {
+    /** Starts {@link #prometheus} (stopped after the class even when it does not come up) and waits until it is ready. */
+    private static void startPrometheus() throws Exception {
         Files.writeString(work.resolve("rules.yml"), shortened(Files.readString(rulesFile())));
         Files.writeString(work.resolve("prometheus.yml"), "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
                 + "rule_files:\n  - rules.yml\n"
                 + "scrape_configs:\n  - job_name: balanceroute\n    metrics_path: /metrics\n"
                 + "    static_configs:\n      - targets: ['127.0.0.1:" + runtime.httpPort + "']\n");
         prometheusPort = RuntimeProcess.freePort();
-        Process p = new ProcessBuilder(PROMETHEUS.toString(), "--config.file=" + work.resolve("prometheus.yml"),
+        prometheus = new ProcessBuilder(PROMETHEUS.toString(), "--config.file=" + work.resolve("prometheus.yml"),
                 "--storage.tsdb.path=" + work.resolve("tsdb"), "--web.listen-address=127.0.0.1:" + prometheusPort)
                 .directory(work.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(work.resolve("prometheus.log").toFile())).start();
         RuntimeProcess.await("Prometheus ready on " + prometheusPort + " (" + work.resolve("prometheus.log") + ")",
                 Duration.ofSeconds(60), () -> {
+                    if (!prometheus.isAlive()) {
+                        throw new AssertionError("Prometheus exited with " + prometheus.exitValue() + ": "
+                                + work.resolve("prometheus.log"));
+                    }
                     try {
                         return get(prometheusBase() + "/-/ready").statusCode() == 200;
                     } catch (IOException e) {
                         return false;
                     }
                 });
-        return p;
     }
 
     static String prometheusBase() {
