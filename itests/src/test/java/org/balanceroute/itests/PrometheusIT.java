@@ -263,8 +263,10 @@ public class PrometheusIT {
         // over a window: at one scrape every client may be between two requests
         double tokens = value(query("max_over_time(pool:balanceroute_output_tokens_per_second:estimate[" + WINDOW + "])"));
         assertTrue("tokens/s under load: " + tokens, tokens > 0);
-        System.out.printf("PrometheusIT: under load, tokens/s up to %.0f, TTFT p95 %.3f s, TPOT p95 %.4f s, idle fraction %.2f%n",
-                tokens, value(query("job:balanceroute_time_to_first_token_seconds:p95_rate5m")),
+        double measured = value(query("job:balanceroute_output_tokens:rate5m"));
+        assertTrue("output tokens/s measured under load: " + measured, measured > 0);
+        System.out.printf("PrometheusIT: under load, tokens/s %.0f measured, estimated up to %.0f; TTFT p95 %.3f s,"
+                + " TPOT p95 %.4f s, idle fraction %.2f%n", measured, tokens, value(query("job:balanceroute_time_to_first_token_seconds:p95_rate5m")),
                 value(query("job:balanceroute_time_per_output_token_seconds:p95_rate5m")), waste);
     }
 
