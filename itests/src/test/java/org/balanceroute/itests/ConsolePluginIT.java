@@ -164,7 +164,7 @@ public class ConsolePluginIT {
         return t;
     }
 
-    private static WebDriver browser(Path profile) throws IOException {
+    static WebDriver browser(Path profile) throws IOException {
         System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString()); // no Selenium Manager download
         Files.createDirectories(profile);
         ChromeOptions options = new ChromeOptions();

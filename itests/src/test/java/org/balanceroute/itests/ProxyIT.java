@@ -171,7 +171,7 @@ public class ProxyIT extends SimClusterTestSupport {
     }
 
     @Test
-    public void metricsCountTheOutcomeTtftAndTpotOfEachRequest() throws Exception {
+    public void metricsCountTheOutcomeTtftTpotAndOutputTokensOfEachRequest() throws Exception {
         startCluster();
         await("GET /metrics", () -> MetricsIT.scrape(this).containsKey("balanceroute_requests_total{outcome=\"ok\",}"));
         Map<String, Double> before = MetricsIT.scrape(this);
@@ -181,15 +181,23 @@ public class ProxyIT extends SimClusterTestSupport {
         assertEquals(200, r.statusCode());
         List<String> events = events(r);
         assertEquals("[DONE]", events.get(events.size() - 1));
+        HttpResponse<InputStream> plain = post("/v1/completions", "{\"model\": \"" + MODEL + "\", \"prompt\": \"x\","
+                + " \"max_tokens\": 5, \"ignore_eos\": true}", null);
+        assertEquals(200, plain.statusCode());
+        plain.body().readAllBytes();
         awaitRouterIdle();
         assertEquals(400, post("/v1/completions", "{\"prompt\": \"x\"}", null).statusCode());
+        String tokens = "balanceroute_output_tokens_total";
+        await("the stream's 8 output tokens and the plain answer's 5 counted", () ->
+                MetricsIT.scrape(this).get(tokens) >= before.get(tokens) + 13);
+        assertEquals("exactly those", before.get(tokens) + 13, MetricsIT.scrape(this).get(tokens), 0.0);
         String ok = "balanceroute_requests_total{outcome=\"ok\",}";
         String rejected = "balanceroute_requests_total{outcome=\"rejected\",}";
         String ttft = "balanceroute_time_to_first_token_seconds_count";
         String tpot = "balanceroute_time_per_output_token_seconds_count";
         await("the stream counted ok with its TTFT and TPOT, the bad request rejected", () -> {
             Map<String, Double> after = MetricsIT.scrape(this);
-            return after.get(ok) >= before.get(ok) + 1 && after.get(rejected) >= before.get(rejected) + 1
+            return after.get(ok) >= before.get(ok) + 2 && after.get(rejected) >= before.get(rejected) + 1
                     && after.get(ttft) >= before.get(ttft) + 1 && after.get(tpot) >= before.get(tpot) + 1;
         });
         Map<String, Double> after = MetricsIT.scrape(this);

@@ -56,4 +56,14 @@ public interface ProxyObserver {
 
     /** A request ended (called once per request). */
     void requestEnded(Outcome outcome);
+
+    /**
+     * Output tokens reached the proxy: a streamed chunk's tokens as it is relayed, or a non-streamed
+     * answer's {@code completion_tokens} (their sum over time is the tokens generated through the
+     * proxy, for a tokens/s rate). Does nothing unless implemented.
+     *
+     * @param tokens more than 0
+     */
+    default void outputTokens(int tokens) {
+    }
 }

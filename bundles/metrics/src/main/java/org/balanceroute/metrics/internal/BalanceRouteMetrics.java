@@ -73,6 +73,7 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
     static final String TTFT = PREFIX + "time_to_first_token_seconds";
     static final String TPOT = PREFIX + "time_per_output_token_seconds";
     static final String REQUESTS = PREFIX + "requests";
+    static final String OUTPUT_TOKENS = PREFIX + "output_tokens";
     static final String DECODE_STEP = PREFIX + "decode_step_seconds";
     static final String PREFILL_IN_FLIGHT = PREFIX + "prefill_in_flight_requests";
     static final String PREFILL_QUEUED = PREFIX + "prefill_queued_requests";
@@ -127,6 +128,10 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
     private final Counter requests = Counter.build().name(REQUESTS)
             .help("Generation requests the proxy finished, by outcome")
             .labelNames("outcome").withoutExemplars().register(registry);
+    private final Counter outputTokens = Counter.build().name(OUTPUT_TOKENS)
+            .help("Output tokens the proxy relayed: streamed chunks' tokens as they pass, non-streamed answers' "
+                    + "completion_tokens")
+            .withoutExemplars().register(registry);
     /** One child per outcome, resolved up front: counting needs no label lookup (no allocation). */
     private final Counter.Child[] byOutcome = new Counter.Child[Outcome.values().length];
 
@@ -301,6 +306,11 @@ public final class BalanceRouteMetrics implements DispatchObserver, ProxyObserve
     @Override
     public void requestEnded(Outcome outcome) {
         byOutcome[outcome.ordinal()].inc();
+    }
+
+    @Override
+    public void outputTokens(int tokens) {
+        outputTokens.inc(tokens);
     }
 
     /**

@@ -431,7 +431,7 @@ class BalanceRouteMetricsTest {
     }
 
     @Test
-    void ttftTpotAndOutcomesAreCounted() {
+    void ttftTpotOutputTokensAndOutcomesAreCounted() {
         BalanceRouteMetrics m = new BalanceRouteMetrics();
         m.firstToken(150_000_000L);            // 0.15 s
         m.firstToken(30_000_000L);             // 0.03 s
@@ -440,7 +440,11 @@ class BalanceRouteMetricsTest {
         m.requestEnded(Outcome.OK);
         m.requestEnded(Outcome.CLIENT_DISCONNECT);
         m.requestEnded(Outcome.REJECTED);
+        assertEquals(0.0, samples(scrape(m, SNAPSHOT)).get("balanceroute_output_tokens_total"), "exposed from 0");
+        m.outputTokens(7);                     // a streamed chunk
+        m.outputTokens(5);                     // a plain answer's completion_tokens
         Map<String, Double> s = samples(scrape(m, SNAPSHOT));
+        assertEquals(12.0, s.get("balanceroute_output_tokens_total"));
         assertEquals(2.0, s.get("balanceroute_time_to_first_token_seconds_count"));
         assertEquals(1.0, s.get("balanceroute_time_to_first_token_seconds_bucket{le=\"0.04\",}"));
         assertEquals(2.0, s.get("balanceroute_time_to_first_token_seconds_bucket{le=\"0.25\",}"));

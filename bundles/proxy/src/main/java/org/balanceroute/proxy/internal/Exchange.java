@@ -200,9 +200,22 @@ final class Exchange {
         }
     }
 
-    /** A plain answer's completion_tokens, for the access log. */
-    void answered(long completionTokens) {
+    /** A plain answer's completion_tokens, for the access log and the observer. */
+    void answered(int completionTokens) {
         answeredTokens = completionTokens;
+        outputTokensObserved(completionTokens);
+    }
+
+    /** Tells the observer of n output tokens. */
+    private void outputTokensObserved(int n) {
+        ProxyObserver o = flow.observer();
+        if (o != null) {
+            try {
+                o.outputTokens(n);
+            } catch (RuntimeException e) {
+                LOG.debug("the proxy observer failed: {}", e.toString());
+            }
+        }
     }
 
     /** Token timing of a streaming request: TTFT at the first token, the last token's time for TPOT. */
@@ -221,6 +234,7 @@ final class Exchange {
         }
         lastTokenNanos = now;
         outputTokens += n;
+        outputTokensObserved(n);
     }
 
     /** At [DONE] of a clean stream: the mean time per output token after the first. */

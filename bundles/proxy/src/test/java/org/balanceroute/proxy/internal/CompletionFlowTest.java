@@ -310,6 +310,7 @@ class CompletionFlowTest {
         assertEquals(1, router.completed.size());
         await("the outcome", () -> observer.outcomes.contains(Outcome.OK));
         assertEquals(List.of(Outcome.OK), List.copyOf(observer.outcomes));
+        assertEquals(3, observer.tokens.get(), "the observer told of the output tokens of both hops");
     }
 
     @Test

@@ -231,10 +231,12 @@ final class FlowFakes {
         }
     }
 
-    /** Records the outcomes. */
+    /** Records the outcomes and counts the output tokens. */
     static final class Observer implements ProxyObserver {
         final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
+        final java.util.concurrent.atomic.AtomicInteger tokens = new java.util.concurrent.atomic.AtomicInteger();
 
+        @Override public void outputTokens(int n) { tokens.addAndGet(n); }
         @Override public void firstToken(long nanos) { }
         @Override public void timePerOutputToken(long nanosPerToken) { }
         @Override public void requestEnded(Outcome outcome) { outcomes.add(outcome); }
