@@ -64,6 +64,7 @@ public class ReleaseIT {
     public void holdsWhatTheOperatorsReadmeSays() {
         assertTrue("the start script is executable", Files.isExecutable(installation.resolve("bin/balanceroute-runtime")));
         for (String p : List.of("bin/felix.jar", "README.md", "systemd/balanceroute.service",
+                "prometheus/balanceroute-rules.yml", "prometheus/scrape-example.yml", "grafana/balanceroute-dashboard.json",
                 "config/org.balanceroute.pool-default.cfg", "features/cluster/config/org.balanceroute.cluster.cfg")) {
             assertTrue(p, Files.isRegularFile(installation.resolve(p)));
         }
