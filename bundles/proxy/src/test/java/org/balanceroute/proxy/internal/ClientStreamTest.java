@@ -76,9 +76,21 @@ class ClientStreamTest {
             this.failed = failed;
         }
 
+        /** Runs once, on the writer's thread, the next time {@link #isReady()} says false (before it returns). */
+        Runnable whenFoundBusy;
+
         @Override
-        public synchronized boolean isReady() {
-            return ready;
+        public boolean isReady() {
+            boolean r;
+            synchronized (this) {
+                r = ready;
+            }
+            Runnable hook = whenFoundBusy;
+            if (!r && hook != null) {
+                whenFoundBusy = null;
+                hook.run();
+            }
+            return r;
         }
 
         @Override
@@ -421,6 +433,48 @@ class ClientStreamTest {
         assertEquals(0, stalls.sweep(now + 5_000_000_000L));
         assertEquals(0, resumed.get(), "a cut stream's reader is cancelled by the flow, not resumed");
         assertFalse(s.event(event, 0, event.length), "later events are dropped");
+    }
+
+    /**
+     * The output becomes writable, and calls back on another thread, right after the writing thread
+     * found it busy and before that thread is done: the callback leaves its drain to that thread,
+     * which must go round again and write what waits. Else the bytes, and the reader held behind
+     * them, would wait for a callback that never comes (the output is ready).
+     */
+    @Test
+    void aWritableCallbackWhileAnotherThreadDrainsIsNotLost() {
+        Manual out = new Manual();
+        out.busyAfterWrite = true;
+        AtomicInteger resumed = new AtomicInteger();
+        ClientStream s = new ClientStream(1_000_000, gone::incrementAndGet);
+        s.start(out);
+        s.event(bytes("1"), 0, 1);
+        s.flush(); // in flight: the output is busy
+        AtomicReference<Throwable> callbackFailed = new AtomicReference<>();
+        out.whenFoundBusy = () -> {
+            Thread callback = new Thread(() -> {
+                try {
+                    out.done();
+                } catch (Throwable t) {
+                    callbackFailed.set(t);
+                }
+            }, "ClientStreamTest-writable");
+            callback.start();
+            try {
+                callback.join();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        };
+        byte[] event = payload(ClientStream.HOLD_BYTES);
+        s.event(event, 0, event.length);
+        boolean readOn = s.flush(resumed::incrementAndGet);
+        assertNull(out.whenFoundBusy, "the callback came while this thread drained");
+        assertNull(callbackFailed.get(), "the callback failed");
+        assertEquals(2, out.writes.size(), "the waiting bytes went out in the drain the callback left to this thread");
+        assertTrue(readOn, "the reader is not held: nothing waits");
+        assertEquals(0, resumed.get());
+        assertEquals(0, gone.get());
     }
 
     @Test
