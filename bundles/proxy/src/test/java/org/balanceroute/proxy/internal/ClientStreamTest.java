@@ -3,6 +3,7 @@ package org.balanceroute.proxy.internal;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -10,7 +11,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
@@ -60,6 +64,11 @@ class ClientStreamTest {
         int closes;
         /** Becomes not ready after each write (as a socket write that is still in flight). */
         boolean busyAfterWrite;
+        /** Counts the bytes written instead of keeping them ({@link #writes}, {@link #all} stay empty). */
+        boolean countOnly;
+        long written;
+        /** Whether a thread waits in {@link #awaitBusy()}. */
+        private boolean waiting;
 
         @Override
         public void start(Runnable writable, Consumer<Throwable> failed) {
@@ -67,9 +76,21 @@ class ClientStreamTest {
             this.failed = failed;
         }
 
+        /** Runs once, on the writer's thread, the next time {@link #isReady()} says false (before it returns). */
+        Runnable whenFoundBusy;
+
         @Override
-        public synchronized boolean isReady() {
-            return ready;
+        public boolean isReady() {
+            boolean r;
+            synchronized (this) {
+                r = ready;
+            }
+            Runnable hook = whenFoundBusy;
+            if (!r && hook != null) {
+                whenFoundBusy = null;
+                hook.run();
+            }
+            return r;
         }
 
         @Override
@@ -77,12 +98,16 @@ class ClientStreamTest {
             if (!ready) {
                 throw new IllegalStateException("write while not ready");
             }
-            byte[] copy = java.util.Arrays.copyOfRange(bytes, offset, offset + length);
-            writes.add(copy);
-            arrays.add(bytes);
-            all.write(copy, 0, copy.length);
+            written += length;
+            if (!countOnly) {
+                byte[] copy = java.util.Arrays.copyOfRange(bytes, offset, offset + length);
+                writes.add(copy);
+                arrays.add(bytes);
+                all.write(copy, 0, copy.length);
+            }
             if (busyAfterWrite) {
                 ready = false;
+                notifyAll();
             }
         }
 
@@ -105,6 +130,23 @@ class ClientStreamTest {
                 ready = true;
             }
             writable.run();
+        }
+
+        /** Blocks until a write left the output not ready (for a thread that plays the client's side). */
+        synchronized void awaitBusy() throws InterruptedException {
+            waiting = true;
+            try {
+                while (ready) {
+                    wait();
+                }
+            } finally {
+                waiting = false;
+            }
+        }
+
+        /** Whether a thread waits in {@link #awaitBusy()} for a write that nobody is making: the output is ready. */
+        synchronized boolean idle() {
+            return waiting && ready;
         }
 
         String text() {
@@ -393,41 +435,133 @@ class ClientStreamTest {
         assertFalse(s.event(event, 0, event.length), "later events are dropped");
     }
 
+    /**
+     * The output becomes writable, and calls back on another thread, right after the writing thread
+     * found it busy and before that thread is done: the callback leaves its drain to that thread,
+     * which must go round again and write what waits. Else the bytes, and the reader held behind
+     * them, would wait for a callback that never comes (the output is ready).
+     */
     @Test
-    void aResumeThatComesBeforeTheOutputIsReadyAgainIsNotLostUnderConcurrentWriters() throws Exception {
-        // the reader holds on one thread while the output's callbacks run on another: every hold must end
+    void aWritableCallbackWhileAnotherThreadDrainsIsNotLost() {
         Manual out = new Manual();
         out.busyAfterWrite = true;
+        AtomicInteger resumed = new AtomicInteger();
+        ClientStream s = new ClientStream(1_000_000, gone::incrementAndGet);
+        s.start(out);
+        s.event(bytes("1"), 0, 1);
+        s.flush(); // in flight: the output is busy
+        AtomicReference<Throwable> callbackFailed = new AtomicReference<>();
+        out.whenFoundBusy = () -> {
+            Thread callback = new Thread(() -> {
+                try {
+                    out.done();
+                } catch (Throwable t) {
+                    callbackFailed.set(t);
+                }
+            }, "ClientStreamTest-writable");
+            callback.start();
+            try {
+                callback.join();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        };
+        byte[] event = payload(ClientStream.HOLD_BYTES);
+        s.event(event, 0, event.length);
+        boolean readOn = s.flush(resumed::incrementAndGet);
+        assertNull(out.whenFoundBusy, "the callback came while this thread drained");
+        assertNull(callbackFailed.get(), "the callback failed");
+        assertEquals(2, out.writes.size(), "the waiting bytes went out in the drain the callback left to this thread");
+        assertTrue(readOn, "the reader is not held: nothing waits");
+        assertEquals(0, resumed.get());
+        assertEquals(0, gone.get());
+    }
+
+    @Test
+    void aResumeThatComesBeforeTheOutputIsReadyAgainIsNotLostUnderConcurrentWriters() throws Exception {
+        // the reader holds on one thread while the output's callbacks run on another: every hold must end.
+        // The output thread blocks until a write leaves the output busy, then says it is done (it does not
+        // spin), and the output counts the bytes instead of keeping them: 80 MB kept in a stream grown by
+        // doubling made single writes take up to 0.6 s of CPU on this thread, and at nice 10 beside busy
+        // loops a resume behind such a write came more than 10 s late. No time decides a loss here.
+        Manual out = new Manual();
+        out.busyAfterWrite = true;
+        out.countOnly = true;
         ClientStream s = new ClientStream(1_000_000, gone::incrementAndGet);
         s.start(out);
         byte[] event = payload(4088);
-        java.util.concurrent.Semaphore resumes = new java.util.concurrent.Semaphore(0);
+        int n = 20_000;
+        Semaphore resumes = new Semaphore(0);
+        AtomicReference<Throwable> outputFailed = new AtomicReference<>();
         Thread output = new Thread(() -> {
-            while (!Thread.currentThread().isInterrupted()) {
-                boolean busy;
-                synchronized (out) {
-                    busy = !out.ready;
-                }
-                if (busy) {
+            try {
+                while (true) {
+                    out.awaitBusy();
                     out.done();
-                } else {
-                    Thread.onSpinWait();
                 }
+            } catch (InterruptedException end) {
+                // the test is over
+            } catch (Throwable t) {
+                outputFailed.set(t);
             }
-        });
+        }, "ClientStreamTest-output");
         output.start();
         try {
-            for (int i = 0; i < 20_000; i++) {
+            for (int i = 0; i < n; i++) {
                 s.event(event, 0, event.length);
                 if (!s.flush(resumes::release)) {
-                    assertTrue(resumes.tryAcquire(10, java.util.concurrent.TimeUnit.SECONDS), "held read " + i
-                            + " was never resumed");
+                    awaitResumeOrQuiet(resumes, out, output, outputFailed, "held read " + i);
                 }
+            }
+            awaitResumeOrQuiet(null, out, output, outputFailed, "the last events");
+            synchronized (out) {
+                assertEquals((long) n * (event.length + 8), out.written, "every event written once");
             }
         } finally {
             output.interrupt();
             output.join();
         }
+        assertNull(outputFailed.get(), "the output thread failed");
         assertEquals(0, gone.get());
+    }
+
+    /** Only catches a hang (a thread busy forever): a lost resume is told by {@link Manual#idle()}, not by a time. */
+    private static final long HANG_BOUND_NANOS = 120_000_000_000L;
+
+    /**
+     * Waits for a resume ({@code resumes} null: for the output to be idle, everything written).
+     * A resume runs on the thread that wrote what waited, right after that write: once the output
+     * thread waits for a write while the output is ready, and this thread waits too, nobody can
+     * write or resume any more, so a hold not resumed by then is lost. Whatever the machine's load,
+     * that is the verdict: the wait for it has no time bound but a hang's.
+     */
+    private static void awaitResumeOrQuiet(Semaphore resumes, Manual out, Thread output,
+            AtomicReference<Throwable> outputFailed, String what) throws InterruptedException {
+        long start = System.nanoTime();
+        while (true) {
+            if (resumes == null) {
+                Thread.sleep(10);
+            } else if (resumes.tryAcquire(10, TimeUnit.MILLISECONDS)) {
+                return;
+            }
+            Throwable failed = outputFailed.get();
+            if (failed != null || !output.isAlive()) {
+                throw new AssertionError(what + ": the output thread ended", failed);
+            }
+            if (out.idle()) {
+                // the idle state is read under the output's lock, after (in the output thread's
+                // order) the release of any resume that thread ran: the permit is visible now
+                if (resumes != null) {
+                    assertTrue(resumes.tryAcquire(), what + " was never resumed: the output is ready,"
+                            + " nothing writes any more");
+                }
+                return;
+            }
+            if (System.nanoTime() - start > HANG_BOUND_NANOS) {
+                throw new AssertionError(what + ": neither resumed nor idle after " + HANG_BOUND_NANOS / 1_000_000_000
+                        + " s (a hang); output thread " + output.getState() + " at "
+                        + java.util.Arrays.toString(output.getStackTrace()));
+            }
+        }
     }
 }
