@@ -1,6 +1,7 @@
 package org.balanceroute.itests;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import java.io.IOException;
@@ -31,7 +32,7 @@ import org.junit.Test;
  * The door: a burst of connections far beyond the JDK's default listen backlog of 50, all opened
  * at once (non-blocking connects in one loop, before any answer), against a real runtime process
  * ({@code ./balanceroute run}) in front of a simulated cluster: every streaming request answered,
- * and no SYN dropped on a full accept queue (the kernel's TcpExt ListenOverflows). The distribution sets
+ * and no SYN dropped on a full accept queue (the kernel's TcpExt ListenOverflows and a late connect). The distribution sets
  * {@code org.apache.felix.http.jetty.acceptQueueSize=4096} (capped by {@code net.core.somaxconn});
  * the test checks the listener's backlog as the kernel has it ({@code ss}'s Send-Q).
  *
@@ -198,14 +199,18 @@ public class DoorIT {
         assertTrue("every request of the burst answered" + (BEYOND_QUEUE ? " or refused with a clear status" : "")
                 + "; failures: " + failures + "\n" + runtime.logTail(), failures.isEmpty());
         if (!BEYOND_QUEUE) {
-            // The kernel's own count of SYNs it dropped on a full accept queue, not the connect
-            // times: those are when this thread saw each connect complete, and a thread starved of
-            // CPU (CI under load) sees every one of a burst later than 1 s without any SYN dropped
-            // (a tally run: 1024 of 1024 "slow", 0 overflows). Counted for the whole machine, so it
-            // can only blame the runtime for another listener's overflow, never miss its own.
+            // A SYN dropped on a full accept queue shows twice: in the kernel's count, TcpExt
+            // ListenOverflows, and as a connect that completed 1 s (TCP's initial retransmission
+            // timeout) or more after it was issued, so after the burst began. Neither alone is the runtime's: the count is the
+            // whole machine's (a tally run: 8 overflows of another listener while all 1,024 connects
+            // here completed within 239 ms), and a connect's time is when this thread saw it
+            // complete, which a thread starved of CPU sees late (another: 1,024 "slow" connects, 0
+            // overflows). A connect seen within 1 s of the burst's start was not retransmitted; so the burst lost a SYN
+            // only if the kernel dropped one and some connect here was seen at 1 s or later.
             assertTrue("TcpExt ListenOverflows readable (/proc/net/netstat)", overflows >= 0);
-            assertEquals("SYNs the kernel dropped on a full accept queue during the burst (TcpExt ListenOverflows)",
-                    0, overflows);
+            long late = java.util.Arrays.stream(connect).filter(t -> t >= TimeUnit.SECONDS.toNanos(1)).count();
+            assertFalse("SYNs dropped on a full accept queue: TcpExt ListenOverflows +" + overflows + " during the burst and "
+                    + late + " connects seen 1 s or more after the burst began", overflows > 0 && late > 0);
         }
         RuntimeProcess.await("the router's snapshot back to zero load", java.time.Duration.ofSeconds(10), () -> {
             var s = runtime.snapshot();
