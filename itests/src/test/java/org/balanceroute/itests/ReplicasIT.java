@@ -111,17 +111,20 @@ public class ReplicasIT {
 
     /** Waits until every given replica lists exactly them as members, with one dispatcher. */
     private static void awaitOneCluster(List<RuntimeProcess> group) throws InterruptedException {
-        RuntimeProcess.await(group.size() + " members with one dispatcher", MEMBERSHIP, () -> {
-            Set<String> dispatchers = new HashSet<>();
-            for (RuntimeProcess r : group) {
-                JsonNode c = r.replicasStatus();
-                if (c.path("members").size() != group.size()) {
-                    return false;
-                }
-                dispatchers.add(c.path("dispatcher").asText());
+        RuntimeProcess.await(group.size() + " members with one dispatcher", MEMBERSHIP, () -> oneCluster(group));
+    }
+
+    /** Every given replica lists as many members as the group has, and all name the same dispatcher. */
+    private static boolean oneCluster(List<RuntimeProcess> group) {
+        Set<String> dispatchers = new HashSet<>();
+        for (RuntimeProcess r : group) {
+            JsonNode c = r.replicasStatus();
+            if (c.path("members").size() != group.size()) {
+                return false;
             }
-            return dispatchers.size() == 1;
-        });
+            dispatchers.add(c.path("dispatcher").asText());
+        }
+        return dispatchers.size() == 1;
     }
 
     private static String dispatcherId() {
@@ -468,11 +471,12 @@ public class ReplicasIT {
                         endedAlone++;
                     }
                 }
-            } else if (replicas.stream().allMatch(r -> {
-                // the others list three again only once it has merged into their cluster
-                JsonNode rc = r.replicasStatus();
-                return rc.path("members").size() == 3 && rc.path("dispatcher").asText().equals(dispatcher);
-            })) {
+            } else if (oneCluster(replicas)) {
+                // healed: all three in one membership with one dispatcher. Not necessarily the one
+                // before: Hazelcast merges the smaller side into the larger, and on a loaded machine
+                // the other two can lose each other's heartbeats while this one is stopped (seen: the
+                // dispatcher sent nothing to the other for 5 s), so three clusters of one merge, and
+                // any of them may win
                 healedAt = System.nanoTime();
             }
             Thread.sleep(50);
