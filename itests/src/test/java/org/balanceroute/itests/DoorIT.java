@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -194,7 +195,7 @@ public class DoorIT {
         System.out.printf("DoorIT: %d connections opened in %.0f ms, %d/%d answered with %d tokens and [DONE] in %.1f s;"
                 + " refused with a clear status %s; connects of 1 s or more (a SYN retransmission) %d; listen overflows"
                 + " on this machine meanwhile: %s%n", BURST, (opened - t0) / 1e6, answered, BURST,
-                MAX_TOKENS, (end - t0) / 1e9, refusals, java.util.Arrays.stream(connect)
+                MAX_TOKENS, (end - t0) / 1e9, refusals, Arrays.stream(connect)
                         .filter(t -> t >= TimeUnit.SECONDS.toNanos(1)).count(), overflows < 0 ? "unknown" : Long.toString(overflows));
         assertTrue("every request of the burst answered" + (BEYOND_QUEUE ? " or refused with a clear status" : "")
                 + "; failures: " + failures + "\n" + runtime.logTail(), failures.isEmpty());
@@ -208,7 +209,7 @@ public class DoorIT {
             // overflows). A connect seen within 1 s of the burst's start was not retransmitted; so the burst lost a SYN
             // only if the kernel dropped one and some connect here was seen at 1 s or later.
             assertTrue("TcpExt ListenOverflows readable (/proc/net/netstat)", overflows >= 0);
-            long late = java.util.Arrays.stream(connect).filter(t -> t >= TimeUnit.SECONDS.toNanos(1)).count();
+            long late = Arrays.stream(connect).filter(t -> t >= TimeUnit.SECONDS.toNanos(1)).count();
             assertFalse("SYNs dropped on a full accept queue: TcpExt ListenOverflows +" + overflows + " during the burst and "
                     + late + " connects seen 1 s or more after the burst began", overflows > 0 && late > 0);
         }
