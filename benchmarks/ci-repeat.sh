@@ -23,7 +23,8 @@ fail() { echo "ci-repeat: $*" >&2; exit 2; }
 report() {
   [ -f "$tally" ] || fail "no tally yet ($tally)"
   python3 - "$tally" <<'EOF'
-import sys, collections
+import collections, signal, sys
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `--report | head` ends quietly
 runs = collections.Counter(); failed_runs = collections.Counter(); fails = collections.Counter()
 for line in open(sys.argv[1]):
     if line.startswith('#') or not line.strip():
