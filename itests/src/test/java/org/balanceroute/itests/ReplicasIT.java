@@ -474,9 +474,9 @@ public class ReplicasIT {
             } else if (oneCluster(replicas)) {
                 // healed: all three in one membership with one dispatcher. Not necessarily the one
                 // before: Hazelcast merges the smaller side into the larger, and on a loaded machine
-                // the other two can lose each other's heartbeats while this one is stopped (seen: the
-                // dispatcher sent nothing to the other for 5 s), so three clusters of one merge, and
-                // any of them may win
+                // the other two can lose each other's heartbeats while this one is stopped, so three
+                // clusters of one merge, and any of them may win (the loss once seen here, a frozen
+                // member's pending connection stalling the dispatcher's output, is closed: MemberConfigs)
                 healedAt = System.nanoTime();
             }
             Thread.sleep(50);

@@ -1,11 +1,12 @@
 package org.balanceroute.cluster.internal;
 
+import com.hazelcast.config.AdvancedNetworkConfig;
 import com.hazelcast.config.Config;
-import com.hazelcast.core.Hazelcast;
-import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
-import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.config.ServerSocketEndpointConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
 
 /**
  * Builds the Hazelcast {@link Config} of a replica's member from its {@link ClusterSettings}:
@@ -103,11 +104,20 @@ public final class MemberConfigs {
         c.getMetricsConfig().setEnabled(false);
         c.getMemberAttributeConfig().setAttribute(REPLICA_ATTRIBUTE, replicaId);
 
-        NetworkConfig network = c.getNetworkConfig();
-        network.setPort(settings.port());
-        network.setPortAutoIncrement(settings.portAutoIncrement());
-        network.setPortCount(ClusterSettings.PORT_COUNT);
-        network.getInterfaces().setEnabled(true).clear().addInterface(settings.bindInterface());
+        // The member endpoint of the advanced network configuration, not the plain one: with the plain
+        // one, a connection this member opens to a peer whose kernel accepts but whose process does not
+        // answer (a frozen JVM, kill -STOP) spins its output thread (Hazelcast 5.7's unified protocol
+        // encoder reports its pipeline clean while the handshake packet waits for the peer's protocol
+        // bytes, and the pipeline re-queues itself for ever), and every other connection served by that
+        // thread sends nothing until the peer answers: the other followers lost the dispatcher's heartbeats
+        // and frames for 5 s and more when a follower was frozen (ReplicasIT, docs/ci.md). The member
+        // endpoint's encoder blocks there instead.
+        ServerSocketEndpointConfig member = new ServerSocketEndpointConfig();
+        member.setPort(settings.port());
+        member.setPortAutoIncrement(settings.portAutoIncrement());
+        member.setPortCount(ClusterSettings.PORT_COUNT);
+        member.getInterfaces().setEnabled(true).clear().addInterface(settings.bindInterface());
+        AdvancedNetworkConfig network = c.getAdvancedNetworkConfig().setEnabled(true).setMemberEndpointConfig(member);
         JoinConfig join = network.getJoin();
         join.getMulticastConfig().setEnabled(false);
         join.getAutoDetectionConfig().setEnabled(false);

@@ -8,17 +8,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.ServerSocketEndpointConfig;
+import com.hazelcast.instance.EndpointQualifier;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class MemberConfigsTest {
 
+    /** The member endpoint: the advanced network configuration carries the member's socket. */
+    private static ServerSocketEndpointConfig member(Config c) {
+        assertTrue(c.getAdvancedNetworkConfig().isEnabled(), "advanced network configuration");
+        return (ServerSocketEndpointConfig) c.getAdvancedNetworkConfig().getEndpointConfigs().get(EndpointQualifier.MEMBER);
+    }
+
     @Test
     void theBuiltConfigTurnsOffEverythingThatLooksBeyondTheMemberList() {
         ClassLoader loader = getClass().getClassLoader();
         Config c = MemberConfigs.build(ClusterSettings.defaults(), "r1", loader, "slf4j");
-        JoinConfig join = c.getNetworkConfig().getJoin();
+        JoinConfig join = c.getAdvancedNetworkConfig().getJoin();
         assertFalse(join.getMulticastConfig().isEnabled(), "multicast");
         assertFalse(join.getAutoDetectionConfig().isEnabled(), "auto-detection");
         assertTrue(join.getTcpIpConfig().isEnabled(), "TCP/IP join");
@@ -27,12 +35,12 @@ class MemberConfigsTest {
         assertEquals("false", c.getProperty("hazelcast.socket.bind.any"));
         assertEquals("false", c.getProperty("hazelcast.shutdownhook.enabled"));
         assertEquals("slf4j", c.getProperty("hazelcast.logging.type"));
-        assertTrue(c.getNetworkConfig().getInterfaces().isEnabled());
-        assertEquals(List.of("127.0.0.1"), List.copyOf(c.getNetworkConfig().getInterfaces().getInterfaces()));
+        assertTrue(member(c).getInterfaces().isEnabled());
+        assertEquals(List.of("127.0.0.1"), List.copyOf(member(c).getInterfaces().getInterfaces()));
         assertEquals("balanceroute", c.getClusterName());
-        assertEquals(5701, c.getNetworkConfig().getPort());
-        assertTrue(c.getNetworkConfig().isPortAutoIncrement());
-        assertEquals(ClusterSettings.PORT_COUNT, c.getNetworkConfig().getPortCount());
+        assertEquals(5701, member(c).getPort());
+        assertTrue(member(c).isPortAutoIncrement());
+        assertEquals(ClusterSettings.PORT_COUNT, member(c).getPortCount());
         assertSame(loader, c.getClassLoader());
         assertEquals("r1", c.getMemberAttributeConfig().getAttribute(MemberConfigs.REPLICA_ATTRIBUTE));
         assertNull(c.getMapConfig(MemberConfigs.CONFIG_MAP).getNearCacheConfig(), "no Near Cache");
@@ -48,18 +56,18 @@ class MemberConfigsTest {
     void theDefaultMemberListIsThreePortsOfTheHost() {
         Config c = MemberConfigs.build(ClusterSettings.defaults(), "r1", getClass().getClassLoader(), "slf4j");
         assertEquals(List.of("127.0.0.1:5701", "127.0.0.1:5702", "127.0.0.1:5700"),
-                c.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
+                c.getAdvancedNetworkConfig().getJoin().getTcpIpConfig().getMembers());
         Config second = MemberConfigs.build(ClusterSettings.from(Map.of("port", 5702)), "r2", getClass().getClassLoader(),
                 "slf4j");
         assertEquals(List.of("127.0.0.1:5701", "127.0.0.1:5702", "127.0.0.1:5703"),
-                second.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
+                second.getAdvancedNetworkConfig().getJoin().getTcpIpConfig().getMembers());
         Config wide = MemberConfigs.build(ClusterSettings.from(Map.of("hostPorts", 10)), "r1", getClass().getClassLoader(),
                 "slf4j");
-        assertEquals(19, wide.getNetworkConfig().getJoin().getTcpIpConfig().getMembers().size());
+        assertEquals(19, wide.getAdvancedNetworkConfig().getJoin().getTcpIpConfig().getMembers().size());
         Config listed = MemberConfigs.build(ClusterSettings.from(Map.of("members", "127.0.0.1:5701, 127.0.0.1:5702")),
                 "r1", getClass().getClassLoader(), "slf4j");
         assertEquals(List.of("127.0.0.1:5701", "127.0.0.1:5702"),
-                listed.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
+                listed.getAdvancedNetworkConfig().getJoin().getTcpIpConfig().getMembers());
     }
 
     @Test
@@ -69,14 +77,14 @@ class MemberConfigsTest {
                 "mergeFirstRunDelaySeconds", 20, "mergeNextRunDelaySeconds", 7, "members", "10.1.2.3:6000,10.1.2.4:6000"));
         Config c = MemberConfigs.build(s, "r2", getClass().getClassLoader(), "jdk");
         assertEquals("prod", c.getClusterName());
-        assertEquals(6000, c.getNetworkConfig().getPort());
-        assertFalse(c.getNetworkConfig().isPortAutoIncrement());
-        assertEquals(List.of("10.1.2.3"), List.copyOf(c.getNetworkConfig().getInterfaces().getInterfaces()));
+        assertEquals(6000, member(c).getPort());
+        assertFalse(member(c).isPortAutoIncrement());
+        assertEquals(List.of("10.1.2.3"), List.copyOf(member(c).getInterfaces().getInterfaces()));
         assertEquals("2", c.getProperty("hazelcast.heartbeat.interval.seconds"));
         assertEquals("9", c.getProperty("hazelcast.max.no.heartbeat.seconds"));
         assertEquals("3", c.getProperty("hazelcast.wait.seconds.before.join"));
         assertEquals("20", c.getProperty("hazelcast.merge.first.run.delay.seconds"));
         assertEquals("7", c.getProperty("hazelcast.merge.next.run.delay.seconds"));
-        assertEquals(List.of("10.1.2.3:6000", "10.1.2.4:6000"), c.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
+        assertEquals(List.of("10.1.2.3:6000", "10.1.2.4:6000"), c.getAdvancedNetworkConfig().getJoin().getTcpIpConfig().getMembers());
     }
 }
