@@ -104,14 +104,9 @@ public final class MemberConfigs {
         c.getMetricsConfig().setEnabled(false);
         c.getMemberAttributeConfig().setAttribute(REPLICA_ATTRIBUTE, replicaId);
 
-        // The member endpoint of the advanced network configuration, not the plain one: with the plain
-        // one, a connection this member opens to a peer whose kernel accepts but whose process does not
-        // answer (a frozen JVM, kill -STOP) spins its output thread (Hazelcast 5.7's unified protocol
-        // encoder reports its pipeline clean while the handshake packet waits for the peer's protocol
-        // bytes, and the pipeline re-queues itself for ever), and every other connection served by that
-        // thread sends nothing until the peer answers: the other followers lost the dispatcher's heartbeats
-        // and frames for 5 s and more when a follower was frozen (ReplicasIT, docs/ci.md). The member
-        // endpoint's encoder blocks there instead.
+        // The advanced network configuration's member endpoint, not the plain network: with the plain
+        // one, a connection to a frozen peer spins an output thread and silences the other connections
+        // it serves (SilentPeerTest; docs/ci.md, "Races closed").
         ServerSocketEndpointConfig member = new ServerSocketEndpointConfig();
         member.setPort(settings.port());
         member.setPortAutoIncrement(settings.portAutoIncrement());

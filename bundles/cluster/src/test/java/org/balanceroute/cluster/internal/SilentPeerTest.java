@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.hazelcast.config.Config;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import java.io.InputStream;
@@ -39,11 +40,10 @@ class SilentPeerTest {
         try (TestMembers group = new TestMembers(1);
                 ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             String members = "127.0.0.1:" + group.ports.get(0) + ",127.0.0.1:" + silent.getLocalPort();
-            String id = "silent-peer-" + group.clusterName;
+            Config config = MemberConfigs.build(group.settings(0, Map.of("members", members)),
+                    "silent-peer-" + group.clusterName, SilentPeerTest.class.getClassLoader(), "slf4j");
             // the member's join blocks while a listed address answers nothing: started aside
-            CompletableFuture<HazelcastInstance> member = CompletableFuture.supplyAsync(() -> MemberConfigs.start(
-                    MemberConfigs.build(group.settings(0, Map.of("members", members)), id,
-                            SilentPeerTest.class.getClassLoader(), "slf4j")));
+            CompletableFuture<HazelcastInstance> member = CompletableFuture.supplyAsync(() -> MemberConfigs.start(config));
             silent.setSoTimeout(30_000);
             try (Socket connection = silent.accept()) {
                 connection.setSoTimeout(30_000);
@@ -52,7 +52,7 @@ class SilentPeerTest {
                 assertArrayEquals("HZC".getBytes(StandardCharsets.US_ASCII), in.readNBytes(3), "the member protocol");
 
                 List<Thread> out = Thread.getAllStackTraces().keySet().stream()
-                        .filter(t -> t.getName().startsWith("hz.balanceroute-" + id + ".IO.thread-out-")).toList();
+                        .filter(t -> t.getName().startsWith("hz." + config.getInstanceName() + ".IO.thread-out-")).toList();
                 assertFalse(out.isEmpty(), "the member's output threads are found by name");
                 long before = cpuNanos(threads, out);
                 long startedAt = System.nanoTime();
@@ -68,7 +68,7 @@ class SilentPeerTest {
                 try {
                     member.get(60, TimeUnit.SECONDS).getLifecycleService().terminate();
                 } finally {
-                    HazelcastInstance left = Hazelcast.getHazelcastInstanceByName("balanceroute-" + id);
+                    HazelcastInstance left = Hazelcast.getHazelcastInstanceByName(config.getInstanceName());
                     if (left != null) {
                         left.getLifecycleService().terminate();
                     }
